@@ -1,0 +1,83 @@
+/**
+ * @file ucc_sim.h
+ * @brief Run a UCC program on a deterministic simulated cluster.
+ *
+ * ucc_sim_run() runs @a rank_main once per simulated rank, each rank a fiber
+ * on one OS thread, in virtual time over a modelled network. Inside a rank the
+ * ordinary UCC C API works: a context created there uses the simulated
+ * transport, and ucc_sim_oob() gives the OOB allgather over all ranks to put
+ * into ucc_context_params_t. The same parameters and seed give the same run,
+ * bit for bit; the run's trace hash shows it.
+ */
+
+#ifndef UCC_SIM_H_
+#define UCC_SIM_H_
+
+#include <stddef.h>
+#include <stdint.h>
+#include <ucc/api/ucc.h>
+#include <ucc/api/ucc_status.h>
+
+BEGIN_C_DECLS
+
+/** Which fields of ucc_sim_params_t are set (others take their defaults). */
+enum ucc_sim_params_field {
+    UCC_SIM_PARAM_FIELD_N_RANKS = UCC_BIT(0),    /*!< n_ranks (default 1) */
+    UCC_SIM_PARAM_FIELD_SEED = UCC_BIT(1),       /*!< seed (default 1) */
+    UCC_SIM_PARAM_FIELD_NETWORK = UCC_BIT(2),    /*!< network (default "hdr") */
+    UCC_SIM_PARAM_FIELD_STACK_SIZE = UCC_BIT(3), /*!< stack_size (default 256 KiB) */
+    UCC_SIM_PARAM_FIELD_FLAGS = UCC_BIT(4)       /*!< flags (default 0) */
+};
+
+/** Run options. */
+enum ucc_sim_flags {
+    UCC_SIM_FLAG_QUIET = UCC_BIT(0) /*!< do not print the seed and summary lines */
+};
+
+/** Parameters of one simulated run. */
+typedef struct ucc_sim_params {
+    uint64_t mask;       /*!< ucc_sim_params_field bits of the fields that are set */
+    uint32_t n_ranks;    /*!< number of ranks, 1 to 1,048,576 */
+    uint64_t seed;       /*!< seed of every random choice (jitter, tie-breaks) */
+    const char *network; /*!< preset ("ideal", "hdr", "eth100", "slow") or a spec
+                              such as "hdr,ppn=16,lat_inter=2us,bw_inter=12.5GB/s" */
+    size_t stack_size;   /*!< bytes of stack per rank fiber */
+    uint64_t flags;      /*!< ucc_sim_flags */
+} ucc_sim_params_t;
+
+/**
+ * Runs rank_main(arg) once per rank and returns when every rank has finished.
+ * Unless UCC_SIM_FLAG_QUIET, prints "ucc_sim: seed=... ranks=... network=..."
+ * to stderr first and "ucc_sim: virtual time ... s, ... events, trace hash
+ * 0x..." at the end.
+ *
+ * @return UCC_OK; UCC_ERR_INVALID_PARAM for bad parameters (n_ranks 0 or above
+ *         1,048,576, a bad network spec); UCC_ERR_NO_MESSAGE when the ranks
+ *         deadlocked (a report of what each rank waited for goes to stderr).
+ */
+ucc_status_t ucc_sim_run(const ucc_sim_params_t *params, void (*rank_main)(void *arg), void *arg);
+
+/** The calling rank's number; 0 outside a simulated rank. */
+uint32_t ucc_sim_rank(void);
+
+/** The number of ranks of the running simulation; 0 outside one. */
+uint32_t ucc_sim_size(void);
+
+/**
+ * Fills @a oob with an OOB allgather over all ranks of the simulation
+ * (n_oob_eps = size, oob_ep = rank). UCC_ERR_INVALID_PARAM outside a rank.
+ */
+ucc_status_t ucc_sim_oob(ucc_oob_coll_t *oob);
+
+/** The calling rank's virtual clock in seconds; 0 outside a rank. */
+double ucc_sim_now(void);
+
+/** Trace hash of the last run started from this thread (0 before any). */
+uint64_t ucc_sim_trace_hash(void);
+
+/** Virtual seconds taken by the last run started from this thread. */
+double ucc_sim_last_time(void);
+
+END_C_DECLS
+
+#endif /* UCC_SIM_H_ */

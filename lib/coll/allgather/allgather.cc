@@ -1,0 +1,18 @@
+// Allgather: the algorithm table.
+#include "lib/coll/allgather/allgather.h"
+
+#include "lib/coll/algorithms.h"
+
+namespace ucc::coll {
+
+std::span<const Algorithm> allgather_algorithms() {
+    static constexpr Algorithm kTable[] = {
+        {UCC_COLL_TYPE_ALLGATHER, "bruck", "Bruck; ceil(log2 n) rounds, n*B scratch",
+         allgather_bruck, supports_any},
+        {UCC_COLL_TYPE_ALLGATHER, "ring", "ring; n-1 rounds, bandwidth-optimal", allgather_ring,
+         supports_any},
+    };
+    return kTable;
+}
+
+}  // namespace ucc::coll

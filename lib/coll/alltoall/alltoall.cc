@@ -1,0 +1,18 @@
+// Alltoall: the algorithm table.
+#include "lib/coll/alltoall/alltoall.h"
+
+#include "lib/coll/algorithms.h"
+
+namespace ucc::coll {
+
+std::span<const Algorithm> alltoall_algorithms() {
+    static constexpr Algorithm kTable[] = {
+        {UCC_COLL_TYPE_ALLTOALL, "pairwise", "pairwise exchange; n-1 rounds, one peer per round",
+         alltoall_pairwise, supports_any},
+        {UCC_COLL_TYPE_ALLTOALL, "linear", "all exchanges posted at once; small teams",
+         alltoall_linear, supports_any},
+    };
+    return kTable;
+}
+
+}  // namespace ucc::coll

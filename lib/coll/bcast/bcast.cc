@@ -1,0 +1,16 @@
+// Bcast: the algorithm table.
+#include "lib/coll/bcast/bcast.h"
+
+#include "lib/coll/algorithms.h"
+
+namespace ucc::coll {
+
+std::span<const Algorithm> bcast_algorithms() {
+    static constexpr Algorithm kTable[] = {
+        {UCC_COLL_TYPE_BCAST, "knomial",
+         "k-nomial tree (radix KNOMIAL_RADIX); log_k(n) levels", bcast_knomial, supports_any},
+    };
+    return kTable;
+}
+
+}  // namespace ucc::coll

@@ -1,0 +1,87 @@
+// The primitives algorithms are written in: send, recv, wait, reduce, copy.
+#include "lib/coll/coll.h"
+
+#include <cstring>
+
+#include "lib/dt/dt.h"
+#include "lib/util/common.h"
+
+namespace ucc::coll {
+
+Req Coll::send(uint32_t peer, uint32_t step, const void *buf, size_t bytes) {
+    auto x = std::make_unique<Xfer>();
+    x->status = UCC_INPROGRESS;
+    Transport &t = env_.transport();
+    ucc_status_t st = t.isend(env_.peer_of(peer), tag(step), buf, bytes, args_.src_mem, x.get());
+    if (st < 0) {
+        x->status = st;
+    }
+    return Req(&t, std::move(x));
+}
+
+Req Coll::recv(uint32_t peer, uint32_t step, void *buf, size_t bytes) {
+    auto x = std::make_unique<Xfer>();
+    x->status = UCC_INPROGRESS;
+    Transport &t = env_.transport();
+    ucc_status_t st = t.irecv(env_.peer_of(peer), tag(step), buf, bytes, args_.dst_mem, x.get());
+    if (st < 0) {
+        x->status = st;
+    }
+    return Req(&t, std::move(x));
+}
+
+WaitAll Coll::wait_all(std::span<Req> reqs) {
+    std::vector<Xfer *> xs;
+    xs.reserve(reqs.size());
+    for (Req &r : reqs) {
+        xs.push_back(r.xfer());
+    }
+    return WaitAll(std::move(xs));
+}
+
+ucc_status_t Coll::reduce(void *dst, const void *a, const void *b, size_t count) {
+    Transport &t = env_.transport();
+    t.charge(Work::kReduce, count * args_.esize);
+    if (t.timing_only() || count == 0) {
+        return UCC_OK;
+    }
+    if (args_.generic != nullptr) {
+        return dt::reduce_generic(*static_cast<const dt::Generic *>(args_.generic), dst, a, b,
+                                  count);
+    }
+    ucc_reduction_op_t op = args_.op == UCC_OP_AVG ? UCC_OP_SUM : args_.op;
+    dt::reduce(args_.dt, op, dst, a, b, count);
+    return UCC_OK;
+}
+
+void Coll::finalize_avg(void *buf, size_t count) {
+    if (args_.op != UCC_OP_AVG || args_.generic != nullptr) {
+        return;
+    }
+    Transport &t = env_.transport();
+    t.charge(Work::kReduce, count * args_.esize);
+    if (t.timing_only() || count == 0) {
+        return;
+    }
+    dt::avg_finalize(args_.dt, buf, count, size_);
+}
+
+void Coll::copy(void *dst, const void *src, size_t bytes) {
+    Transport &t = env_.transport();
+    t.charge(Work::kCopy, bytes);
+    if (t.timing_only() || bytes == 0 || dst == src) {
+        return;
+    }
+    std::memmove(dst, src, bytes);
+}
+
+uint8_t *Coll::scratch(size_t bytes) {
+    if (timing_only() && bytes > 64) {
+        // Nothing is read or written in timing-only runs; keep a token buffer.
+        bytes = 64;
+    }
+    scratch_.push_back(std::make_unique_for_overwrite<uint8_t[]>(bytes == 0 ? 1 : bytes));
+    return scratch_.back().get();
+}
+
+}  // namespace ucc::coll

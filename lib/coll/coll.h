@@ -1,0 +1,226 @@
+// The vocabulary algorithms are written in.
+//
+// An algorithm is a coroutine `Task alg(Coll &c)`. It reads its normalised
+// arguments from `c.args()`, talks to team ranks with `send`/`recv` (each
+// message tagged with a `step` the algorithm chooses, unique per pair of
+// ranks for messages that may be in flight at the same time, or relying on
+// per-(peer, tag) non-overtaking), waits with `co_await c.wait(...)`, and
+// transforms data with `reduce`/`copy`. It never sees a transport.
+#pragma once
+
+#include <coroutine>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "lib/transport.h"
+#include "lib/util/task.h"
+#include "ucc/api/ucc.h"
+
+// Propagate a failing status out of a coroutine.
+#define UCC_CO_TRY(expr)                    \
+    do {                                    \
+        ucc_status_t ucc_co_try_ = (expr);  \
+        if (ucc_co_try_ < 0) {              \
+            co_return ucc_co_try_;          \
+        }                                   \
+    } while (0)
+
+namespace ucc::coll {
+
+// Collective arguments after validation, in the form algorithms need.
+struct Args {
+    ucc_coll_type_t type = UCC_COLL_TYPE_BARRIER;
+    uint32_t root = 0;
+    ucc_reduction_op_t op = UCC_OP_SUM;
+    ucc_datatype_t dt = UCC_DT_INT8;  // element type
+    size_t esize = 1;                 // bytes per element
+    bool inplace = false;
+    void *src = nullptr;
+    void *dst = nullptr;
+    uint64_t src_count = 0;
+    uint64_t dst_count = 0;
+    ucc_memory_type_t src_mem = UCC_MEMORY_TYPE_HOST;
+    ucc_memory_type_t dst_mem = UCC_MEMORY_TYPE_HOST;
+    // v-variants: raw arrays, 32-bit entries unless the 64-bit flags are set.
+    const void *src_counts = nullptr;
+    const void *src_displs = nullptr;
+    const void *dst_counts = nullptr;
+    const void *dst_displs = nullptr;
+    bool counts64 = false;
+    bool displs64 = false;
+    // Main element count: vector length (allreduce, reduce, bcast), block
+    // length (allgather, alltoall, gather, scatter), result block length
+    // (reduce_scatter).
+    uint64_t count = 0;
+    // Generic datatype reduction (nullptr for predefined types).
+    const void *generic = nullptr;
+    // Tuning the core passes down from the context's configuration.
+    uint32_t radix = 4;
+
+    uint64_t src_count_at(uint32_t i) const { return read_array(src_counts, counts64, i); }
+    uint64_t dst_count_at(uint32_t i) const { return read_array(dst_counts, counts64, i); }
+    uint64_t src_displ_at(uint32_t i) const { return read_array(src_displs, displs64, i); }
+    uint64_t dst_displ_at(uint32_t i) const { return read_array(dst_displs, displs64, i); }
+    static uint64_t read_array(const void *a, bool wide, uint32_t i) {
+        return wide ? static_cast<const uint64_t *>(a)[i] : static_cast<const uint32_t *>(a)[i];
+    }
+};
+
+class Coll;
+
+// A posted transfer. Move-only; destroying a pending Req cancels it, so a
+// collective torn down early (timeout, error) never touches user memory again.
+class Req {
+public:
+    Req() = default;
+    Req(Transport *t, std::unique_ptr<Xfer> x) : t_(t), x_(std::move(x)) {}
+    Req(Req &&) noexcept = default;
+    Req &operator=(Req &&o) noexcept {
+        release();
+        t_ = o.t_;
+        x_ = std::move(o.x_);
+        return *this;
+    }
+    ~Req() { release(); }
+
+    bool done() const { return !x_ || x_->done(); }
+    ucc_status_t status() const { return x_ ? x_->status : UCC_OK; }
+    size_t bytes() const { return x_ ? x_->bytes : 0; }
+    Xfer *xfer() const { return x_.get(); }
+
+private:
+    void release() {
+        if (x_ && !x_->done() && x_->status == UCC_INPROGRESS) {
+            t_->cancel(x_.get());
+        }
+        x_.reset();
+    }
+    Transport *t_ = nullptr;
+    std::unique_ptr<Xfer> x_;
+};
+
+// What a suspended algorithm waits for; completions count `pending` down.
+struct WaitState {
+    std::coroutine_handle<> handle;
+    size_t pending = 0;
+};
+
+// Where a resumable coroutine goes: the owning context's run queue.
+class Scheduler {
+public:
+    virtual ~Scheduler() = default;
+    virtual void schedule(std::coroutine_handle<> h) = 0;
+};
+
+// Awaitable over a set of requests: resumes when all are done; yields the
+// first error status among them (UCC_OK otherwise).
+class WaitAll {
+public:
+    WaitAll(std::vector<Xfer *> xs) : xs_(std::move(xs)) {}
+    bool await_ready() {
+        for (Xfer *x : xs_) {
+            if (x != nullptr && !x->done()) {
+                return false;
+            }
+        }
+        return true;
+    }
+    void await_suspend(std::coroutine_handle<> h) {
+        ws_.handle = h;
+        ws_.pending = 0;
+        for (Xfer *x : xs_) {
+            if (x != nullptr && !x->done()) {
+                x->owner = &ws_;
+                ws_.pending++;
+            }
+        }
+    }
+    ucc_status_t await_resume() {
+        for (Xfer *x : xs_) {
+            if (x == nullptr) {
+                continue;
+            }
+            x->owner = nullptr;
+            if (x->status < 0) {
+                return x->status;
+            }
+        }
+        return UCC_OK;
+    }
+
+private:
+    std::vector<Xfer *> xs_;
+    WaitState ws_;
+};
+
+// Services the core provides to a running collective.
+class CollEnv {
+public:
+    virtual ~CollEnv() = default;
+    virtual Transport &transport() = 0;
+    virtual Peer peer_of(uint32_t team_rank) const = 0;
+    virtual Scheduler &scheduler() = 0;
+};
+
+// One running instance of a collective on one rank.
+class Coll {
+public:
+    Coll(CollEnv &env, const Args &args, uint32_t rank, uint32_t size, Tag tag_base)
+        : env_(env), args_(args), rank_(rank), size_(size), tag_base_(tag_base) {}
+
+    uint32_t rank() const { return rank_; }
+    uint32_t size() const { return size_; }
+    const Args &args() const { return args_; }
+    Args &mutable_args() { return args_; }
+    bool timing_only() const { return env_.transport().timing_only(); }
+
+    // Tag of one message: team and sequence come from the core, `step` from the algorithm.
+    Tag tag(uint32_t step) const { return tag_base_ | (step & 0xffffu); }
+
+    Req send(uint32_t peer, uint32_t step, const void *buf, size_t bytes);
+    Req recv(uint32_t peer, uint32_t step, void *buf, size_t bytes);
+
+    template <class... R>
+    WaitAll wait(R &...reqs) {
+        return WaitAll(std::vector<Xfer *>{reqs.xfer()...});
+    }
+    WaitAll wait_all(std::span<Req> reqs);
+
+    // dst[i] = a[i] (op) b[i] for the collective's datatype and op (AVG reduces with SUM).
+    ucc_status_t reduce(void *dst, const void *a, const void *b, size_t count);
+    // Final step of AVG: divide by the team size (no-op for other ops).
+    void finalize_avg(void *buf, size_t count);
+    void copy(void *dst, const void *src, size_t bytes);
+    // Scratch memory owned by this collective instance, freed when it ends.
+    uint8_t *scratch(size_t bytes);
+
+private:
+    CollEnv &env_;
+    Args args_;
+    uint32_t rank_;
+    uint32_t size_;
+    Tag tag_base_;
+    std::vector<std::unique_ptr<uint8_t[]>> scratch_;
+};
+
+// An algorithm: its table entry.
+using AlgFn = Task (*)(Coll &c);
+struct Algorithm {
+    ucc_coll_type_t type;
+    const char *name;
+    const char *description;
+    AlgFn run;
+    // Whether it can run these args on a team of `size` ranks.
+    bool (*supports)(const Args &a, uint32_t size);
+};
+
+// For algorithms without constraints.
+inline bool supports_any(const Args &, uint32_t) { return true; }
+
+// Every algorithm of one collective type (defined in lib/coll/<coll>/<coll>.cc).
+std::span<const Algorithm> algorithms(ucc_coll_type_t type);
+
+}  // namespace ucc::coll

@@ -1,0 +1,80 @@
+// Rank maths of k-nomial trees, recursive doubling and rings. Pure functions.
+//
+// A k-nomial tree over n ranks rooted at virtual rank 0: write a virtual rank
+// in base k; its parent clears its lowest non-zero digit; its children set one
+// digit below that position to 1..k-1. Radix 2 gives the binomial tree.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace ucc::coll::patterns {
+
+// Virtual rank with `root` moved to 0, and back.
+inline uint32_t to_vrank(uint32_t rank, uint32_t root, uint32_t n) { return (rank + n - root) % n; }
+inline uint32_t from_vrank(uint32_t vrank, uint32_t root, uint32_t n) { return (vrank + root) % n; }
+
+struct KnomialNode {
+    int64_t parent = -1;            // virtual rank of the parent, -1 for the root
+    std::vector<uint32_t> children;  // virtual ranks, largest subtree first
+};
+
+// The node of virtual rank `v` in a radix-`k` tree over `n` ranks.
+inline KnomialNode knomial_node(uint32_t v, uint32_t n, uint32_t k) {
+    KnomialNode node;
+    uint64_t pos = 1;  // k^p
+    // Lowest non-zero digit of v bounds the positions where children sit.
+    while (pos < n) {
+        uint64_t digit = (v / pos) % k;
+        if (digit != 0) {
+            node.parent = static_cast<int64_t>(v - digit * pos);
+            break;
+        }
+        pos *= k;
+    }
+    // Children: positions below `pos` (for the root: all positions < n).
+    std::vector<uint64_t> positions;
+    for (uint64_t q = 1; q < pos && q < n; q *= k) {
+        positions.push_back(q);
+        if (q > UINT64_MAX / k) {
+            break;
+        }
+    }
+    for (auto it = positions.rbegin(); it != positions.rend(); ++it) {
+        for (uint64_t j = k - 1; j >= 1; --j) {
+            uint64_t c = v + j * (*it);
+            if (c < n) {
+                node.children.push_back(static_cast<uint32_t>(c));
+            }
+        }
+    }
+    return node;
+}
+
+// Largest power of two <= n (n >= 1).
+inline uint32_t pow2_floor(uint32_t n) {
+    uint32_t p = 1;
+    while (p <= n / 2) {
+        p *= 2;
+    }
+    return p;
+}
+
+// Number of rounds of a dissemination pattern: ceil(log2 n).
+inline uint32_t log2_ceil(uint32_t n) {
+    uint32_t r = 0;
+    while ((uint64_t{1} << r) < n) {
+        ++r;
+    }
+    return r;
+}
+
+// Block `i` of `n` near-equal blocks of `count` elements: [offset, offset+len).
+inline void block_range(uint64_t count, uint32_t n, uint32_t i, uint64_t *offset, uint64_t *len) {
+    uint64_t base = count / n;
+    uint64_t extra = count % n;
+    *offset = i * base + (i < extra ? i : extra);
+    *len = base + (i < extra ? 1 : 0);
+}
+
+}  // namespace ucc::coll::patterns

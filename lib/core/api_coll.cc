@@ -1,0 +1,193 @@
+// C API: collective requests — init, post, init_and_post, finalize — and the
+// request state machine (INITIALIZED -> INPROGRESS -> OK | error; persistent
+// requests go OK -> INPROGRESS again on re-post).
+#include <cstring>
+#include <string>
+
+#include "lib/core/core.h"
+#include "lib/util/common.h"
+
+using ucc::api_guard;
+using ucc::core::CollRequest;
+using ucc::core::Context;
+using ucc::core::log_error;
+using ucc::core::Team;
+using ucc::core::TeamState;
+
+namespace ucc::core {
+
+static_assert(std::is_standard_layout_v<ucc_coll_req_t>);
+
+void CollRequest::Owner::on_task_done(ucc_status_t status) { req->complete(status); }
+
+void CollRequest::complete(ucc_status_t st) {
+    if (in_active) {
+        team->ctx->active.erase(active_it);
+        in_active = false;
+    }
+    task.reset();  // cancels whatever the algorithm still had posted
+    coll.reset();
+    if (st < 0 && team->error == UCC_OK) {
+        team->error = st;  // sticky: later collectives on this team fail too
+        UCC_LOG(team->ctx->log, kError, "team %u failed: %s in %s", team->id,
+                ucc_status_string(st), coll_type_name(args.coll_type));
+    }
+    super.status = st;
+    if (has_cb) {
+        cb.cb(cb.data, st);  // may finalize this request: nothing touches it afterwards
+    }
+}
+
+}  // namespace ucc::core
+
+namespace {
+
+CollRequest *req_of(ucc_coll_req_h h) { return reinterpret_cast<CollRequest *>(h); }
+
+bool team_is_ordered(const Team &t) {
+    return t.ordering == UCC_COLLECTIVE_POST_ORDERED || t.ordering == UCC_COLLECTIVE_INIT_ORDERED ||
+           t.ordering == UCC_COLLECTIVE_INIT_AND_POST_ORDERED;
+}
+
+ucc_status_t coll_init(ucc_coll_args_t *coll_args, ucc_coll_req_h *request, ucc_team_h team) {
+    if (coll_args == nullptr || request == nullptr || team == nullptr) {
+        log_error("ucc_collective_init: %s is NULL",
+                  coll_args == nullptr ? "coll_args" : (request == nullptr ? "request" : "team"));
+        return UCC_ERR_INVALID_PARAM;
+    }
+    Team &t = team->team;
+    Context &ctx = *t.ctx;
+    if (t.state != TeamState::kActive) {
+        UCC_LOG(ctx.log, kError, "ucc_collective_init: the team is not active (%s)",
+                t.state == TeamState::kCreating ? "creation not complete" : "creation failed");
+        return UCC_ERR_INVALID_PARAM;
+    }
+    if (t.error != UCC_OK) {
+        UCC_LOG(ctx.log, kError, "ucc_collective_init: team %u failed earlier: %s", t.id,
+                ucc_status_string(t.error));
+        return t.error;
+    }
+    std::string why;
+    ucc_status_t st =
+        ucc::core::validate_coll_args(*coll_args, t.size, t.rank, team_is_ordered(t), &why);
+    if (st != UCC_OK) {
+        UCC_LOG(ctx.log, kError, "ucc_collective_init: %s", why.c_str());
+        return st;
+    }
+    auto r = std::make_unique<CollRequest>();
+    r->super.status = UCC_OPERATION_INITIALIZED;
+    r->team = &t;
+    r->args = *coll_args;
+    r->owner.req = r.get();
+    ucc::core::normalize_coll_args(*coll_args, t.size, t.rank, &r->nargs);
+    r->nargs.radix = static_cast<uint32_t>(ctx.config.get_int("KNOMIAL_RADIX"));
+    const uint64_t flags = (coll_args->mask & UCC_COLL_ARGS_FIELD_FLAGS) ? coll_args->flags : 0;
+    r->persistent = (flags & UCC_COLL_ARGS_FLAG_PERSISTENT) != 0;
+    if (flags & UCC_COLL_ARGS_FLAG_TIMEOUT) {
+        r->timeout = coll_args->timeout;
+    }
+    if (coll_args->mask & UCC_COLL_ARGS_FIELD_CB) {
+        r->has_cb = coll_args->cb.cb != nullptr;
+        r->cb = coll_args->cb;
+    }
+    r->trivial = ucc::core::coll_is_trivial(r->nargs, t.size);
+    if (!r->trivial) {
+        r->alg = ucc::core::select_algorithm(ctx, r->nargs, t.size, &why);
+        if (r->alg == nullptr) {
+            UCC_LOG(ctx.log, kError, "ucc_collective_init: %s", why.c_str());
+            return UCC_ERR_NOT_SUPPORTED;
+        }
+    }
+    t.n_outstanding++;
+    *request = &r.release()->super;
+    return UCC_OK;
+}
+
+ucc_status_t coll_post(ucc_coll_req_h request) {
+    if (request == nullptr) {
+        log_error("ucc_collective_post: request is NULL");
+        return UCC_ERR_INVALID_PARAM;
+    }
+    CollRequest *r = req_of(request);
+    Team &t = *r->team;
+    Context &ctx = *t.ctx;
+    const ucc_status_t cur = r->super.status;
+    if (!(cur == UCC_OPERATION_INITIALIZED || (r->persistent && cur == UCC_OK))) {
+        UCC_LOG(ctx.log, kError,
+                "ucc_collective_post: the request is %s; only an initialized request, or a "
+                "completed persistent one, can be posted",
+                ucc_status_string(cur));
+        return UCC_ERR_INVALID_PARAM;
+    }
+    if (t.error != UCC_OK) {
+        UCC_LOG(ctx.log, kError, "ucc_collective_post: team %u failed earlier: %s", t.id,
+                ucc_status_string(t.error));
+        r->super.status = t.error;
+        return t.error;
+    }
+    // Tag: ordered teams match by sequence number, unordered ones by the user's
+    // tag plus how often this request was posted (persistent re-posts).
+    uint32_t seq = team_is_ordered(t)
+                       ? t.seq++
+                       : (static_cast<uint32_t>(r->args.tag) |
+                          (static_cast<uint32_t>(r->posts & 0xffff) << 16));
+    r->posts++;
+    r->super.status = UCC_INPROGRESS;
+    if (r->trivial) {
+        r->complete(UCC_OK);
+        return UCC_OK;
+    }
+    r->deadline = r->timeout > 0 ? ctx.transport->now() + r->timeout
+                                 : std::numeric_limits<double>::infinity();
+    r->coll = std::make_unique<ucc::coll::Coll>(t, r->nargs, t.rank, t.size, t.tag_base(seq));
+    r->task = r->alg->run(*r->coll);
+    ctx.active.push_back(r);
+    r->active_it = std::prev(ctx.active.end());
+    r->in_active = true;
+    r->task.start(&r->owner);  // may complete (and even be finalized) right here
+    return UCC_OK;
+}
+
+}  // namespace
+
+UCC_EXPORT ucc_status_t ucc_collective_init(ucc_coll_args_t *coll_args, ucc_coll_req_h *request,
+                                            ucc_team_h team) {
+    return api_guard(__func__, [&]() { return coll_init(coll_args, request, team); });
+}
+
+UCC_EXPORT ucc_status_t ucc_collective_post(ucc_coll_req_h request) {
+    return api_guard(__func__, [&]() { return coll_post(request); });
+}
+
+UCC_EXPORT ucc_status_t ucc_collective_init_and_post(ucc_coll_args_t *coll_args,
+                                                     ucc_coll_req_h *request, ucc_team_h team) {
+    return api_guard(__func__, [&]() -> ucc_status_t {
+        UCC_TRY(coll_init(coll_args, request, team));
+        ucc_status_t st = coll_post(*request);
+        if (st != UCC_OK) {
+            CollRequest *r = req_of(*request);
+            r->team->n_outstanding--;
+            delete r;
+            *request = nullptr;
+        }
+        return st;
+    });
+}
+
+UCC_EXPORT ucc_status_t ucc_collective_finalize(ucc_coll_req_h request) {
+    return api_guard(__func__, [&]() -> ucc_status_t {
+        if (request == nullptr) {
+            log_error("ucc_collective_finalize: request is NULL");
+            return UCC_ERR_INVALID_PARAM;
+        }
+        CollRequest *r = req_of(request);
+        if (r->super.status == UCC_INPROGRESS) {
+            UCC_LOG(r->team->ctx->log, kError,
+                    "ucc_collective_finalize: the request is still in progress");
+            return UCC_ERR_INVALID_PARAM;
+        }
+        r->team->n_outstanding--;
+        delete r;
+        return UCC_OK;
+    });
+}

@@ -1,0 +1,456 @@
+// C API: context configuration, create/progress/destroy, attributes, memory maps.
+#include <cmath>
+#include <cstring>
+
+#include "lib/core/core.h"
+#include "lib/util/common.h"
+#include "transports/self/self_transport.h"
+#include "transports/sim/sim_transport.h"
+
+using ucc::api_guard;
+using ucc::core::log_error;
+
+namespace ucc::core {
+
+int64_t PeerMap::index_of(Peer p) const {
+    for (uint64_t i = 0; i < size_; ++i) {
+        if (at(i) == p) {
+            return static_cast<int64_t>(i);
+        }
+    }
+    return -1;
+}
+
+PeerMap PeerMap::from_table(std::vector<Peer> table) {
+    PeerMap m;
+    m.size_ = table.size();
+    if (table.empty()) {
+        return m;
+    }
+    m.start_ = table[0];
+    m.stride_ = table.size() > 1 ? static_cast<int64_t>(table[1] - table[0]) : 1;
+    for (size_t i = 0; i < table.size(); ++i) {
+        if (table[i] != static_cast<Peer>(static_cast<int64_t>(m.start_) +
+                                          static_cast<int64_t>(i) * m.stride_)) {
+            m.table_ = std::move(table);
+            return m;
+        }
+    }
+    return m;
+}
+
+Context::~Context() = default;
+
+void Context::on_complete(Xfer *x) {
+    ++progress_events;
+    auto *ws = static_cast<coll::WaitState *>(x->owner);
+    if (ws != nullptr) {
+        x->owner = nullptr;
+        UCC_ASSERT(ws->pending > 0);
+        if (--ws->pending == 0) {
+            runq.push_back(ws->handle);
+        }
+    }
+}
+
+ucc_status_t Context::progress() {
+    ucc_status_t result = UCC_OK;
+    progress_events = 0;
+    bool worked = false;
+    // Pollers may complete OOB steps (team creation).
+    for (auto it = pollers.begin(); it != pollers.end();) {
+        Poller *p = *it;
+        ++it;  // a poller may remove itself
+        worked |= p->poll();
+    }
+    transport->progress();
+    while (!runq.empty()) {
+        std::coroutine_handle<> h = runq.front();
+        runq.pop_front();
+        h.resume();
+        worked = true;
+    }
+    worked |= progress_events != 0;
+    // Timeouts, in the transport's clock (virtual on the simulator).
+    double next_deadline = std::numeric_limits<double>::infinity();
+    if (!active.empty()) {
+        double t = transport->now();
+        for (auto it = active.begin(); it != active.end();) {
+            CollRequest *r = *it;
+            ++it;
+            if (r->deadline <= t) {
+                UCC_LOG(log, kWarn, "collective %s (team %u) timed out after %g s",
+                        coll_type_name(r->args.coll_type), r->team->id, r->timeout);
+                r->complete(UCC_ERR_TIMED_OUT);
+                result = UCC_ERR_TIMED_OUT;
+                worked = true;
+            } else if (r->deadline < next_deadline) {
+                next_deadline = r->deadline;
+            }
+        }
+    }
+    if (!worked) {
+        transport->idle(next_deadline);
+    }
+    if (transport->aborted()) {
+        abort_all(UCC_ERR_NO_MESSAGE);
+        return UCC_ERR_NO_MESSAGE;
+    }
+    return result;
+}
+
+void Context::abort_all(ucc_status_t st) {
+    while (!active.empty()) {
+        active.front()->complete(st);
+    }
+}
+
+}  // namespace ucc::core
+
+namespace {
+
+using ucc::core::Context;
+
+ucc_status_t oob_allgather_blocking(const ucc_oob_coll_t &oob, void *src, void *dst, size_t size) {
+    void *req = nullptr;
+    ucc_status_t st = oob.allgather(src, dst, size, oob.coll_info, &req);
+    if (st != UCC_OK) {
+        return st;
+    }
+    do {
+        st = oob.req_test(req);
+    } while (st == UCC_INPROGRESS);
+    oob.req_free(req);
+    return st;
+}
+
+double context_clock(const void *obj) {
+    return static_cast<const Context *>(obj)->transport->now();
+}
+
+}  // namespace
+
+UCC_EXPORT ucc_status_t ucc_context_config_read(ucc_lib_h lib_handle, const char *filename,
+                                                ucc_context_config_h *config) {
+    return api_guard(__func__, [&]() -> ucc_status_t {
+        if (lib_handle == nullptr || config == nullptr) {
+            log_error("ucc_context_config_read: %s is NULL",
+                      lib_handle == nullptr ? "lib_handle" : "config");
+            return UCC_ERR_INVALID_PARAM;
+        }
+        auto *c = new ucc_context_config{ucc::core::Config(ucc::core::context_config_table(),
+                                                           lib_handle->lib.config.prefix())};
+        ucc_status_t st = c->config.load(filename);
+        if (st != UCC_OK) {
+            delete c;
+            return st;
+        }
+        *config = c;
+        return UCC_OK;
+    });
+}
+
+UCC_EXPORT void ucc_context_config_release(ucc_context_config_h config) { delete config; }
+
+UCC_EXPORT void ucc_context_config_print(const ucc_context_config_h config, FILE *stream,
+                                         const char *title,
+                                         ucc_config_print_flags_t print_flags) {
+    if (config == nullptr) {
+        log_error("ucc_context_config_print: config is NULL");
+        return;
+    }
+    config->config.print(stream, title, print_flags);
+}
+
+UCC_EXPORT ucc_status_t ucc_context_config_modify(ucc_context_config_h config,
+                                                  const char *component, const char *name,
+                                                  const char *value) {
+    return api_guard(__func__, [&]() -> ucc_status_t {
+        if (config == nullptr || name == nullptr || value == nullptr) {
+            log_error("ucc_context_config_modify: %s is NULL",
+                      config == nullptr ? "config" : (name == nullptr ? "name" : "value"));
+            return UCC_ERR_INVALID_PARAM;
+        }
+        if (component != nullptr) {
+            std::string c = component;
+            if (c.size() < 4 || (c.rfind("cl/", 0) != 0 && c.rfind("tl/", 0) != 0)) {
+                if (c != "all") {
+                    log_error("ucc_context_config_modify: component '%s' is not of the form "
+                              "cl/<name> or tl/<name>",
+                              component);
+                    return UCC_ERR_INVALID_PARAM;
+                }
+            }
+            if (c != "all" && c != "cl/basic" && c != "tl/sim" && c != "tl/self") {
+                log_error("ucc_context_config_modify: no component '%s' (have cl/basic, tl/sim, "
+                          "tl/self)",
+                          component);
+                return UCC_ERR_NOT_FOUND;
+            }
+        }
+        return config->config.modify(name, value);
+    });
+}
+
+UCC_EXPORT ucc_status_t ucc_context_create(ucc_lib_h lib_handle,
+                                           const ucc_context_params_t *params,
+                                           const ucc_context_config_h config,
+                                           ucc_context_h *context) {
+    return api_guard(__func__, [&]() -> ucc_status_t {
+        if (lib_handle == nullptr || params == nullptr || context == nullptr) {
+            log_error("ucc_context_create: %s is NULL",
+                      lib_handle == nullptr ? "lib_handle"
+                                            : (params == nullptr ? "params" : "context"));
+            return UCC_ERR_INVALID_PARAM;
+        }
+        ucc::core::Lib &lib = lib_handle->lib;
+        ucc::core::Config cfg = config != nullptr
+                                    ? config->config
+                                    : ucc::core::Config(ucc::core::context_config_table(),
+                                                        lib.config.prefix());
+        if (config == nullptr) {
+            UCC_TRY(cfg.load(nullptr));
+        }
+        bool has_oob = (params->mask & UCC_CONTEXT_PARAM_FIELD_OOB) != 0;
+        if (has_oob) {
+            const ucc_oob_coll_t &o = params->oob;
+            if (o.allgather == nullptr || o.req_test == nullptr || o.req_free == nullptr) {
+                log_error("ucc_context_create: params->oob has a NULL callback");
+                return UCC_ERR_INVALID_PARAM;
+            }
+            if (o.n_oob_eps == 0 || o.oob_ep >= o.n_oob_eps) {
+                log_error("ucc_context_create: params->oob.oob_ep %u is not in [0, %u)", o.oob_ep,
+                          o.n_oob_eps);
+                return UCC_ERR_INVALID_PARAM;
+            }
+        }
+        if ((params->mask & UCC_CONTEXT_PARAM_FIELD_TYPE) &&
+            params->type != UCC_CONTEXT_EXCLUSIVE && params->type != UCC_CONTEXT_SHARED) {
+            log_error("ucc_context_create: invalid params->type %d",
+                      static_cast<int>(params->type));
+            return UCC_ERR_INVALID_PARAM;
+        }
+        if ((params->mask & UCC_CONTEXT_PARAM_FIELD_SYNC_TYPE) &&
+            params->sync_type != UCC_NO_SYNC_COLLECTIVES &&
+            params->sync_type != UCC_SYNC_COLLECTIVES) {
+            log_error("ucc_context_create: invalid params->sync_type %d",
+                      static_cast<int>(params->sync_type));
+            return UCC_ERR_INVALID_PARAM;
+        }
+        if ((params->mask & UCC_CONTEXT_PARAM_FIELD_MEM_PARAMS) &&
+            params->mem_params.n_segments > 0 && params->mem_params.segments == nullptr) {
+            log_error("ucc_context_create: params->mem_params.segments is NULL");
+            return UCC_ERR_INVALID_PARAM;
+        }
+
+        std::unique_ptr<ucc_context> h(new ucc_context{Context(&lib, std::move(cfg))});
+        Context &ctx = h->ctx;
+        ucc::core::LogLevel level = lib.log.level();
+        const std::string &lvl = ctx.config.get("LOG_LEVEL");
+        if (!lvl.empty() && !ucc::core::parse_log_level(lvl, &level)) {
+            log_error("ucc_context_create: invalid LOG_LEVEL '%s'", lvl.c_str());
+            return UCC_ERR_INVALID_PARAM;
+        }
+        ctx.log.set_level(level);
+
+        ctx.transport = ucc::sim::make_transport();
+        if (!ctx.transport) {
+            ctx.transport = ucc::self::make_transport();
+        }
+        ctx.transport->set_sink(&ctx);
+        ctx.log.set_clock(&ctx, context_clock);
+        if (params->mask & UCC_CONTEXT_PARAM_FIELD_TYPE) {
+            ctx.type = params->type;
+        }
+        ctx.sync_type = lib.sync_type;
+        if (params->mask & UCC_CONTEXT_PARAM_FIELD_SYNC_TYPE) {
+            ctx.sync_type = params->sync_type;
+        }
+        if (params->mask & UCC_CONTEXT_PARAM_FIELD_ID) {
+            ctx.ctx_id = params->ctx_id;
+        }
+        if (params->mask & UCC_CONTEXT_PARAM_FIELD_MEM_PARAMS) {
+            const ucc_mem_map_params_t &mp = params->mem_params;
+            ctx.mem_segments.assign(mp.segments, mp.segments + mp.n_segments);
+        }
+        ctx.address.resize(ctx.transport->address_length());
+        ctx.transport->address(ctx.address.data());
+
+        if (has_oob) {
+            ctx.has_oob = true;
+            ctx.oob = params->oob;
+            uint32_t n = ctx.oob.n_oob_eps;
+            size_t alen = ctx.address.size();
+            std::vector<uint8_t> all(alen * n);
+            ucc_status_t st = oob_allgather_blocking(ctx.oob, ctx.address.data(), all.data(), alen);
+            if (st != UCC_OK) {
+                log_error("ucc_context_create: OOB address exchange failed: %s",
+                          ucc_status_string(st));
+                return st;
+            }
+            std::vector<ucc::Peer> table(n);
+            for (uint32_t i = 0; i < n; ++i) {
+                st = ctx.transport->resolve(all.data() + i * alen, &table[i]);
+                if (st != UCC_OK) {
+                    log_error("ucc_context_create: the %s transport cannot reach OOB ep %u (%u "
+                              "processes); run inside ucc_sim_run or use a network transport",
+                              ctx.transport->name(), i, n);
+                    return UCC_ERR_NO_RESOURCE;
+                }
+            }
+            ctx.peers = ucc::core::PeerMap::from_table(std::move(table));
+            if (ctx.peers.at(ctx.oob.oob_ep) != ctx.transport->self()) {
+                log_error("ucc_context_create: OOB ep %u does not hold this process's address",
+                          ctx.oob.oob_ep);
+                return UCC_ERR_NO_MESSAGE;
+            }
+            ctx.log.set_prefix("ctx_ep=" + std::to_string(ctx.oob.oob_ep));
+        }
+        lib.n_contexts++;
+        *context = h.release();
+        return UCC_OK;
+    });
+}
+
+UCC_EXPORT ucc_status_t ucc_context_progress(ucc_context_h context) {
+    return api_guard(__func__, [&]() -> ucc_status_t {
+        if (context == nullptr) {
+            log_error("ucc_context_progress: context is NULL");
+            return UCC_ERR_INVALID_PARAM;
+        }
+        return context->ctx.progress();
+    });
+}
+
+UCC_EXPORT ucc_status_t ucc_context_destroy(ucc_context_h context) {
+    return api_guard(__func__, [&]() -> ucc_status_t {
+        if (context == nullptr) {
+            log_error("ucc_context_destroy: context is NULL");
+            return UCC_ERR_INVALID_PARAM;
+        }
+        Context &ctx = context->ctx;
+        if (ctx.n_teams != 0) {
+            UCC_LOG(ctx.log, kError,
+                    "ucc_context_destroy: %llu teams still use this context; destroy them first",
+                    static_cast<unsigned long long>(ctx.n_teams));
+            return UCC_ERR_INVALID_PARAM;
+        }
+        if (ctx.n_mem_maps != 0) {
+            UCC_LOG(ctx.log, kError,
+                    "ucc_context_destroy: %llu memory maps are still mapped; unmap them first",
+                    static_cast<unsigned long long>(ctx.n_mem_maps));
+            return UCC_ERR_INVALID_PARAM;
+        }
+        ctx.lib->n_contexts--;
+        delete context;
+        return UCC_OK;
+    });
+}
+
+UCC_EXPORT ucc_status_t ucc_context_get_attr(ucc_context_h context,
+                                             ucc_context_attr_t *context_attr) {
+    return api_guard(__func__, [&]() -> ucc_status_t {
+        if (context == nullptr || context_attr == nullptr) {
+            log_error("ucc_context_get_attr: %s is NULL",
+                      context == nullptr ? "context" : "context_attr");
+            return UCC_ERR_INVALID_PARAM;
+        }
+        Context &ctx = context->ctx;
+        if (context_attr->mask & UCC_CONTEXT_ATTR_FIELD_TYPE) {
+            context_attr->type = ctx.type;
+        }
+        if (context_attr->mask & UCC_CONTEXT_ATTR_FIELD_SYNC_TYPE) {
+            context_attr->sync_type = ctx.sync_type;
+        }
+        if (context_attr->mask & UCC_CONTEXT_ATTR_FIELD_CTX_ADDR) {
+            context_attr->ctx_addr = ctx.address.data();
+        }
+        if (context_attr->mask & UCC_CONTEXT_ATTR_FIELD_CTX_ADDR_LEN) {
+            context_attr->ctx_addr_len = ctx.address.size();
+        }
+        if (context_attr->mask & UCC_CONTEXT_ATTR_FIELD_WORK_BUFFER_SIZE) {
+            // One-sided algorithms keep a few 64-bit counters per collective.
+            context_attr->global_work_buffer_size = 64;
+        }
+        return UCC_OK;
+    });
+}
+
+// ---- memory maps (>= 1.5): a handle is a self-contained, packable blob.
+namespace {
+
+struct MemHandle {
+    uint64_t magic;
+    uint64_t address;
+    uint64_t length;
+    uint64_t imported;
+    Context *ctx;
+};
+constexpr uint64_t kMemHandleMagic = 0x75636d656d6d6170ull;
+
+}  // namespace
+
+UCC_EXPORT ucc_status_t ucc_mem_map(ucc_context_h context, ucc_mem_map_mode_t mode,
+                                    const ucc_mem_map_params_t *params, size_t *memh_size,
+                                    ucc_mem_map_mem_h *memh) {
+    return api_guard(__func__, [&]() -> ucc_status_t {
+        if (context == nullptr || memh == nullptr || memh_size == nullptr) {
+            log_error("ucc_mem_map: %s is NULL",
+                      context == nullptr ? "context" : (memh == nullptr ? "memh" : "memh_size"));
+            return UCC_ERR_INVALID_PARAM;
+        }
+        if (mode >= UCC_MEM_MAP_MODE_LAST) {
+            log_error("ucc_mem_map: invalid mode %d", static_cast<int>(mode));
+            return UCC_ERR_INVALID_PARAM;
+        }
+        Context &ctx = context->ctx;
+        if (mode == UCC_MEM_MAP_MODE_EXPORT || mode == UCC_MEM_MAP_MODE_EXPORT_OFFLOAD) {
+            if (params == nullptr || params->n_segments != 1 || params->segments == nullptr) {
+                log_error("ucc_mem_map: export needs params with exactly one segment");
+                return UCC_ERR_INVALID_PARAM;
+            }
+            auto *m = new MemHandle{kMemHandleMagic,
+                                    reinterpret_cast<uintptr_t>(params->segments[0].address),
+                                    params->segments[0].len, 0, &ctx};
+            *memh = m;
+            *memh_size = sizeof(MemHandle);
+            ctx.n_mem_maps++;
+            return UCC_OK;
+        }
+        if (*memh == nullptr || params == nullptr) {
+            log_error("ucc_mem_map: import needs params and a handle in *memh");
+            return UCC_ERR_INVALID_PARAM;
+        }
+        const auto *src = static_cast<const MemHandle *>(*memh);
+        if (src->magic != kMemHandleMagic) {
+            log_error("ucc_mem_map: *memh is not a packed UCC memory handle");
+            return UCC_ERR_INVALID_PARAM;
+        }
+        auto *m = new MemHandle(*src);
+        m->imported = 1;
+        m->ctx = &ctx;
+        *memh = m;
+        *memh_size = sizeof(MemHandle);
+        ctx.n_mem_maps++;
+        return UCC_OK;
+    });
+}
+
+UCC_EXPORT ucc_status_t ucc_mem_unmap(ucc_mem_map_mem_h *memh) {
+    return api_guard(__func__, [&]() -> ucc_status_t {
+        if (memh == nullptr || *memh == nullptr) {
+            log_error("ucc_mem_unmap: %s is NULL", memh == nullptr ? "memh" : "*memh");
+            return UCC_ERR_INVALID_PARAM;
+        }
+        auto *m = static_cast<MemHandle *>(*memh);
+        if (m->magic != kMemHandleMagic) {
+            log_error("ucc_mem_unmap: *memh is not a UCC memory handle");
+            return UCC_ERR_INVALID_PARAM;
+        }
+        m->ctx->n_mem_maps--;
+        m->magic = 0;
+        delete m;
+        *memh = nullptr;
+        return UCC_OK;
+    });
+}

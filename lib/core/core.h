@@ -1,0 +1,210 @@
+// The objects behind the C handles: library, context, team, collective request.
+#pragma once
+
+#include <coroutine>
+#include <cstdint>
+#include <deque>
+#include <limits>
+#include <list>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lib/coll/coll.h"
+#include "lib/core/config.h"
+#include "lib/core/log.h"
+#include "lib/transport.h"
+#include "lib/util/task.h"
+#include "ucc/api/ucc.h"
+
+namespace ucc::core {
+
+struct Context;
+struct Team;
+struct CollRequest;
+
+// Maps indices 0..size-1 to transport peers; arithmetic when it can be.
+class PeerMap {
+public:
+    static PeerMap strided(uint64_t size, Peer start, int64_t stride) {
+        PeerMap m;
+        m.size_ = size;
+        m.start_ = start;
+        m.stride_ = stride;
+        return m;
+    }
+    // Takes an explicit table and stores it arithmetically if it is a progression.
+    static PeerMap from_table(std::vector<Peer> table);
+
+    uint64_t size() const { return size_; }
+    Peer at(uint64_t i) const {
+        if (table_.empty()) {
+            return static_cast<Peer>(static_cast<int64_t>(start_) +
+                                     static_cast<int64_t>(i) * stride_);
+        }
+        return table_[i];
+    }
+    bool is_strided() const { return table_.empty(); }
+    // Index of `p` in the map, or -1.
+    int64_t index_of(Peer p) const;
+
+private:
+    uint64_t size_ = 0;
+    Peer start_ = 0;
+    int64_t stride_ = 1;
+    std::vector<Peer> table_;
+};
+
+struct Lib {
+    Config config{lib_config_table(), "UCC_"};
+    Logger log;
+    ucc_thread_mode_t thread_mode = UCC_THREAD_SINGLE;
+    uint64_t coll_types = 0;
+    uint64_t reduction_types = 0;
+    ucc_coll_sync_type_t sync_type = UCC_NO_SYNC_COLLECTIVES;
+    uint64_t n_contexts = 0;
+};
+
+// Something the context polls on every progress call (e.g. an OOB request).
+class Poller {
+public:
+    virtual ~Poller() = default;
+    // Returns true when it made progress.
+    virtual bool poll() = 0;
+};
+
+struct Context final : CompletionSink, coll::Scheduler {
+    Context(Lib *lib, Config cfg) : lib(lib), config(std::move(cfg)) {}
+    ~Context() override;
+
+    // CompletionSink
+    void on_complete(Xfer *x) override;
+    // coll::Scheduler
+    void schedule(std::coroutine_handle<> h) override { runq.push_back(h); }
+
+    // One pass of progress; blocks (in the simulator) only when nothing happened.
+    ucc_status_t progress();
+    // Fails every outstanding collective and team creation (transport aborted).
+    void abort_all(ucc_status_t st);
+
+    Lib *lib;
+    Config config;
+    Logger log;
+    std::unique_ptr<Transport> transport;
+    ucc_context_type_t type = UCC_CONTEXT_SHARED;
+    ucc_coll_sync_type_t sync_type = UCC_NO_SYNC_COLLECTIVES;
+    bool has_oob = false;
+    ucc_oob_coll_t oob{};
+    uint64_t ctx_id = 0;
+    PeerMap peers;  // context ep -> transport peer (when created with OOB)
+    std::vector<uint8_t> address;
+    std::vector<ucc_mem_map_t> mem_segments;
+
+    std::deque<std::coroutine_handle<>> runq;
+    std::list<CollRequest *> active;  // posted, not complete
+    std::list<Poller *> pollers;
+    uint64_t n_teams = 0;             // live teams
+    uint64_t next_team_id = 0;        // proposal counter for internal team ids
+    uint64_t n_mem_maps = 0;
+    bool team_create_in_progress = false;
+    uint64_t progress_events = 0;     // completions seen by the sink in this pass
+    bool destroyed = false;
+};
+
+enum class TeamState { kCreating, kActive, kFailed, kDestroyed };
+
+struct Team final : coll::CollEnv {
+    explicit Team(Context *c) : ctx(c) {}
+    ~Team() override;
+
+    // coll::CollEnv
+    Transport &transport() override { return *ctx->transport; }
+    Peer peer_of(uint32_t team_rank) const override { return peers.at(team_rank); }
+    coll::Scheduler &scheduler() override { return *ctx; }
+
+    Context *ctx;
+    TeamState state = TeamState::kCreating;
+    ucc_status_t create_status = UCC_INPROGRESS;
+    ucc_status_t error = UCC_OK;  // sticky failure
+    uint32_t rank = 0;
+    uint32_t size = 0;
+    uint64_t ep = 0;
+    PeerMap peers;
+    uint16_t id = 0;
+    uint64_t user_id = 0;
+    bool has_user_id = false;
+    ucc_post_ordering_t ordering = UCC_COLLECTIVE_POST_ORDERED;
+    uint64_t outstanding_colls = 0;
+    ucc_coll_sync_type_t sync_type = UCC_NO_SYNC_COLLECTIVES;
+    ucc_ep_range_type_t ep_range = UCC_COLLECTIVE_EP_RANGE_CONTIG;
+    std::vector<ucc_mem_map_t> mem_segments;
+    uint32_t seq = 0;             // next collective sequence number (ordered teams)
+    uint64_t n_outstanding = 0;   // initialised, not finalized requests
+    std::vector<uint64_t> eps_cache;  // for ucc_team_get_attr(EPS), filled on demand
+    Task create_task;
+    std::unique_ptr<Poller> create_poller;
+    bool placeholder = false;  // excluded member of a split
+
+    Tag tag_base(uint32_t seq_or_tag) const {
+        return (static_cast<Tag>(id) << 48) | (static_cast<Tag>(seq_or_tag) << 16);
+    }
+};
+
+struct CollRequest {
+    ucc_coll_req_t super;  // must stay the first member: ucc_collective_test reads it
+
+    struct Owner final : TaskOwner {
+        CollRequest *req = nullptr;
+        void on_task_done(ucc_status_t status) override;
+    };
+
+    Team *team = nullptr;
+    ucc_coll_args_t args{};
+    coll::Args nargs;
+    const coll::Algorithm *alg = nullptr;
+    std::unique_ptr<coll::Coll> coll;
+    Task task;
+    Owner owner;
+    bool persistent = false;
+    bool trivial = false;  // zero-size: completes at post without communication
+    bool has_cb = false;
+    ucc_coll_callback_t cb{};
+    double timeout = 0;
+    double deadline = std::numeric_limits<double>::infinity();
+    std::list<CollRequest *>::iterator active_it;
+    bool in_active = false;
+    uint64_t posts = 0;
+
+    void complete(ucc_status_t st);
+};
+
+// Team creation is driven from Context::progress through this.
+ucc_status_t team_create_start(Team *team);
+
+// Validation of collective arguments (rules V1..V11 of model/VALIDITY.md).
+ucc_status_t validate_coll_args(const ucc_coll_args_t &a, uint32_t team_size, uint32_t rank,
+                                bool ordered, std::string *why);
+// Fills normalised arguments from validated ones.
+void normalize_coll_args(const ucc_coll_args_t &a, uint32_t team_size, uint32_t rank,
+                         coll::Args *out);
+// Whether the collective moves no data at all on any rank (zero size).
+bool coll_is_trivial(const coll::Args &a, uint32_t team_size);
+
+// Picks the algorithm: forced by config (`<COLL>_ALG`) or by size.
+const coll::Algorithm *select_algorithm(const Context &ctx, const coll::Args &a, uint32_t size,
+                                        std::string *why);
+
+const char *coll_type_name(ucc_coll_type_t t);
+
+}  // namespace ucc::core
+
+// Opaque handle types of the C API.
+struct ucc_lib_info {
+    ucc::core::Lib lib;
+};
+struct ucc_context {
+    ucc::core::Context ctx;
+};
+struct ucc_team {
+    ucc::core::Team team;
+};

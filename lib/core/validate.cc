@@ -1,0 +1,529 @@
+// Validation of ucc_coll_args_t at ucc_collective_init: rules V1..V11 of
+// model/VALIDITY.md, checked in that order, local information only. Fields a
+// rule does not name are never read (they may hold junk).
+#include <cmath>
+#include <numeric>
+#include <string>
+
+#include "lib/core/core.h"
+#include "lib/dt/dt.h"
+#include "lib/util/common.h"
+
+namespace ucc::core {
+
+namespace {
+
+constexpr uint64_t kAllTypes = UCC_BIT(16) - 1;
+constexpr uint64_t kMaxBytes = uint64_t{1} << 63;
+
+bool one_bit(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
+
+bool is_rooted(ucc_coll_type_t t) {
+    switch (t) {
+        case UCC_COLL_TYPE_BCAST:
+        case UCC_COLL_TYPE_REDUCE:
+        case UCC_COLL_TYPE_GATHER:
+        case UCC_COLL_TYPE_GATHERV:
+        case UCC_COLL_TYPE_SCATTER:
+        case UCC_COLL_TYPE_SCATTERV:
+        case UCC_COLL_TYPE_FANIN:
+        case UCC_COLL_TYPE_FANOUT:
+            return true;
+        default:
+            return false;
+    }
+}
+
+bool is_reduction(ucc_coll_type_t t) {
+    return t == UCC_COLL_TYPE_ALLREDUCE || t == UCC_COLL_TYPE_REDUCE ||
+           t == UCC_COLL_TYPE_REDUCE_SCATTER || t == UCC_COLL_TYPE_REDUCE_SCATTERV;
+}
+
+// Where the in-place flag means anything (per the spec's table).
+bool inplace_applies(ucc_coll_type_t t, bool is_root) {
+    switch (t) {
+        case UCC_COLL_TYPE_ALLGATHER:
+        case UCC_COLL_TYPE_ALLGATHERV:
+        case UCC_COLL_TYPE_ALLREDUCE:
+        case UCC_COLL_TYPE_ALLTOALL:
+        case UCC_COLL_TYPE_ALLTOALLV:
+        case UCC_COLL_TYPE_REDUCE_SCATTER:
+        case UCC_COLL_TYPE_REDUCE_SCATTERV:
+            return true;
+        case UCC_COLL_TYPE_GATHER:
+        case UCC_COLL_TYPE_GATHERV:
+        case UCC_COLL_TYPE_REDUCE:
+        case UCC_COLL_TYPE_SCATTER:
+        case UCC_COLL_TYPE_SCATTERV:
+            return is_root;
+        default:
+            return false;
+    }
+}
+
+// Which buffer descriptions a rank reads.
+struct Use {
+    bool src = false;     // src.info
+    bool src_v = false;   // src.info_v
+    bool dst = false;     // dst.info
+    bool dst_v = false;   // dst.info_v (with displacements)
+    bool dst_v_nodispl = false;  // reduce_scatterv: dst counts only
+};
+
+Use buffers_used(ucc_coll_type_t t, bool inplace, bool is_root) {
+    Use u;
+    switch (t) {
+        case UCC_COLL_TYPE_ALLGATHER:
+        case UCC_COLL_TYPE_ALLREDUCE:
+        case UCC_COLL_TYPE_ALLTOALL:
+        case UCC_COLL_TYPE_REDUCE_SCATTER:
+            u.src = !inplace;
+            u.dst = true;
+            break;
+        case UCC_COLL_TYPE_ALLGATHERV:
+            u.src = !inplace;
+            u.dst_v = true;
+            break;
+        case UCC_COLL_TYPE_ALLTOALLV:
+            u.src_v = !inplace;
+            u.dst_v = true;
+            break;
+        case UCC_COLL_TYPE_REDUCE_SCATTERV:
+            u.src = !inplace;
+            u.dst_v_nodispl = true;
+            break;
+        case UCC_COLL_TYPE_BCAST:
+            u.src = true;
+            break;
+        case UCC_COLL_TYPE_GATHER:
+        case UCC_COLL_TYPE_REDUCE:
+            u.src = !(inplace && is_root);
+            u.dst = is_root;
+            break;
+        case UCC_COLL_TYPE_GATHERV:
+            u.src = !(inplace && is_root);
+            u.dst_v = is_root;
+            break;
+        case UCC_COLL_TYPE_SCATTER:
+            u.src = is_root;
+            u.dst = !(inplace && is_root);
+            break;
+        case UCC_COLL_TYPE_SCATTERV:
+            u.src_v = is_root;
+            u.dst = !(inplace && is_root);
+            break;
+        default:
+            break;
+    }
+    return u;
+}
+
+bool valid_mem(ucc_memory_type_t m) {
+    return (m >= UCC_MEMORY_TYPE_HOST && m < UCC_MEMORY_TYPE_LAST) || m == UCC_MEMORY_TYPE_UNKNOWN;
+}
+
+uint64_t read_entry(const void *a, bool wide, uint32_t i) {
+    return wide ? static_cast<const uint64_t *>(a)[i] : static_cast<const uint32_t *>(a)[i];
+}
+
+// a * b, or kMaxBytes when it does not fit in 63 bits.
+uint64_t mul_sat(uint64_t a, uint64_t b) {
+    if (a != 0 && b > (kMaxBytes - 1) / a) {
+        return kMaxBytes;
+    }
+    return a * b;
+}
+
+}  // namespace
+
+const char *coll_type_name(ucc_coll_type_t t) {
+    switch (t) {
+        case UCC_COLL_TYPE_ALLGATHER:
+            return "allgather";
+        case UCC_COLL_TYPE_ALLGATHERV:
+            return "allgatherv";
+        case UCC_COLL_TYPE_ALLREDUCE:
+            return "allreduce";
+        case UCC_COLL_TYPE_ALLTOALL:
+            return "alltoall";
+        case UCC_COLL_TYPE_ALLTOALLV:
+            return "alltoallv";
+        case UCC_COLL_TYPE_BARRIER:
+            return "barrier";
+        case UCC_COLL_TYPE_BCAST:
+            return "bcast";
+        case UCC_COLL_TYPE_FANIN:
+            return "fanin";
+        case UCC_COLL_TYPE_FANOUT:
+            return "fanout";
+        case UCC_COLL_TYPE_GATHER:
+            return "gather";
+        case UCC_COLL_TYPE_GATHERV:
+            return "gatherv";
+        case UCC_COLL_TYPE_REDUCE:
+            return "reduce";
+        case UCC_COLL_TYPE_REDUCE_SCATTER:
+            return "reduce_scatter";
+        case UCC_COLL_TYPE_REDUCE_SCATTERV:
+            return "reduce_scatterv";
+        case UCC_COLL_TYPE_SCATTER:
+            return "scatter";
+        case UCC_COLL_TYPE_SCATTERV:
+            return "scatterv";
+        default:
+            return "unknown";
+    }
+}
+
+ucc_status_t validate_coll_args(const ucc_coll_args_t &a, uint32_t n, uint32_t rank, bool ordered,
+                                std::string *why) {
+    auto fail = [&](ucc_status_t st, std::string msg) {
+        if (why != nullptr) {
+            *why = std::move(msg);
+        }
+        return st;
+    };
+    // V1
+    uint64_t type = static_cast<uint64_t>(a.coll_type);
+    if (!one_bit(type) || (type & ~kAllTypes) != 0) {
+        return fail(UCC_ERR_INVALID_PARAM,
+                    "coll_type " + std::to_string(type) + " is not a collective type");
+    }
+    const ucc_coll_type_t t = a.coll_type;
+    // V2
+    if (a.error_type != UCC_ERR_TYPE_LOCAL && a.error_type != UCC_ERR_TYPE_GLOBAL) {
+        return fail(UCC_ERR_INVALID_PARAM,
+                    "error_type " + std::to_string(static_cast<int>(a.error_type)) + " is invalid");
+    }
+    const uint64_t flags = (a.mask & UCC_COLL_ARGS_FIELD_FLAGS) ? a.flags : 0;
+    // V3
+    if ((flags & UCC_COLL_ARGS_FLAG_TIMEOUT) && !(std::isfinite(a.timeout) && a.timeout > 0)) {
+        return fail(UCC_ERR_INVALID_PARAM,
+                    "timeout " + std::to_string(a.timeout) + " must be a positive number of seconds");
+    }
+    // V4
+    if (!ordered && !(a.mask & UCC_COLL_ARGS_FIELD_TAG)) {
+        return fail(UCC_ERR_INVALID_PARAM, "an unordered team needs a tag (UCC_COLL_ARGS_FIELD_TAG)");
+    }
+    // V5
+    if (a.mask & UCC_COLL_ARGS_FIELD_ACTIVE_SET) {
+        if (t != UCC_COLL_TYPE_BCAST) {
+            return fail(UCC_ERR_NOT_SUPPORTED,
+                        std::string("active sets are supported for bcast only, not ") +
+                            coll_type_name(t));
+        }
+        const auto &s = a.active_set;
+        if (s.size == 0 || s.size > n || s.start >= n) {
+            return fail(UCC_ERR_INVALID_PARAM, "active_set {start " + std::to_string(s.start) +
+                                                   ", size " + std::to_string(s.size) +
+                                                   "} does not fit a team of " + std::to_string(n));
+        }
+        int64_t stride = s.stride % static_cast<int64_t>(n);
+        if (stride < 0) {
+            stride += n;
+        }
+        // Members are distinct iff the stride's orbit from start has size >= s.size.
+        uint64_t g = std::gcd(static_cast<uint64_t>(stride), static_cast<uint64_t>(n));
+        uint64_t orbit = stride == 0 ? 1 : n / g;
+        if (s.size > orbit) {
+            return fail(UCC_ERR_INVALID_PARAM, "active_set selects a rank twice");
+        }
+        bool root_in = false;
+        bool me_in = false;
+        for (uint64_t i = 0; i < s.size; ++i) {
+            uint64_t m = (s.start + i * static_cast<uint64_t>(stride)) % n;
+            root_in |= m == a.root;
+            me_in |= m == rank;
+        }
+        if (!root_in) {
+            return fail(UCC_ERR_INVALID_PARAM, "the root is not a member of the active set");
+        }
+        if (!me_in) {
+            return fail(UCC_ERR_INVALID_PARAM, "this rank is not a member of the active set");
+        }
+    }
+    // V6
+    if (is_rooted(t) && a.root >= n) {
+        return fail(UCC_ERR_INVALID_PARAM, "root " + std::to_string(a.root) +
+                                               " is not in a team of " + std::to_string(n));
+    }
+    const bool is_root = is_rooted(t) && a.root == rank;
+    const bool inplace = (flags & UCC_COLL_ARGS_FLAG_IN_PLACE) && inplace_applies(t, is_root);
+    const Use u = buffers_used(t, inplace, is_root);
+    const bool c64 = (flags & UCC_COLL_ARGS_FLAG_COUNT_64BIT) != 0;
+    const bool d64 = (flags & UCC_COLL_ARGS_FLAG_DISPLACEMENTS_64BIT) != 0;
+    // V7
+    auto check_dt = [&](ucc_datatype_t dt, ucc_memory_type_t mem, const char *which) {
+        if (!dt::is_valid(dt)) {
+            return fail(UCC_ERR_INVALID_PARAM,
+                        std::string(which) + ".datatype " + std::to_string(dt) + " is invalid");
+        }
+        if (!valid_mem(mem)) {
+            return fail(UCC_ERR_INVALID_PARAM, std::string(which) + ".mem_type " +
+                                                   std::to_string(static_cast<int>(mem)) +
+                                                   " is invalid");
+        }
+        return UCC_OK;
+    };
+    if (u.src || u.src_v) {
+        const ucc_datatype_t dt = u.src ? a.src.info.datatype : a.src.info_v.datatype;
+        const ucc_memory_type_t mem = u.src ? a.src.info.mem_type : a.src.info_v.mem_type;
+        UCC_TRY(check_dt(dt, mem, "src"));
+    }
+    if (u.dst || u.dst_v || u.dst_v_nodispl) {
+        const ucc_datatype_t dt = u.dst ? a.dst.info.datatype : a.dst.info_v.datatype;
+        const ucc_memory_type_t mem = u.dst ? a.dst.info.mem_type : a.dst.info_v.mem_type;
+        UCC_TRY(check_dt(dt, mem, "dst"));
+    }
+    if (u.src_v && (a.src.info_v.counts == nullptr || a.src.info_v.displacements == nullptr)) {
+        return fail(UCC_ERR_INVALID_PARAM, "src.info_v counts or displacements is NULL");
+    }
+    if (u.dst_v && (a.dst.info_v.counts == nullptr || a.dst.info_v.displacements == nullptr)) {
+        return fail(UCC_ERR_INVALID_PARAM, "dst.info_v counts or displacements is NULL");
+    }
+    if (u.dst_v_nodispl && a.dst.info_v.counts == nullptr) {
+        return fail(UCC_ERR_INVALID_PARAM, "dst.info_v.counts is NULL");
+    }
+    const ucc_datatype_t src_dt = u.src ? a.src.info.datatype : a.src.info_v.datatype;
+    const ucc_datatype_t dst_dt = u.dst ? a.dst.info.datatype : a.dst.info_v.datatype;
+    const bool uses_src = u.src || u.src_v;
+    const bool uses_dst = u.dst || u.dst_v || u.dst_v_nodispl;
+    // V8
+    if (is_reduction(t)) {
+        if (uses_src && uses_dst && src_dt != dst_dt) {
+            return fail(UCC_ERR_INVALID_PARAM, "src and dst datatypes of a reduction differ");
+        }
+        const ucc_datatype_t dt = uses_src ? src_dt : dst_dt;
+        if (dt::is_predefined(dt)) {
+            if (a.op < UCC_OP_SUM || a.op >= UCC_OP_LAST) {
+                return fail(UCC_ERR_INVALID_PARAM,
+                            "op " + std::to_string(static_cast<int>(a.op)) + " is invalid");
+            }
+        }
+        if (!dt::reduction_supported(dt, a.op)) {
+            return fail(UCC_ERR_NOT_SUPPORTED, std::string("reduction ") +
+                                                   dt::op_name(a.op) + " on " + dt::name(dt) +
+                                                   " is not supported");
+        }
+    }
+    const size_t src_es = uses_src ? dt::size_of(src_dt) : 0;
+    const size_t dst_es = uses_dst ? dt::size_of(dst_dt) : 0;
+    // V9
+    if (!is_reduction(t) && uses_src && uses_dst && src_es != dst_es) {
+        return fail(UCC_ERR_INVALID_PARAM, "src and dst element sizes differ");
+    }
+    // V10
+    const uint64_t sc = u.src ? a.src.info.count : 0;
+    const uint64_t dc = u.dst ? a.dst.info.count : 0;
+    auto bad_count = [&](const char *rule) {
+        return fail(UCC_ERR_INVALID_PARAM, std::string(coll_type_name(t)) + ": " + rule +
+                                               " (src.count " + std::to_string(sc) +
+                                               ", dst.count " + std::to_string(dc) + ", team " +
+                                               std::to_string(n) + ")");
+    };
+    switch (t) {
+        case UCC_COLL_TYPE_ALLREDUCE:
+            if (!inplace && sc != dc) {
+                return bad_count("src.count != dst.count");
+            }
+            break;
+        case UCC_COLL_TYPE_REDUCE:
+            if (is_root && !inplace && sc != dc) {
+                return bad_count("src.count != dst.count at the root");
+            }
+            break;
+        case UCC_COLL_TYPE_ALLGATHER:
+            if (!inplace && dc != mul_sat(n, sc)) {
+                return bad_count("dst.count != team size * src.count");
+            }
+            if (inplace && dc % n != 0) {
+                return bad_count("dst.count is not a multiple of the team size");
+            }
+            break;
+        case UCC_COLL_TYPE_ALLTOALL:
+            if (dc % n != 0) {
+                return bad_count("dst.count is not a multiple of the team size");
+            }
+            if (!inplace && sc != dc) {
+                return bad_count("src.count != dst.count");
+            }
+            break;
+        case UCC_COLL_TYPE_GATHER:
+            if (is_root && !inplace && dc != mul_sat(n, sc)) {
+                return bad_count("dst.count != team size * src.count at the root");
+            }
+            if (is_root && inplace && dc % n != 0) {
+                return bad_count("dst.count is not a multiple of the team size");
+            }
+            break;
+        case UCC_COLL_TYPE_SCATTER:
+            if (is_root && !inplace && sc != mul_sat(n, dc)) {
+                return bad_count("src.count != team size * dst.count at the root");
+            }
+            if (is_root && inplace && sc % n != 0) {
+                return bad_count("src.count is not a multiple of the team size");
+            }
+            break;
+        case UCC_COLL_TYPE_REDUCE_SCATTER:
+            if (!inplace && sc != mul_sat(n, dc)) {
+                return bad_count("src.count != team size * dst.count");
+            }
+            if (inplace && dc % n != 0) {
+                return bad_count("dst.count is not a multiple of the team size");
+            }
+            break;
+        case UCC_COLL_TYPE_REDUCE_SCATTERV:
+            if (!inplace) {
+                uint64_t total = 0;
+                for (uint32_t i = 0; i < n; ++i) {
+                    total += read_entry(a.dst.info_v.counts, c64, i);
+                }
+                if (sc != total) {
+                    return bad_count("src.count != the sum of dst counts");
+                }
+            }
+            break;
+        default:
+            break;
+    }
+    // V11
+    auto check_info = [&](const ucc_coll_buffer_info_t &b, size_t es, const char *which) {
+        uint64_t bytes = mul_sat(b.count, es);
+        if (bytes >= kMaxBytes) {
+            return fail(UCC_ERR_INVALID_PARAM,
+                        std::string(which) + ".count " + std::to_string(b.count) + " overflows");
+        }
+        if (bytes != 0 && b.buffer == nullptr) {
+            return fail(UCC_ERR_INVALID_PARAM,
+                        std::string(which) + ".buffer is NULL with count " + std::to_string(b.count));
+        }
+        return UCC_OK;
+    };
+    auto check_info_v = [&](const ucc_coll_buffer_info_v_t &b, size_t es, bool displs,
+                            const char *which) {
+        bool any = false;
+        for (uint32_t i = 0; i < n; ++i) {
+            uint64_t c = read_entry(b.counts, c64, i);
+            uint64_t d = displs ? read_entry(b.displacements, d64, i) : 0;
+            if (d > kMaxBytes - 1 - c || mul_sat(c + d, es) >= kMaxBytes) {
+                return fail(UCC_ERR_INVALID_PARAM, std::string(which) + " count/displacement of ep " +
+                                                       std::to_string(i) + " overflows");
+            }
+            any |= c != 0;
+        }
+        if (any && es != 0 && b.buffer == nullptr) {
+            return fail(UCC_ERR_INVALID_PARAM, std::string(which) + ".buffer is NULL");
+        }
+        return UCC_OK;
+    };
+    if (u.src) {
+        UCC_TRY(check_info(a.src.info, src_es, "src"));
+    }
+    if (u.dst) {
+        UCC_TRY(check_info(a.dst.info, dst_es, "dst"));
+    }
+    if (u.src_v) {
+        UCC_TRY(check_info_v(a.src.info_v, src_es, true, "src.info_v"));
+    }
+    if (u.dst_v || u.dst_v_nodispl) {
+        UCC_TRY(check_info_v(a.dst.info_v, dst_es, u.dst_v, "dst.info_v"));
+    }
+    // Total sizes that N-fold a count (root buffers) must fit as well.
+    if ((t == UCC_COLL_TYPE_ALLGATHER || t == UCC_COLL_TYPE_GATHER) && u.src &&
+        mul_sat(mul_sat(n, a.src.info.count), src_es) >= kMaxBytes) {
+        return fail(UCC_ERR_INVALID_PARAM, "team size * src.count overflows");
+    }
+    return UCC_OK;
+}
+
+void normalize_coll_args(const ucc_coll_args_t &a, uint32_t n, uint32_t rank, coll::Args *out) {
+    coll::Args &x = *out;
+    const ucc_coll_type_t t = a.coll_type;
+    const uint64_t flags = (a.mask & UCC_COLL_ARGS_FIELD_FLAGS) ? a.flags : 0;
+    x.type = t;
+    x.root = is_rooted(t) ? static_cast<uint32_t>(a.root) : 0;
+    const bool is_root = is_rooted(t) && a.root == rank;
+    x.inplace = (flags & UCC_COLL_ARGS_FLAG_IN_PLACE) && inplace_applies(t, is_root);
+    x.counts64 = (flags & UCC_COLL_ARGS_FLAG_COUNT_64BIT) != 0;
+    x.displs64 = (flags & UCC_COLL_ARGS_FLAG_DISPLACEMENTS_64BIT) != 0;
+    x.op = is_reduction(t) ? a.op : UCC_OP_SUM;
+    const Use u = buffers_used(t, x.inplace, is_root);
+    if (u.src) {
+        x.src = a.src.info.buffer;
+        x.src_count = a.src.info.count;
+        x.dt = a.src.info.datatype;
+        x.src_mem = a.src.info.mem_type;
+    } else if (u.src_v) {
+        x.src = a.src.info_v.buffer;
+        x.src_counts = a.src.info_v.counts;
+        x.src_displs = a.src.info_v.displacements;
+        x.dt = a.src.info_v.datatype;
+        x.src_mem = a.src.info_v.mem_type;
+    }
+    if (u.dst) {
+        x.dst = a.dst.info.buffer;
+        x.dst_count = a.dst.info.count;
+        x.dt = a.dst.info.datatype;
+        x.dst_mem = a.dst.info.mem_type;
+    } else if (u.dst_v || u.dst_v_nodispl) {
+        x.dst = a.dst.info_v.buffer;
+        x.dst_counts = a.dst.info_v.counts;
+        x.dst_displs = u.dst_v ? a.dst.info_v.displacements : nullptr;
+        x.dt = a.dst.info_v.datatype;
+        x.dst_mem = a.dst.info_v.mem_type;
+    }
+    if (u.src || u.src_v) {
+        x.dt = u.src ? a.src.info.datatype : a.src.info_v.datatype;
+    }
+    if (x.src_mem == UCC_MEMORY_TYPE_UNKNOWN) {
+        x.src_mem = UCC_MEMORY_TYPE_HOST;
+    }
+    if (x.dst_mem == UCC_MEMORY_TYPE_UNKNOWN) {
+        x.dst_mem = UCC_MEMORY_TYPE_HOST;
+    }
+    x.esize = (u.src || u.src_v || u.dst || u.dst_v || u.dst_v_nodispl) ? dt::size_of(x.dt) : 0;
+    x.generic = dt::is_generic(x.dt) ? reinterpret_cast<const void *>(x.dt & ~uint64_t{7}) : nullptr;
+    // The main count each algorithm works with.
+    switch (t) {
+        case UCC_COLL_TYPE_ALLREDUCE:
+            x.count = x.inplace ? x.dst_count : x.src_count;
+            break;
+        case UCC_COLL_TYPE_REDUCE:
+        case UCC_COLL_TYPE_BCAST:
+            x.count = u.src ? x.src_count : x.dst_count;
+            break;
+        case UCC_COLL_TYPE_ALLGATHER:
+        case UCC_COLL_TYPE_ALLTOALL:
+        case UCC_COLL_TYPE_REDUCE_SCATTER:
+            x.count = x.dst_count / (t == UCC_COLL_TYPE_REDUCE_SCATTER && !x.inplace ? 1 : n);
+            break;
+        case UCC_COLL_TYPE_GATHER:
+            x.count = u.src ? x.src_count : x.dst_count / n;
+            break;
+        case UCC_COLL_TYPE_SCATTER:
+            x.count = u.dst ? x.dst_count : x.src_count / n;
+            break;
+        default:
+            x.count = 0;
+            break;
+    }
+}
+
+bool coll_is_trivial(const coll::Args &a, uint32_t n) {
+    (void)n;
+    switch (a.type) {
+        case UCC_COLL_TYPE_ALLREDUCE:
+        case UCC_COLL_TYPE_ALLGATHER:
+        case UCC_COLL_TYPE_ALLTOALL:
+        case UCC_COLL_TYPE_BCAST:
+        case UCC_COLL_TYPE_GATHER:
+        case UCC_COLL_TYPE_REDUCE:
+        case UCC_COLL_TYPE_SCATTER:
+        case UCC_COLL_TYPE_REDUCE_SCATTER:
+            return a.count == 0 || a.esize == 0;
+        default:
+            return false;
+    }
+}
+
+}  // namespace ucc::core

@@ -1,0 +1,87 @@
+// Algorithm selection: a name forced by the context's `<COLL>_ALG` variable, or
+// a choice by message size and team size ("auto").
+#include <cctype>
+#include <string>
+
+#include "lib/coll/coll.h"
+#include "lib/core/core.h"
+
+namespace ucc::core {
+
+namespace {
+
+std::string alg_var(ucc_coll_type_t t) {
+    std::string name = coll_type_name(t);
+    for (char &ch : name) {
+        ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    }
+    return name + "_ALG";
+}
+
+const coll::Algorithm *find(std::span<const coll::Algorithm> table, const char *name) {
+    for (const coll::Algorithm &a : table) {
+        if (std::string(a.name) == name) {
+            return &a;
+        }
+    }
+    return nullptr;
+}
+
+// The default choice for each collective.
+const char *auto_choice(const Context &ctx, const coll::Args &a, uint32_t n) {
+    const uint64_t bytes = a.count * a.esize;
+    switch (a.type) {
+        case UCC_COLL_TYPE_ALLREDUCE:
+            if (bytes < static_cast<uint64_t>(ctx.config.get_int("ALLREDUCE_LARGE_MSG")) ||
+                a.count < n) {
+                return "recursive_doubling";
+            }
+            return n <= 8 ? "ring" : "rabenseifner";
+        case UCC_COLL_TYPE_ALLGATHER:
+            return bytes >= static_cast<uint64_t>(ctx.config.get_int("ALLGATHER_LARGE_MSG"))
+                       ? "ring"
+                       : "bruck";
+        case UCC_COLL_TYPE_ALLTOALL:
+            return n <= 16 && bytes <= 4096 ? "linear" : "pairwise";
+        case UCC_COLL_TYPE_BARRIER:
+            return "dissemination";
+        default:
+            return nullptr;
+    }
+}
+
+}  // namespace
+
+const coll::Algorithm *select_algorithm(const Context &ctx, const coll::Args &a, uint32_t size,
+                                        std::string *why) {
+    std::span<const coll::Algorithm> table = coll::algorithms(a.type);
+    if (table.empty()) {
+        *why = std::string("no algorithm implements ") + coll_type_name(a.type) + " yet";
+        return nullptr;
+    }
+    const std::string var = alg_var(a.type);
+    const std::string &forced = ctx.config.get(var);
+    const coll::Algorithm *alg = nullptr;
+    if (!forced.empty() && forced != "auto") {
+        alg = find(table, forced.c_str());
+        if (alg == nullptr) {
+            *why = "UCC_" + var + "=" + forced + ": no such " + coll_type_name(a.type) +
+                   " algorithm";
+            return nullptr;
+        }
+    } else {
+        const char *choice = auto_choice(ctx, a, size);
+        alg = choice != nullptr ? find(table, choice) : nullptr;
+        if (alg == nullptr) {
+            alg = &table[0];
+        }
+    }
+    if (!alg->supports(a, size)) {
+        *why = std::string(coll_type_name(a.type)) + " algorithm " + alg->name +
+               " cannot run these arguments";
+        return nullptr;
+    }
+    return alg;
+}
+
+}  // namespace ucc::core

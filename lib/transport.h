@@ -1,0 +1,142 @@
+// The one seam between the library and the world.
+//
+// Algorithms (lib/coll) and the core (lib/core) talk to a network only through
+// this interface; a transport (transports/sim, transports/ucx, ...) implements
+// it and never learns which collective is running.
+//
+// Model:
+//  * A transport object belongs to one UCC context. It has an address (an
+//    opaque byte string) that peers learn through the OOB exchange; `resolve`
+//    turns a peer's address into a `Peer` id used for all traffic.
+//  * Tagged point-to-point: `isend`/`irecv` with a 64-bit tag. Messages from one
+//    sender to one receiver with one tag are matched in posting order
+//    (non-overtaking). Nothing else about order is promised.
+//  * Every operation takes a caller-owned `Xfer` that must stay alive until it
+//    completes or is cancelled. Completion sets `Xfer::status` and calls the
+//    completion sink (if one is set) from inside `progress()` or, for
+//    operations that complete at once, before the posting call returns (then
+//    without calling the sink).
+//  * RMA: register memory, pack a remote key, put/get/atomic add against a
+//    peer's registered memory, flush to wait for remote completion.
+//  * `now()` is the transport's clock in seconds (virtual on the simulator).
+//  * `idle(deadline)`: the caller found nothing to do; a simulated transport
+//    blocks the calling rank until its next event or `deadline` (virtual
+//    seconds), a real one may return at once.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ucc/api/ucc.h"
+
+namespace ucc {
+
+using Peer = uint64_t;
+using Tag = uint64_t;
+
+struct Xfer;
+
+// Receives completions of asynchronous transfers.
+class CompletionSink {
+public:
+    virtual ~CompletionSink() = default;
+    virtual void on_complete(Xfer *x) = 0;
+};
+
+// A transfer request, owned by the caller (usually a collective's coroutine frame).
+struct Xfer {
+    ucc_status_t status = UCC_OPERATION_INITIALIZED;  // UCC_INPROGRESS while posted
+    size_t bytes = 0;                    // bytes actually received (recv) / sent (send)
+    void *owner = nullptr;               // for the sink: who waits on this transfer
+    void *transport_priv = nullptr;      // private to the transport (for cancel)
+    bool done() const { return status != UCC_INPROGRESS && status != UCC_OPERATION_INITIALIZED; }
+};
+
+// Registered memory, local side.
+struct MemRegion {
+    void *base = nullptr;
+    size_t length = 0;
+    void *transport_priv = nullptr;
+};
+
+// Compute-cost classes the simulator charges virtual time for.
+enum class Work : uint8_t { kCopy, kReduce };
+
+class Transport {
+public:
+    virtual ~Transport() = default;
+
+    // Human-readable name: "sim", "ucx", "self".
+    virtual const char *name() const = 0;
+
+    // ---- addressing ----
+    virtual size_t address_length() const = 0;
+    virtual void address(void *out) const = 0;
+    // Turn a peer's address (as exchanged through the OOB) into a Peer id.
+    virtual ucc_status_t resolve(const void *address, Peer *peer) = 0;
+    // This transport's own Peer id (what resolve() of its own address gives).
+    virtual Peer self() const = 0;
+
+    // ---- tagged point-to-point ----
+    virtual ucc_status_t isend(Peer peer, Tag tag, const void *buf, size_t bytes,
+                               ucc_memory_type_t mem, Xfer *x) = 0;
+    // `bytes` is the capacity of `buf`; a longer message is an error
+    // (UCC_ERR_NO_MESSAGE on the Xfer, the data truncated to nothing).
+    virtual ucc_status_t irecv(Peer peer, Tag tag, void *buf, size_t bytes,
+                               ucc_memory_type_t mem, Xfer *x) = 0;
+    // Withdraw a posted, not yet completed transfer. After cancel the transport
+    // never touches the Xfer or its buffer again. Cancelling a completed Xfer
+    // is a no-op.
+    virtual void cancel(Xfer *x) = 0;
+
+    // ---- RMA ----
+    virtual ucc_status_t mem_register(void *base, size_t length, MemRegion *region) = 0;
+    virtual void mem_deregister(MemRegion *region) = 0;
+    // Serialised remote key of a region, to hand to peers.
+    virtual std::vector<uint8_t> rkey_pack(const MemRegion &region) = 0;
+    // Write `bytes` from `src` into the peer's registered memory at `remote_addr`
+    // (an address inside the region whose packed key is `rkey`). Completes
+    // locally when `src` may be reused; remote completion needs flush().
+    virtual ucc_status_t put(Peer peer, const void *src, size_t bytes, uint64_t remote_addr,
+                             const std::vector<uint8_t> &rkey, Xfer *x) = 0;
+    virtual ucc_status_t get(Peer peer, void *dst, size_t bytes, uint64_t remote_addr,
+                             const std::vector<uint8_t> &rkey, Xfer *x) = 0;
+    // Atomically add `value` to the 64-bit word at `remote_addr`.
+    virtual ucc_status_t atomic_add(Peer peer, uint64_t remote_addr, uint64_t value,
+                                    const std::vector<uint8_t> &rkey, Xfer *x) = 0;
+    // Complete when every put/atomic issued so far to `peer` is visible there.
+    virtual ucc_status_t flush(Peer peer, Xfer *x) = 0;
+
+    // ---- progress and time ----
+    // Drive completions; returns how many transfers completed in this call.
+    virtual int progress() = 0;
+    virtual double now() const = 0;
+    virtual void idle(double deadline) = 0;
+    // Charge local compute (copies, reductions) to the clock; a real
+    // transport ignores it.
+    virtual void charge(Work kind, size_t bytes) = 0;
+    // True when payload bytes are not moved (timing-only simulation).
+    virtual bool timing_only() const { return false; }
+    // True once the world this transport lives in has given up (the simulator
+    // found a deadlock): nothing will ever complete; unwind with an error.
+    virtual bool aborted() const { return false; }
+
+    void set_sink(CompletionSink *sink) { sink_ = sink; }
+
+protected:
+    // Call when an Xfer completes asynchronously.
+    void complete(Xfer *x, ucc_status_t st) {
+        x->status = st;
+        if (sink_ != nullptr) {
+            sink_->on_complete(x);
+        }
+    }
+
+private:
+    CompletionSink *sink_ = nullptr;
+};
+
+}  // namespace ucc

@@ -1,0 +1,450 @@
+// Rules V1..V11 of model/VALIDITY.md, applied in order. Each rule is a small function that returns
+// a verdict when it fires; the first one that fires decides.
+#include "model/validity.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <vector>
+
+#include "model/datatypes.h"
+#include "model/reduce.h"
+
+namespace ucc::model {
+namespace {
+
+__extension__ typedef unsigned __int128 UInt128;
+
+constexpr UInt128 kMaxBytes = (UInt128{1} << 63) - 1;  // byte sizes must fit in 63 bits
+
+using Result = std::optional<Verdict>;
+
+Verdict verdict(ucc_status_t status, int rule, const std::string &why) {
+    return Verdict{status, rule, "V" + std::to_string(rule) + ": " + why};
+}
+
+Verdict invalid(int rule, const std::string &why) {
+    return verdict(UCC_ERR_INVALID_PARAM, rule, why);
+}
+
+bool has_flag(const ucc_coll_args_t &a, uint64_t flag) {
+    return (a.mask & UCC_COLL_ARGS_FIELD_FLAGS) != 0 && (a.flags & flag) != 0;
+}
+
+// One buffer description the calling rank uses.
+struct Used {
+    std::string name;                                  // "src" or "dst"
+    const ucc_coll_buffer_info_t *info = nullptr;      // set for an info buffer
+    const ucc_coll_buffer_info_v_t *info_v = nullptr;  // set for an info_v buffer
+    bool displacements = true;  // info_v only: reduce_scatterv's dst has none
+    bool block = false;         // info only: count is one rank's block (the team holds N of them)
+
+    ucc_datatype_t datatype() const { return info != nullptr ? info->datatype : info_v->datatype; }
+    ucc_memory_type_t mem_type() const {
+        return info != nullptr ? info->mem_type : info_v->mem_type;
+    }
+    void *buffer() const { return info != nullptr ? info->buffer : info_v->buffer; }
+};
+
+// How one buffer (src or dst) is described, when the calling rank uses it.
+enum class Desc {
+    kUnused,
+    kInfo,          // ucc_coll_buffer_info_t; count covers the whole buffer
+    kInfoBlock,     // ucc_coll_buffer_info_t; count is one rank's block (the team holds N of them)
+    kInfoV,         // ucc_coll_buffer_info_v_t with counts and displacements
+    kInfoVNoDispl,  // ucc_coll_buffer_info_v_t with counts only (reduce_scatterv dst)
+};
+
+struct Shape {
+    Desc src;
+    Desc dst;
+};
+
+// API.md §4.2: in place, src is not used (for rooted types: only at the root); reduce and
+// gather(v) use dst only at the root; scatter(v) use src only at the root and, in place, no dst
+// at the root; bcast uses only src and ignores IN_PLACE.
+Shape shape_of(ucc_coll_type_t type, bool in_place, bool is_root) {
+    const bool root_in_place = in_place && is_root;
+    switch (type) {
+        case UCC_COLL_TYPE_ALLGATHER:
+            return {in_place ? Desc::kUnused : Desc::kInfoBlock, Desc::kInfo};
+        case UCC_COLL_TYPE_ALLGATHERV:
+            return {in_place ? Desc::kUnused : Desc::kInfo, Desc::kInfoV};
+        case UCC_COLL_TYPE_ALLREDUCE:
+        case UCC_COLL_TYPE_ALLTOALL:
+            return {in_place ? Desc::kUnused : Desc::kInfo, Desc::kInfo};
+        case UCC_COLL_TYPE_ALLTOALLV:
+            return {in_place ? Desc::kUnused : Desc::kInfoV, Desc::kInfoV};
+        case UCC_COLL_TYPE_BCAST:
+            return {Desc::kInfo, Desc::kUnused};
+        case UCC_COLL_TYPE_GATHER:
+            return {root_in_place ? Desc::kUnused : Desc::kInfoBlock,
+                    is_root ? Desc::kInfo : Desc::kUnused};
+        case UCC_COLL_TYPE_GATHERV:
+            return {root_in_place ? Desc::kUnused : Desc::kInfo,
+                    is_root ? Desc::kInfoV : Desc::kUnused};
+        case UCC_COLL_TYPE_REDUCE:
+            return {root_in_place ? Desc::kUnused : Desc::kInfo,
+                    is_root ? Desc::kInfo : Desc::kUnused};
+        case UCC_COLL_TYPE_REDUCE_SCATTER:
+            return {in_place ? Desc::kUnused : Desc::kInfo,
+                    in_place ? Desc::kInfo : Desc::kInfoBlock};
+        case UCC_COLL_TYPE_REDUCE_SCATTERV:
+            return {in_place ? Desc::kUnused : Desc::kInfo, Desc::kInfoVNoDispl};
+        case UCC_COLL_TYPE_SCATTER:
+            return {is_root ? Desc::kInfo : Desc::kUnused,
+                    root_in_place ? Desc::kUnused : Desc::kInfoBlock};
+        case UCC_COLL_TYPE_SCATTERV:
+            return {is_root ? Desc::kInfoV : Desc::kUnused,
+                    root_in_place ? Desc::kUnused : Desc::kInfo};
+        default:  // BARRIER, FANIN, FANOUT
+            return {Desc::kUnused, Desc::kUnused};
+    }
+}
+
+// The buffer descriptions this rank uses, src first. Requires root < N for rooted types (V6).
+std::vector<Used> used_buffers(const ucc_coll_args_t &a, const TeamView &t) {
+    const Shape shape =
+        shape_of(a.coll_type, has_flag(a, UCC_COLL_ARGS_FLAG_IN_PLACE), a.root == t.rank);
+    std::vector<Used> used;
+    auto add = [&used](const char *name, Desc desc, const auto &buffer) {
+        Used u;
+        u.name = name;
+        switch (desc) {
+            case Desc::kUnused:
+                return;
+            case Desc::kInfo:
+            case Desc::kInfoBlock:
+                u.info = &buffer.info;
+                u.block = desc == Desc::kInfoBlock;
+                break;
+            case Desc::kInfoV:
+            case Desc::kInfoVNoDispl:
+                u.info_v = &buffer.info_v;
+                u.displacements = desc == Desc::kInfoV;
+                break;
+        }
+        used.push_back(u);
+    };
+    add("src", shape.src, a.src);
+    add("dst", shape.dst, a.dst);
+    return used;
+}
+
+const Used *find(const std::vector<Used> &used, const char *name) {
+    for (const Used &u : used) {
+        if (u.name == name) {
+            return &u;
+        }
+    }
+    return nullptr;
+}
+
+uint64_t v_entry(const ucc_coll_args_t &a, const void *array, uint32_t i, uint64_t flag_64bit) {
+    if (has_flag(a, flag_64bit)) {
+        return static_cast<const uint64_t *>(array)[i];
+    }
+    return static_cast<const uint32_t *>(array)[i];
+}
+
+uint64_t v_count(const ucc_coll_args_t &a, const ucc_coll_buffer_info_v_t &v, uint32_t i) {
+    return v_entry(a, v.counts, i, UCC_COLL_ARGS_FLAG_COUNT_64BIT);
+}
+
+uint64_t v_displacement(const ucc_coll_args_t &a, const ucc_coll_buffer_info_v_t &v, uint32_t i) {
+    return v_entry(a, v.displacements, i, UCC_COLL_ARGS_FLAG_DISPLACEMENTS_64BIT);
+}
+
+UInt128 sum_counts(const ucc_coll_args_t &a, const ucc_coll_buffer_info_v_t &v, uint32_t n) {
+    UInt128 sum = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+        sum += v_count(a, v, i);
+    }
+    return sum;
+}
+
+std::string str(UInt128 v) {
+    std::string s;
+    do {
+        s.insert(s.begin(), static_cast<char>('0' + static_cast<int>(v % 10)));
+        v /= 10;
+    } while (v != 0);
+    return s;
+}
+
+// ---- the rules
+
+Result v1_coll_type(const ucc_coll_args_t &a) {
+    if (!is_coll_type(static_cast<uint64_t>(a.coll_type))) {
+        return invalid(1, "coll_type " + std::to_string(static_cast<uint64_t>(a.coll_type)) +
+                              " is not one of the 16 UCC_COLL_TYPE_* bits");
+    }
+    return {};
+}
+
+Result v2_error_type(const ucc_coll_args_t &a) {
+    const auto e = static_cast<int64_t>(a.error_type);
+    if (e != UCC_ERR_TYPE_LOCAL && e != UCC_ERR_TYPE_GLOBAL) {
+        return invalid(2, "error_type " + std::to_string(e) + " is neither LOCAL nor GLOBAL");
+    }
+    return {};
+}
+
+Result v3_timeout(const ucc_coll_args_t &a) {
+    if (has_flag(a, UCC_COLL_ARGS_FLAG_TIMEOUT) && (!std::isfinite(a.timeout) || a.timeout <= 0)) {
+        return invalid(3, "FLAG_TIMEOUT with timeout " + std::to_string(a.timeout));
+    }
+    return {};
+}
+
+Result v4_tag(const ucc_coll_args_t &a, const TeamView &t) {
+    if (!t.ordered && (a.mask & UCC_COLL_ARGS_FIELD_TAG) == 0) {
+        return invalid(4, "unordered team and no UCC_COLL_ARGS_FIELD_TAG");
+    }
+    return {};
+}
+
+Result v5_active_set(const ucc_coll_args_t &a, const TeamView &t) {
+    if ((a.mask & UCC_COLL_ARGS_FIELD_ACTIVE_SET) == 0) {
+        return {};
+    }
+    if (a.coll_type != UCC_COLL_TYPE_BCAST) {
+        return verdict(UCC_ERR_NOT_SUPPORTED, 5,
+                       "active set with " + coll_name(static_cast<uint64_t>(a.coll_type)));
+    }
+    const uint64_t n = t.size, start = a.active_set.start, size = a.active_set.size;
+    if (size == 0 || size > n) {
+        return invalid(5, "active set size " + std::to_string(size) + " not in [1, team size]");
+    }
+    if (start >= n) {
+        return invalid(5, "active set start " + std::to_string(start) + " >= team size");
+    }
+    // member i = (start + i * stride) mod n, with stride reduced into [0, n).
+    const auto sn = static_cast<int64_t>(n);
+    const auto step = static_cast<uint64_t>(((a.active_set.stride % sn) + sn) % sn);
+    std::vector<bool> member(n, false);
+    for (uint64_t i = 0; i < size; ++i) {
+        const uint64_t m = (start + i * step) % n;
+        if (member[m]) {
+            return invalid(5, "active set selects rank " + std::to_string(m) + " twice");
+        }
+        member[m] = true;
+    }
+    if (a.root >= n || !member[a.root]) {
+        return invalid(5, "root " + std::to_string(a.root) + " is not in the active set");
+    }
+    if (!member[t.rank]) {
+        return invalid(5,
+                       "the calling rank " + std::to_string(t.rank) + " is not in the active set");
+    }
+    return {};
+}
+
+Result v6_root(const ucc_coll_args_t &a, const TeamView &t) {
+    if (is_rooted(a.coll_type) && a.root >= t.size) {
+        return invalid(
+            6, "root " + std::to_string(a.root) + " >= team size " + std::to_string(t.size));
+    }
+    return {};
+}
+
+Result v7_descriptions(const std::vector<Used> &used) {
+    for (const Used &u : used) {
+        const ucc_datatype_t dt = u.datatype();
+        const bool dt_ok =
+            is_predefined_dt(dt) || (is_generic_dt(dt) && generic_ops(dt) != nullptr);
+        if (!dt_ok) {
+            return invalid(7, u.name + " datatype " + std::to_string(dt) + " is not valid");
+        }
+        const auto mem = static_cast<int64_t>(u.mem_type());
+        if (mem < UCC_MEMORY_TYPE_HOST || mem > UCC_MEMORY_TYPE_UNKNOWN) {
+            return invalid(7, u.name + " mem_type " + std::to_string(mem) + " is not valid");
+        }
+        if (u.info_v != nullptr && u.info_v->counts == nullptr) {
+            return invalid(7, u.name + ".info_v.counts is NULL");
+        }
+        if (u.info_v != nullptr && u.displacements && u.info_v->displacements == nullptr) {
+            return invalid(7, u.name + ".info_v.displacements is NULL");
+        }
+    }
+    return {};
+}
+
+Result v8_reduction(const ucc_coll_args_t &a, const std::vector<Used> &used) {
+    if (!is_reduction(a.coll_type)) {
+        return {};
+    }
+    const Used *src = find(used, "src");
+    const Used *dst = find(used, "dst");
+    if (src != nullptr && dst != nullptr && src->datatype() != dst->datatype()) {
+        return invalid(8, "src datatype " + dt_name(src->datatype()) + " differs from dst " +
+                              dt_name(dst->datatype()));
+    }
+    const ucc_datatype_t dt = src != nullptr ? src->datatype() : dst->datatype();
+    if (is_predefined_dt(dt)) {
+        if (static_cast<uint64_t>(a.op) >= UCC_OP_LAST) {
+            return invalid(8, op_name(a.op) + " is not a reduction op");
+        }
+        if (!op_supported(dt, a.op)) {
+            return verdict(UCC_ERR_NOT_SUPPORTED, 8,
+                           op_name(a.op) + " is not supported on " + dt_name(dt));
+        }
+        return {};
+    }
+    const ucc_generic_dt_ops_t *ops = generic_ops(dt);
+    const bool reducible = (ops->mask & UCC_GENERIC_DT_OPS_FIELD_FLAGS) != 0 &&
+                           (ops->flags & UCC_GENERIC_DT_OPS_FLAG_REDUCE) != 0 &&
+                           ops->reduce.cb != nullptr;
+    if (!reducible) {
+        return verdict(UCC_ERR_NOT_SUPPORTED, 8, "generic datatype without a reduce callback");
+    }
+    return {};
+}
+
+Result v9_element_sizes(const ucc_coll_args_t &a, const std::vector<Used> &used) {
+    const Used *src = find(used, "src");
+    const Used *dst = find(used, "dst");
+    if (is_reduction(a.coll_type) || src == nullptr || dst == nullptr) {
+        return {};
+    }
+    const size_t s = element_size(src->datatype()), d = element_size(dst->datatype());
+    if (s != d) {
+        return invalid(
+            9, "src element size " + std::to_string(s) + " differs from dst " + std::to_string(d));
+    }
+    return {};
+}
+
+// V10 fires with `what` (the requirement that failed) unless `holds`.
+Result require(bool holds, const char *what) {
+    if (holds) {
+        return {};
+    }
+    return invalid(10, std::string("required ") + what);
+}
+
+Result v10_counts(const ucc_coll_args_t &a, const TeamView &t) {
+    const bool in_place = has_flag(a, UCC_COLL_ARGS_FLAG_IN_PLACE);
+    const bool is_root = a.root == t.rank;
+    const UInt128 n = t.size;
+    // Read lazily: a count is read only by a requirement for which that buffer is used.
+    const auto src = [&a] { return UInt128{a.src.info.count}; };
+    const auto dst = [&a] { return UInt128{a.dst.info.count}; };
+    switch (a.coll_type) {
+        case UCC_COLL_TYPE_ALLREDUCE:
+            return in_place ? Result{}
+                            : require(src() == dst(), "allreduce src.count == dst.count");
+        case UCC_COLL_TYPE_REDUCE:
+            return !is_root || in_place ? Result{}
+                                        : require(src() == dst(), "reduce src.count == dst.count");
+        case UCC_COLL_TYPE_ALLGATHER:
+            return in_place ? require(dst() % n == 0, "in-place allgather dst.count % N == 0")
+                            : require(dst() == n * src(), "allgather dst.count == N * src.count");
+        case UCC_COLL_TYPE_ALLTOALL:
+            if (dst() % n != 0) {
+                return require(false, "alltoall dst.count % N == 0");
+            }
+            return in_place ? Result{} : require(src() == dst(), "alltoall src.count == dst.count");
+        case UCC_COLL_TYPE_GATHER:
+            if (!is_root) {
+                return {};
+            }
+            return in_place ? require(dst() % n == 0, "in-place gather dst.count % N == 0")
+                            : require(dst() == n * src(), "gather dst.count == N * src.count");
+        case UCC_COLL_TYPE_SCATTER:
+            if (!is_root) {
+                return {};
+            }
+            return in_place ? require(src() % n == 0, "in-place scatter src.count % N == 0")
+                            : require(src() == n * dst(), "scatter src.count == N * dst.count");
+        case UCC_COLL_TYPE_REDUCE_SCATTER:
+            return in_place
+                       ? require(dst() % n == 0, "in-place reduce_scatter dst.count % N == 0")
+                       : require(src() == n * dst(), "reduce_scatter src.count == N * dst.count");
+        case UCC_COLL_TYPE_REDUCE_SCATTERV:
+            return in_place ? Result{}
+                            : require(src() == sum_counts(a, a.dst.info_v, t.size),
+                                      "reduce_scatterv src.count == sum of dst counts");
+        default:
+            return {};
+    }
+}
+
+Result v11_sizes(const ucc_coll_args_t &a, const TeamView &t, const std::vector<Used> &used) {
+    const bool in_place = has_flag(a, UCC_COLL_ARGS_FLAG_IN_PLACE);
+    for (const Used &u : used) {
+        const UInt128 esize = element_size(u.datatype());
+        UInt128 extent = 0;  // bytes of this buffer the rank touches
+        if (u.info != nullptr) {
+            extent = u.info->count * esize;
+            const UInt128 team_bytes = u.block ? extent * t.size : extent;
+            if (team_bytes > kMaxBytes) {
+                return invalid(11, u.name + " byte size " + str(team_bytes) + " overflows");
+            }
+        } else if (u.displacements) {
+            for (uint32_t i = 0; i < t.size; ++i) {
+                const uint64_t count = v_count(a, *u.info_v, i);
+                if (count == 0) {
+                    continue;  // a zero-count block touches nothing; its displacement is unused
+                }
+                const UInt128 end = (UInt128{v_displacement(a, *u.info_v, i)} + count) * esize;
+                if (end > kMaxBytes) {
+                    return invalid(11, u.name + " block " + std::to_string(i) + " ends at byte " +
+                                           str(end) + ", which overflows");
+                }
+                extent = std::max(extent, end);
+            }
+        } else {  // reduce_scatterv dst: T = sum of counts, no displacements
+            const UInt128 total = sum_counts(a, *u.info_v, t.size) * esize;
+            if (total > kMaxBytes) {
+                return invalid(11, u.name + " byte size " + str(total) + " overflows");
+            }
+            extent = in_place ? total : v_count(a, *u.info_v, t.rank) * esize;
+        }
+        if (u.buffer() == nullptr && extent != 0) {
+            return invalid(11, u.name + " buffer is NULL for " + str(extent) + " bytes");
+        }
+    }
+    return {};
+}
+
+}  // namespace
+
+Verdict validate(const ucc_coll_args_t &a, const TeamView &t) {
+    if (t.size == 0 || t.rank >= t.size) {
+        throw std::invalid_argument("ucc::model::validate: rank " + std::to_string(t.rank) +
+                                    " of a team of " + std::to_string(t.size));
+    }
+    const std::vector<Used> used = used_buffers(a, t);
+    const std::function<Result()> rules[] = {
+        [&] { return v1_coll_type(a); },
+        [&] { return v2_error_type(a); },
+        [&] { return v3_timeout(a); },
+        [&] { return v4_tag(a, t); },
+        [&] { return v5_active_set(a, t); },
+        [&] { return v6_root(a, t); },
+        [&] { return v7_descriptions(used); },
+        [&] { return v8_reduction(a, used); },
+        [&] { return v9_element_sizes(a, used); },
+        [&] { return v10_counts(a, t); },
+        [&] { return v11_sizes(a, t, used); },
+    };
+    for (const auto &rule : rules) {
+        if (Result verdict = rule()) {
+            return *verdict;
+        }
+    }
+    return Verdict{UCC_OK, 0, ""};
+}
+
+ucc_status_t expected_init_status(const ucc_coll_args_t &a, const TeamView &t, std::string *why) {
+    Verdict v = validate(a, t);
+    if (why != nullptr) {
+        *why = std::move(v.why);
+    }
+    return v.status;
+}
+
+}  // namespace ucc::model

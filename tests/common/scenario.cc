@@ -1,0 +1,459 @@
+#include "tests/common/scenario.h"
+
+#include <cctype>
+#include <cstring>
+#include <sstream>
+
+#include "lib/dt/dt.h"
+#include "lib/dt/half.h"
+#include "model/oracle.h"
+#include "transports/sim/network.h"
+
+namespace ucc::testkit {
+
+namespace {
+
+constexpr size_t kGuard = 64;
+constexpr uint8_t kGuardByte = 0xA5;
+
+uint64_t mix(uint64_t x) {
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+// A guarded allocation: [guard][payload][guard].
+struct Region {
+    std::vector<uint8_t> mem;
+    size_t bytes = 0;
+    uint8_t *data() { return mem.data() + kGuard; }
+    void alloc(size_t b) {
+        bytes = b;
+        mem.assign(b + 2 * kGuard, kGuardByte);
+    }
+};
+
+bool is_float(ucc_datatype_t dt) {
+    return dt == UCC_DT_FLOAT16 || dt == UCC_DT_BFLOAT16 || dt == UCC_DT_FLOAT32 ||
+           dt == UCC_DT_FLOAT64 || dt == UCC_DT_FLOAT128;
+}
+bool is_complex(ucc_datatype_t dt) {
+    return dt == UCC_DT_FLOAT32_COMPLEX || dt == UCC_DT_FLOAT64_COMPLEX ||
+           dt == UCC_DT_FLOAT128_COMPLEX;
+}
+
+void store_real(ucc_datatype_t dt, uint8_t *p, double v) {
+    switch (dt) {
+        case UCC_DT_FLOAT16: {
+            uint16_t h = dt::float_to_half(static_cast<float>(v));
+            std::memcpy(p, &h, 2);
+            break;
+        }
+        case UCC_DT_BFLOAT16: {
+            uint16_t h = dt::float_to_bfloat16(static_cast<float>(v));
+            std::memcpy(p, &h, 2);
+            break;
+        }
+        case UCC_DT_FLOAT32:
+        case UCC_DT_FLOAT32_COMPLEX: {
+            float f = static_cast<float>(v);
+            std::memcpy(p, &f, 4);
+            break;
+        }
+        case UCC_DT_FLOAT64:
+        case UCC_DT_FLOAT64_COMPLEX:
+            std::memcpy(p, &v, 8);
+            break;
+        default: {  // long double: 10 value bytes, padding zero
+            long double l = v;
+            std::memset(p, 0, 16);
+            std::memcpy(p, &l, 10);
+            break;
+        }
+    }
+}
+
+// Inputs whose reduction is exact in every order for floats (small integers,
+// bounded sums, products of magnitude <= 16), random bits for integers.
+void fill(uint8_t *p, ucc_datatype_t dt, ucc_reduction_op_t op, uint64_t count, uint32_t rank,
+          uint64_t seed) {
+    const size_t es = dt::size_of(dt);
+    for (uint64_t i = 0; i < count; ++i) {
+        uint64_t h = mix(seed ^ mix(rank * 0x100000001ull + i));
+        uint8_t *e = p + i * es;
+        if (!is_float(dt) && !is_complex(dt)) {
+            for (size_t b = 0; b < es; ++b) {
+                e[b] = static_cast<uint8_t>(mix(h + b));
+            }
+            continue;
+        }
+        double re = 0;
+        double im = 0;
+        switch (op) {
+            case UCC_OP_PROD:
+                re = (h % 4 == 0) ? -1 : 1;
+                if (rank < 4 && h % 3 == 0) {
+                    re *= 2;
+                }
+                if (is_complex(dt) && h % 5 == 0) {
+                    im = re;
+                    re = 0;
+                }
+                break;
+            case UCC_OP_MAX:
+            case UCC_OP_MIN:
+                re = static_cast<double>(h % 201) - 100;
+                break;
+            default:  // SUM, AVG: at most one rank in 8 contributes to an index
+                if (rank % 8 == i % 8) {
+                    re = static_cast<double>(h % 3) - 1;
+                    im = static_cast<double>((h >> 8) % 3) - 1;
+                }
+                break;
+        }
+        if (is_complex(dt)) {
+            size_t half = es / 2;
+            store_real(dt, e, re);
+            store_real(dt, e + half, im);
+        } else {
+            store_real(dt, e, re);
+        }
+    }
+}
+
+// Signed zeros of floating reductions depend on the order of operations, which
+// legitimately differs between the model's sequential fold and a tree: compare
+// -0 and +0 as equal (every other bit must match).
+void canonical_zeros(ucc_datatype_t dt, uint8_t *p, uint64_t count) {
+    if (!is_float(dt) && !is_complex(dt)) {
+        return;
+    }
+    const size_t es = dt::size_of(dt);
+    const size_t part = is_complex(dt) ? es / 2 : es;
+    const size_t value_bytes = part == 16 ? 10 : part;  // long double: 10 value bytes
+    for (uint64_t i = 0; i < count * es / part; ++i) {
+        uint8_t *v = p + i * part;
+        bool zero = (v[value_bytes - 1] & 0x7f) == 0;
+        for (size_t b = 0; zero && b + 1 < value_bytes; ++b) {
+            zero = v[b] == 0;
+        }
+        if (zero) {
+            v[value_bytes - 1] = 0;
+        }
+    }
+}
+
+std::string upper(const char *s) {
+    std::string u(s);
+    for (char &c : u) {
+        c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    }
+    return u;
+}
+
+const char *type_name(ucc_coll_type_t t) {
+    switch (t) {
+        case UCC_COLL_TYPE_ALLREDUCE:
+            return "allreduce";
+        case UCC_COLL_TYPE_BCAST:
+            return "bcast";
+        case UCC_COLL_TYPE_REDUCE:
+            return "reduce";
+        case UCC_COLL_TYPE_BARRIER:
+            return "barrier";
+        case UCC_COLL_TYPE_ALLGATHER:
+            return "allgather";
+        case UCC_COLL_TYPE_ALLTOALL:
+            return "alltoall";
+        default:
+            return "other";
+    }
+}
+
+struct RankData {
+    Region src;
+    Region dst;
+    ucc_coll_args_t args{};
+    ucc_status_t status = UCC_OK;
+    std::string error;
+};
+
+// Counts of rank r's buffers.
+void counts_of(const Scenario &s, uint64_t *src_count, uint64_t *dst_count) {
+    *src_count = 0;
+    *dst_count = 0;
+    switch (s.type) {
+        case UCC_COLL_TYPE_ALLREDUCE:
+        case UCC_COLL_TYPE_REDUCE:
+            *src_count = s.count;
+            *dst_count = s.count;
+            break;
+        case UCC_COLL_TYPE_BCAST:
+            *src_count = s.count;
+            break;
+        case UCC_COLL_TYPE_ALLGATHER:
+            *src_count = s.count;
+            *dst_count = s.count * s.n;
+            break;
+        case UCC_COLL_TYPE_ALLTOALL:
+            *src_count = s.count * s.n;
+            *dst_count = s.count * s.n;
+            break;
+        default:
+            break;
+    }
+}
+
+// Inputs of post `post` on rank r: a pure function of (scenario, rank, post).
+void fill_inputs(const Scenario &s, RankData &d, uint32_t r, uint32_t post) {
+    const size_t es = dt::size_of(s.dt);
+    uint64_t src_count;
+    uint64_t dst_count;
+    counts_of(s, &src_count, &dst_count);
+    const uint64_t vseed = s.value_seed + post * 1000003ull;
+    fill(d.src.data(), s.dt, s.op, src_count, r, vseed);
+    if (s.inplace) {
+        if (s.type == UCC_COLL_TYPE_ALLGATHER) {
+            fill(d.dst.data() + r * s.count * es, s.dt, s.op, s.count, r, vseed);
+        } else {
+            fill(d.dst.data(), s.dt, s.op, dst_count, r, vseed);
+        }
+    }
+    if (s.type == UCC_COLL_TYPE_BCAST && r != s.root) {
+        fill(d.src.data(), s.dt, s.op, src_count, r + 5555, vseed);  // to be overwritten
+    }
+}
+
+// Allocates buffers (stale dst contents, guards) and builds args for every rank.
+void prepare(const Scenario &s, std::vector<RankData> &ranks) {
+    const size_t es = dt::size_of(s.dt);
+    uint64_t src_count;
+    uint64_t dst_count;
+    counts_of(s, &src_count, &dst_count);
+    for (uint32_t r = 0; r < s.n; ++r) {
+        RankData &d = ranks[r];
+        d.src.alloc(src_count * es);
+        d.dst.alloc(dst_count * es);
+        fill(d.dst.data(), s.dt, s.op, dst_count, r + 7777, s.value_seed);  // stale contents
+        fill_inputs(s, d, r, 0);
+        ucc_coll_args_t &a = d.args;
+        std::memset(&a, 0, sizeof(a));
+        a.mask = UCC_COLL_ARGS_FIELD_FLAGS;
+        a.coll_type = s.type;
+        a.flags = (s.inplace ? UCC_COLL_ARGS_FLAG_IN_PLACE : 0) |
+                  (s.posts > 1 ? UCC_COLL_ARGS_FLAG_PERSISTENT : 0);
+        a.root = s.root;
+        a.op = s.op;
+        a.src.info = {d.src.data(), src_count, s.dt, UCC_MEMORY_TYPE_HOST};
+        a.dst.info = {d.dst.data(), dst_count, s.dt, UCC_MEMORY_TYPE_HOST};
+        if (s.type == UCC_COLL_TYPE_REDUCE && r != s.root) {
+            a.dst.info = {nullptr, 0, s.dt, UCC_MEMORY_TYPE_HOST};
+        }
+    }
+}
+
+// One rank's whole program: lib, context, team, the collective (posted
+// `posts` times, each rank re-filling its own inputs before a re-post), teardown.
+struct Shared {
+    const Scenario *s;
+    std::vector<RankData> *ranks;
+    std::vector<std::vector<std::vector<uint8_t>>> *snapshots;  // [post][rank] expected dst image
+    std::vector<std::string> *errors;
+};
+
+#define CHECK_UCC(call)                                                                    \
+    do {                                                                                   \
+        ucc_status_t st_ = (call);                                                         \
+        if (st_ != UCC_OK) {                                                               \
+            d.error = std::string(#call) + " -> " + ucc_status_string(st_);               \
+            return;                                                                        \
+        }                                                                                  \
+    } while (0)
+
+void rank_program(const Shared &sh, uint32_t rank) {
+    const Scenario &s = *sh.s;
+    RankData &d = (*sh.ranks)[rank];
+    ucc_lib_config_h lcfg;
+    CHECK_UCC(ucc_lib_config_read(nullptr, nullptr, &lcfg));
+    ucc_lib_params_t lp{};
+    lp.mask = UCC_LIB_PARAM_FIELD_THREAD_MODE;
+    lp.thread_mode = UCC_THREAD_SINGLE;
+    ucc_lib_h lib;
+    ucc_status_t st = ucc_init(&lp, lcfg, &lib);
+    ucc_lib_config_release(lcfg);
+    if (st != UCC_OK) {
+        d.error = "ucc_init failed";
+        return;
+    }
+    ucc_context_config_h ccfg;
+    CHECK_UCC(ucc_context_config_read(lib, nullptr, &ccfg));
+    std::string var = upper(type_name(s.type)) + "_ALG";
+    CHECK_UCC(ucc_context_config_modify(ccfg, nullptr, var.c_str(), s.alg.c_str()));
+    CHECK_UCC(ucc_context_config_modify(ccfg, nullptr, "KNOMIAL_RADIX",
+                                        std::to_string(s.radix).c_str()));
+    ucc_context_params_t cp{};
+    cp.mask = UCC_CONTEXT_PARAM_FIELD_OOB;
+    CHECK_UCC(sim::oob(&cp.oob));
+    ucc_context_h ctx;
+    st = ucc_context_create(lib, &cp, ccfg, &ctx);
+    ucc_context_config_release(ccfg);
+    if (st != UCC_OK) {
+        d.error = "ucc_context_create failed";
+        return;
+    }
+    ucc_team_params_t tp{};
+    if (s.team_ep_map) {
+        tp.mask = UCC_TEAM_PARAM_FIELD_EP_MAP | UCC_TEAM_PARAM_FIELD_EP |
+                  UCC_TEAM_PARAM_FIELD_EP_RANGE;
+        tp.ep_map.type = UCC_EP_MAP_FULL;
+        tp.ep_map.ep_num = s.n;
+        tp.ep = rank;
+        tp.ep_range = UCC_COLLECTIVE_EP_RANGE_CONTIG;
+    } else {
+        tp.mask = UCC_TEAM_PARAM_FIELD_OOB | UCC_TEAM_PARAM_FIELD_EP |
+                  UCC_TEAM_PARAM_FIELD_EP_RANGE;
+        CHECK_UCC(sim::oob(&tp.oob));
+        tp.ep = rank;
+        tp.ep_range = UCC_COLLECTIVE_EP_RANGE_CONTIG;
+    }
+    ucc_team_h team;
+    CHECK_UCC(ucc_team_create_post(&ctx, 1, &tp, &team));
+    while ((st = ucc_team_create_test(team)) == UCC_INPROGRESS) {
+    }
+    if (st != UCC_OK) {
+        d.error = std::string("team creation: ") + ucc_status_string(st);
+        return;
+    }
+    ucc_coll_req_h req = nullptr;
+    for (uint32_t post = 0; post < s.posts; ++post) {
+        if (post > 0) {
+            fill_inputs(s, d, rank, post);  // persistent: new inputs, same buffers
+        } else {
+            st = ucc_collective_init(&d.args, &req, team);
+            if (st != UCC_OK) {
+                d.error = std::string("ucc_collective_init: ") + ucc_status_string(st);
+                return;
+            }
+        }
+        CHECK_UCC(ucc_collective_post(req));
+        while ((st = ucc_collective_test(req)) == UCC_INPROGRESS) {
+            ucc_context_progress(ctx);
+        }
+        if (st != UCC_OK) {
+            d.status = st;
+            d.error = std::string("collective completed with ") + ucc_status_string(st);
+            ucc_collective_finalize(req);
+            return;
+        }
+        // Check this iteration, then prepare the next one's inputs (only this
+        // rank's memory is touched, and only after it completed).
+        const std::vector<uint8_t> &want = (*sh.snapshots)[post][rank];
+        std::vector<uint8_t> got = d.src.mem;
+        got.insert(got.end(), d.dst.mem.begin(), d.dst.mem.end());
+        std::vector<uint8_t> want_c = want;
+        if (coll_has_reduction(s.type)) {
+            const size_t at = d.src.mem.size() + kGuard;
+            canonical_zeros(s.dt, got.data() + at, d.dst.bytes / dt::size_of(s.dt));
+            canonical_zeros(s.dt, want_c.data() + at, d.dst.bytes / dt::size_of(s.dt));
+        }
+        if (got != want_c) {
+            size_t i = 0;
+            while (i < got.size() && got[i] == want_c[i]) {
+                ++i;
+            }
+            std::ostringstream os;
+            os << "post " << post << ": rank " << rank << " memory differs from the model at byte "
+               << i << " of " << got.size() << " (src+dst with " << kGuard << "-byte guards)";
+            (*sh.errors)[rank] = os.str();
+        }
+    }
+    CHECK_UCC(ucc_collective_finalize(req));
+    while ((st = ucc_team_destroy(team)) == UCC_INPROGRESS) {
+    }
+    CHECK_UCC(st);
+    CHECK_UCC(ucc_context_destroy(ctx));
+    CHECK_UCC(ucc_finalize(lib));
+}
+
+}  // namespace
+
+bool coll_has_reduction(ucc_coll_type_t t) {
+    return t == UCC_COLL_TYPE_ALLREDUCE || t == UCC_COLL_TYPE_REDUCE;
+}
+
+std::string describe(const Scenario &s) {
+    std::ostringstream os;
+    os << type_name(s.type) << " n=" << s.n << " dt=" << dt::name(s.dt) << " op=" << dt::op_name(s.op)
+       << " count=" << s.count << " root=" << s.root << " inplace=" << s.inplace
+       << " alg=" << s.alg << " radix=" << s.radix << " posts=" << s.posts
+       << " ep_map=" << s.team_ep_map << " network=" << s.network << " seed=" << s.seed;
+    return os.str();
+}
+
+Outcome run_scenario(const Scenario &s) {
+    Outcome out;
+    std::vector<RankData> ranks(s.n);
+    std::vector<std::vector<std::vector<uint8_t>>> snapshots(s.posts);
+    // Expected images of every post are computed up front: inputs of post k are
+    // a pure function of (rank, k), so re-filling reproduces them exactly. The
+    // dst image after post k is the state post k+1 starts from.
+    prepare(s, ranks);
+    for (uint32_t post = 0; post < s.posts; ++post) {
+        if (post > 0) {
+            for (uint32_t r = 0; r < s.n; ++r) {
+                size_t sb = ranks[r].src.mem.size();
+                const std::vector<uint8_t> &img = snapshots[post - 1][r];
+                std::memcpy(ranks[r].dst.mem.data(), img.data() + sb, ranks[r].dst.mem.size());
+                fill_inputs(s, ranks[r], r, post);
+            }
+        }
+        std::vector<ucc_coll_args_t> args(s.n);
+        for (uint32_t r = 0; r < s.n; ++r) {
+            args[r] = ranks[r].args;
+        }
+        model::Expected e = model::expected(s.n, args);
+        snapshots[post].resize(s.n);
+        for (uint32_t r = 0; r < s.n; ++r) {
+            RankData &d = ranks[r];
+            std::vector<uint8_t> img =
+                model::expected_image(d.src.mem.data(), d.src.mem.size(), e.writes[r]);
+            std::vector<uint8_t> dimg =
+                model::expected_image(d.dst.mem.data(), d.dst.mem.size(), e.writes[r]);
+            img.insert(img.end(), dimg.begin(), dimg.end());
+            snapshots[post][r] = std::move(img);
+        }
+    }
+    prepare(s, ranks);
+    std::vector<std::string> errors(s.n);
+    Shared sh{&s, &ranks, &snapshots, &errors};
+
+    sim::ClusterParams cp;
+    cp.n_ranks = s.n;
+    cp.seed = s.seed;
+    std::string err;
+    if (sim::parse_network(s.network.c_str(), &cp.net, &err) != UCC_OK) {
+        out.failure = "bad network: " + err;
+        return out;
+    }
+    out.run = sim::run(cp, [&sh](uint32_t rank) { rank_program(sh, rank); });
+    if (out.run.status != UCC_OK) {
+        out.failure = "simulation failed: " + std::string(ucc_status_string(out.run.status)) +
+                      "\n" + out.run.report;
+        return out;
+    }
+    for (uint32_t r = 0; r < s.n; ++r) {
+        if (!ranks[r].error.empty()) {
+            out.failure = "rank " + std::to_string(r) + ": " + ranks[r].error;
+            return out;
+        }
+        if (!errors[r].empty()) {
+            out.failure = errors[r];
+            return out;
+        }
+        out.dst.emplace_back(ranks[r].dst.data(), ranks[r].dst.data() + ranks[r].dst.bytes);
+    }
+    return out;
+}
+
+}  // namespace ucc::testkit

@@ -1,0 +1,155 @@
+// Network model: presets, spec parsing (units, errors), printed form.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "transports/sim/network.h"
+
+namespace ucc::sim {
+namespace {
+
+NetworkModel parse_ok(const char *spec) {
+    NetworkModel m;
+    std::string err;
+    EXPECT_EQ(parse_network(spec, &m, &err), UCC_OK) << spec << ": " << err;
+    return m;
+}
+
+std::string parse_err(const char *spec) {
+    NetworkModel m;
+    m.ranks_per_node = 12345;
+    std::string err;
+    EXPECT_EQ(parse_network(spec, &m, &err), UCC_ERR_INVALID_PARAM) << spec;
+    EXPECT_EQ(m.ranks_per_node, 12345u) << "output changed on error: " << spec;
+    return err;
+}
+
+TEST(SimNetwork, HdrIsTheDefault) {
+    NetworkModel m = parse_ok("hdr");
+    EXPECT_EQ(m.preset, "hdr");
+    EXPECT_EQ(m.ranks_per_node, 8u);
+    EXPECT_EQ(m.lat_intra_ps, 300'000);
+    EXPECT_EQ(m.lat_inter_ps, 1'300'000);
+    EXPECT_EQ(m.bw_intra_bps, 40'000'000'000u);
+    EXPECT_EQ(m.bw_inter_bps, 24'000'000'000u);
+    EXPECT_EQ(m.o_send_ps, 200'000);
+    EXPECT_EQ(m.o_recv_ps, 200'000);
+    EXPECT_EQ(m.gap_ps, 50'000);
+    EXPECT_EQ(m.copy_bps, 20'000'000'000u);
+    EXPECT_EQ(m.reduce_bps, 10'000'000'000u);
+    EXPECT_EQ(m.jitter_max_ps, 20'000);
+    NetworkModel d = parse_ok("");
+    EXPECT_EQ(d.describe(), m.describe());
+    NetworkModel n;
+    EXPECT_EQ(parse_network(nullptr, &n, nullptr), UCC_OK);
+    EXPECT_EQ(n.describe(), m.describe());
+}
+
+TEST(SimNetwork, Presets) {
+    NetworkModel ideal = parse_ok("ideal");
+    EXPECT_EQ(ideal.lat_inter_ps, 0);
+    EXPECT_EQ(ideal.lat_intra_ps, 0);
+    EXPECT_EQ(ideal.bw_inter_bps, 0u);  // infinite
+    EXPECT_EQ(ideal.o_send_ps + ideal.o_recv_ps + ideal.gap_ps + ideal.jitter_max_ps, 0);
+    EXPECT_EQ(ideal.wire_ps(0, 1, 1 << 30), 0);
+    EXPECT_EQ(ideal.copy_ps(1 << 30), 0);
+
+    NetworkModel eth = parse_ok("eth100");
+    EXPECT_EQ(eth.lat_inter_ps, 5'000'000);
+    NetworkModel slow = parse_ok("slow");
+    EXPECT_GT(slow.jitter_max_ps, slow.lat_inter_ps);
+    EXPECT_GT(slow.lat_inter_ps, eth.lat_inter_ps);
+    NetworkModel out;
+    EXPECT_FALSE(network_preset("nope", &out));
+}
+
+TEST(SimNetwork, OverridesAndUnits) {
+    NetworkModel m = parse_ok("hdr,ppn=16,lat_inter=2us,bw_inter=12.5GB/s,jitter=1us,o=100ns");
+    EXPECT_EQ(m.ranks_per_node, 16u);
+    EXPECT_EQ(m.lat_inter_ps, 2'000'000);
+    EXPECT_EQ(m.lat_intra_ps, 300'000);
+    EXPECT_EQ(m.bw_inter_bps, 12'500'000'000u);
+    EXPECT_EQ(m.jitter_max_ps, 1'000'000);
+    EXPECT_EQ(m.o_send_ps, 100'000);
+    EXPECT_EQ(m.o_recv_ps, 100'000);
+
+    EXPECT_EQ(parse_ok("lat=7ps").lat_inter_ps, 7);
+    EXPECT_EQ(parse_ok("lat=7ns").lat_inter_ps, 7'000);
+    EXPECT_EQ(parse_ok("lat=1.25us").lat_intra_ps, 1'250'000);
+    EXPECT_EQ(parse_ok("lat=3ms").lat_inter_ps, 3'000'000'000);
+    EXPECT_EQ(parse_ok("lat=2s").lat_inter_ps, 2'000'000'000'000);
+    EXPECT_EQ(parse_ok("lat=0").lat_inter_ps, 0);
+    EXPECT_EQ(parse_ok("g=0.5ns").gap_ps, 500);
+    EXPECT_EQ(parse_ok("o_send=1us,o_recv=2us").o_recv_ps, 2'000'000);
+    EXPECT_EQ(parse_ok("o_send=1us,o_recv=2us").o_send_ps, 1'000'000);
+    EXPECT_EQ(parse_ok("bw=5B/s").bw_intra_bps, 5u);
+    EXPECT_EQ(parse_ok("bw=5KB/s").bw_inter_bps, 5'000u);
+    EXPECT_EQ(parse_ok("bw=5MB/s").bw_inter_bps, 5'000'000u);
+    EXPECT_EQ(parse_ok("bw=1GiB/s").bw_inter_bps, 1u << 30);
+    EXPECT_EQ(parse_ok("bw=100Gb/s").bw_inter_bps, 12'500'000'000u);
+    EXPECT_EQ(parse_ok("bw_intra=inf").bw_intra_bps, 0u);
+    EXPECT_EQ(parse_ok("copy=1GB/s,reduce=2GB/s").reduce_bps, 2'000'000'000u);
+    EXPECT_EQ(parse_ok("copy=1GB/s,reduce=2GB/s").copy_bps, 1'000'000'000u);
+    EXPECT_EQ(parse_ok(" slow , ppn = 2 ").ranks_per_node, 2u);
+    EXPECT_EQ(parse_ok("ideal,lat_inter=1us").preset, "ideal");
+}
+
+TEST(SimNetwork, Errors) {
+    std::string e = parse_err("hdr,bogus=1");
+    EXPECT_NE(e.find("unknown key \"bogus\""), std::string::npos) << e;
+    e = parse_err("nope");
+    EXPECT_NE(e.find("unknown preset \"nope\""), std::string::npos) << e;
+    e = parse_err("lat=abc");
+    EXPECT_NE(e.find("bad value \"abc\" for lat"), std::string::npos) << e;
+    e = parse_err("lat=5");  // a non-zero time needs a unit
+    EXPECT_NE(e.find("lat"), std::string::npos) << e;
+    parse_err("lat=-1us");
+    parse_err("lat=1 fortnight");
+    parse_err("lat=1.2.3us");
+    parse_err("bw=0GB/s");
+    parse_err("bw=10GB");
+    parse_err("bw=fast");
+    parse_err("ppn=0");
+    parse_err("ppn=x");
+    parse_err("ppn=-3");
+    parse_err("ppn=2,hdr");  // a preset only comes first
+    parse_err("hdr,,ppn=2");
+    parse_err("hdr,");
+    parse_err("lat=99999999s");
+}
+
+TEST(SimNetwork, DescribeParsesBack) {
+    for (const char *spec : {"ideal", "hdr", "eth100", "slow",
+                             "hdr,ppn=16,lat_inter=2.5us,bw_inter=12.5GB/s,jitter=1us,o=100ns",
+                             "ideal,lat_inter=1us,bw_inter=1GB/s,g=7ps"}) {
+        NetworkModel m = parse_ok(spec);
+        std::string d = m.describe();
+        NetworkModel back = parse_ok(d.c_str());
+        EXPECT_EQ(back.describe(), d) << spec;
+        EXPECT_EQ(back.lat_inter_ps, m.lat_inter_ps);
+        EXPECT_EQ(back.bw_inter_bps, m.bw_inter_bps);
+        EXPECT_EQ(back.gap_ps, m.gap_ps);
+    }
+    EXPECT_EQ(format_time_ps(1'300'000), "1.3us");
+    EXPECT_EQ(format_time_ps(20'000), "20ns");
+    EXPECT_EQ(format_time_ps(0), "0");
+    EXPECT_EQ(format_bandwidth(12'500'000'000), "12.5GB/s");
+    EXPECT_EQ(format_bandwidth(0), "inf");
+}
+
+TEST(SimNetwork, CostsAreExactIntegers) {
+    NetworkModel m = parse_ok(
+        "ideal,ppn=2,lat_intra=100ns,lat_inter=1us,bw_intra=2GB/s,"
+        "bw_inter=1GB/s,copy=4GB/s,reduce=3GB/s");
+    EXPECT_TRUE(m.same_node(0, 1));
+    EXPECT_FALSE(m.same_node(1, 2));
+    EXPECT_EQ(m.latency_ps(0, 1), 100'000);
+    EXPECT_EQ(m.latency_ps(0, 2), 1'000'000);
+    EXPECT_EQ(m.wire_ps(0, 1, 1000), 500'000);
+    EXPECT_EQ(m.wire_ps(0, 3, 1000), 1'000'000);
+    EXPECT_EQ(m.copy_ps(1000), 250'000);
+    EXPECT_EQ(m.reduce_ps(1), 334);  // ceil(1e12 / 3e9)
+}
+
+}  // namespace
+}  // namespace ucc::sim

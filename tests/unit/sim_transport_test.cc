@@ -1,0 +1,564 @@
+// SimTransport on a simulated cluster: point-to-point, ordering, matching
+// paths, cancel, RMA, virtual time, determinism, deadlock reports.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "transports/sim/cluster.h"
+#include "transports/sim/sim_transport.h"
+
+namespace ucc::sim {
+namespace {
+
+constexpr double kNoDeadline = INFINITY;
+
+ClusterParams params(uint32_t n, const char *net, uint64_t seed = 1) {
+    ClusterParams p;
+    p.n_ranks = n;
+    p.seed = seed;
+    std::string err;
+    EXPECT_EQ(parse_network(net, &p.net, &err), UCC_OK) << err;
+    return p;
+}
+
+SimTransport *sim(const std::unique_ptr<Transport> &t) {
+    return static_cast<SimTransport *>(t.get());
+}
+
+// Polls until x completes (or the run is aborted).
+void wait(Transport *t, Xfer *x) {
+    while (!x->done() && !t->aborted()) {
+        if (t->progress() == 0 && !x->done()) {
+            t->idle(kNoDeadline);
+        }
+    }
+}
+
+// Polls until the rank's clock reaches `deadline` (virtual seconds).
+void wait_until(Transport *t, double deadline) {
+    while (t->now() < deadline && !t->aborted()) {
+        t->progress();
+        t->idle(deadline);
+    }
+    t->progress();
+}
+
+// Records the order in which Xfers complete asynchronously.
+class OrderSink : public CompletionSink {
+  public:
+    void on_complete(Xfer *x) override { order.push_back(x); }
+    std::vector<Xfer *> order;
+};
+
+TEST(SimTransport, MakeTransportOutsideRankIsNull) {
+    EXPECT_EQ(make_transport(), nullptr);
+    EXPECT_FALSE(in_rank());
+    EXPECT_EQ(cluster_size(), 0u);
+    ucc_oob_coll_t o;
+    EXPECT_EQ(oob(&o), UCC_ERR_INVALID_PARAM);
+}
+
+TEST(SimTransport, AddressesAndEndpointIds) {
+    RunResult res = run(params(4, "hdr"), [](uint32_t r) {
+        EXPECT_TRUE(in_rank());
+        EXPECT_EQ(current_rank(), r);
+        EXPECT_EQ(cluster_size(), 4u);
+        auto a = make_transport();
+        auto b = make_transport();
+        ASSERT_NE(a, nullptr);
+        EXPECT_STREQ(a->name(), "sim");
+        EXPECT_EQ(a->self(), r);
+        // Second endpoints: ranks run in order at time 0, so ids 4 + r.
+        EXPECT_EQ(b->self(), 4u + r);
+        ASSERT_EQ(a->address_length(), 8u);
+        uint64_t addr = 0;
+        b->address(&addr);
+        Peer p = 0;
+        EXPECT_EQ(a->resolve(&addr, &p), UCC_OK);
+        EXPECT_EQ(p, b->self());
+        uint64_t bogus = 1000;
+        EXPECT_EQ(a->resolve(&bogus, &p), UCC_ERR_NOT_FOUND);
+        // Exchange the second endpoints' addresses, as a context would.
+        uint32_t n = 4;
+        ucc_oob_coll_t o;
+        ASSERT_EQ(oob(&o), UCC_OK);
+        std::vector<uint64_t> addrs(n);
+        void *req = nullptr;
+        ASSERT_EQ(o.allgather(&addr, addrs.data(), sizeof(addr), o.coll_info, &req), UCC_OK);
+        while (o.req_test(req) == UCC_INPROGRESS) {
+        }
+        o.req_free(req);
+        Peer next = 0, prev = 0;
+        ASSERT_EQ(a->resolve(&addrs[(r + 1) % n], &next), UCC_OK);
+        ASSERT_EQ(a->resolve(&addrs[(r + n - 1) % n], &prev), UCC_OK);
+        EXPECT_EQ(next, 4 + (r + 1) % n);
+        // Traffic between second endpoints of neighbours.
+        uint64_t out = 100 + r, in = 0;
+        Xfer s, rv;
+        ASSERT_EQ(b->irecv(prev, 9, &in, sizeof(in), UCC_MEMORY_TYPE_HOST, &rv), UCC_OK);
+        ASSERT_EQ(b->isend(next, 9, &out, sizeof(out), UCC_MEMORY_TYPE_HOST, &s), UCC_OK);
+        EXPECT_EQ(s.status, UCC_OK);  // eager: complete at once
+        wait(b.get(), &rv);
+        EXPECT_EQ(rv.status, UCC_OK);
+        EXPECT_EQ(in, 100u + (r + n - 1) % n);
+        EXPECT_EQ(sim(a)->stats().msgs_sent, 0u);
+        EXPECT_EQ(sim(b)->stats().msgs_sent, 1u);
+        EXPECT_EQ(sim(b)->stats().msgs_recv, 1u);
+        EXPECT_EQ(b->isend(1'000'000, 1, &out, 8, UCC_MEMORY_TYPE_HOST, &s), UCC_ERR_INVALID_PARAM);
+    });
+    EXPECT_EQ(res.status, UCC_OK) << res.report;
+}
+
+TEST(SimTransport, PingPongTwoRanks) {
+    RunResult res = run(params(2, "hdr"), [](uint32_t r) {
+        auto t = make_transport();
+        Peer peer = 1 - r;
+        for (size_t bytes : {size_t{0}, size_t{1}, size_t{7}, size_t{4096}, size_t{1} << 20}) {
+            std::vector<uint8_t> buf(bytes), got(bytes + 16, 0xee);
+            for (int iter = 0; iter < 3; ++iter) {
+                for (size_t i = 0; i < bytes; ++i) {
+                    buf[i] = static_cast<uint8_t>(i * 31 + iter + bytes);
+                }
+                Tag tag = (uint64_t{1} << 48) | (uint64_t(iter) << 16) | bytes % 65536;
+                Xfer s, rv;
+                if (r == 0) {
+                    ASSERT_EQ(t->isend(peer, tag, buf.data(), bytes, UCC_MEMORY_TYPE_HOST, &s),
+                              UCC_OK);
+                    ASSERT_EQ(
+                        t->irecv(peer, tag, got.data(), got.size(), UCC_MEMORY_TYPE_HOST, &rv),
+                        UCC_OK);
+                    wait(t.get(), &rv);
+                } else {
+                    ASSERT_EQ(
+                        t->irecv(peer, tag, got.data(), got.size(), UCC_MEMORY_TYPE_HOST, &rv),
+                        UCC_OK);
+                    wait(t.get(), &rv);
+                    ASSERT_EQ(t->isend(peer, tag, got.data(), rv.bytes, UCC_MEMORY_TYPE_HOST, &s),
+                              UCC_OK);
+                }
+                ASSERT_EQ(rv.status, UCC_OK);
+                ASSERT_EQ(rv.bytes, bytes);
+                ASSERT_TRUE(std::equal(buf.begin(), buf.end(), got.begin()));
+                EXPECT_EQ(got[bytes], 0xee);
+            }
+        }
+    });
+    EXPECT_EQ(res.status, UCC_OK) << res.report;
+    EXPECT_GT(res.virtual_time_s, 0);
+}
+
+TEST(SimTransport, Ring64) {
+    const uint32_t n = 64;
+    RunResult res = run(params(n, "hdr,ppn=8", 3), [n](uint32_t r) {
+        auto t = make_transport();
+        std::vector<uint32_t> acc(16, r);
+        // After n - 1 shifts every rank has seen every other rank's value once.
+        uint64_t sum = r;
+        std::vector<uint32_t> in(16);
+        for (uint32_t step = 0; step + 1 < n; ++step) {
+            Xfer s, rv;
+            ASSERT_EQ(t->irecv((r + n - 1) % n, step, in.data(), in.size() * 4,
+                               UCC_MEMORY_TYPE_HOST, &rv),
+                      UCC_OK);
+            ASSERT_EQ(
+                t->isend((r + 1) % n, step, acc.data(), acc.size() * 4, UCC_MEMORY_TYPE_HOST, &s),
+                UCC_OK);
+            wait(t.get(), &rv);
+            ASSERT_EQ(rv.status, UCC_OK);
+            ASSERT_EQ(in[0], (r + 2 * n - 1 - step) % n);
+            ASSERT_EQ(in[15], in[0]);
+            sum += in[0];
+            acc = in;
+        }
+        EXPECT_EQ(sum, uint64_t{n} * (n - 1) / 2);
+    });
+    EXPECT_EQ(res.status, UCC_OK) << res.report;
+}
+
+TEST(SimTransport, SameTagNeverOvertakesUnderJitter) {
+    const int kMsgs = 64;
+    for (uint64_t seed = 1; seed <= 30; ++seed) {
+        for (bool post_first : {true, false}) {
+            RunResult res = run(params(2, "ideal,lat=1us,jitter=1ms", seed), [&](uint32_t r) {
+                auto t = make_transport();
+                if (r == 0) {
+                    for (int i = 0; i < kMsgs; ++i) {
+                        Xfer s;
+                        uint32_t v = i;
+                        ASSERT_EQ(t->isend(1, 42, &v, 4, UCC_MEMORY_TYPE_HOST, &s), UCC_OK);
+                    }
+                    return;
+                }
+                std::vector<uint32_t> got(kMsgs, 999);
+                std::vector<Xfer> rv(kMsgs);
+                if (!post_first) {
+                    wait_until(t.get(), 0.1);  // everything has arrived: unexpected path
+                    EXPECT_EQ(sim(t)->unexpected_messages(), size_t{kMsgs});
+                }
+                for (int i = 0; i < kMsgs; ++i) {
+                    ASSERT_EQ(t->irecv(0, 42, &got[i], 4, UCC_MEMORY_TYPE_HOST, &rv[i]), UCC_OK);
+                }
+                for (int i = 0; i < kMsgs; ++i) {
+                    wait(t.get(), &rv[i]);
+                    ASSERT_EQ(got[i], uint32_t(i)) << "seed " << seed;
+                }
+            });
+            ASSERT_EQ(res.status, UCC_OK) << res.report;
+        }
+    }
+}
+
+TEST(SimTransport, DifferentTagsMayReorder) {
+    // Tag A is sent before tag B; with a jitter far above the sending gap some
+    // seed delivers B first.
+    bool reordered = false;
+    for (uint64_t seed = 1; seed <= 200 && !reordered; ++seed) {
+        run(params(2, "ideal,lat=1us,jitter=10us", seed), [&](uint32_t r) {
+            auto t = make_transport();
+            uint32_t a = 1, b = 2;
+            if (r == 0) {
+                Xfer s1, s2;
+                t->isend(1, 0xA, &a, 4, UCC_MEMORY_TYPE_HOST, &s1);
+                t->isend(1, 0xB, &b, 4, UCC_MEMORY_TYPE_HOST, &s2);
+                return;
+            }
+            OrderSink sink;
+            t->set_sink(&sink);
+            uint32_t ga = 0, gb = 0;
+            Xfer ra, rb;
+            t->irecv(0, 0xA, &ga, 4, UCC_MEMORY_TYPE_HOST, &ra);
+            t->irecv(0, 0xB, &gb, 4, UCC_MEMORY_TYPE_HOST, &rb);
+            wait(t.get(), &ra);
+            wait(t.get(), &rb);
+            EXPECT_EQ(ga, 1u);
+            EXPECT_EQ(gb, 2u);
+            ASSERT_EQ(sink.order.size(), 2u);
+            if (sink.order[0] == &rb) {
+                reordered = true;
+            }
+            t->set_sink(nullptr);
+        });
+    }
+    EXPECT_TRUE(reordered);
+}
+
+TEST(SimTransport, UnexpectedMessagePath) {
+    RunResult res = run(params(2, "hdr"), [](uint32_t r) {
+        auto t = make_transport();
+        if (r == 0) {
+            uint64_t v = 0x1234;
+            Xfer s;
+            t->isend(1, 7, &v, 8, UCC_MEMORY_TYPE_HOST, &s);
+            return;
+        }
+        wait_until(t.get(), 1e-3);
+        EXPECT_EQ(sim(t)->unexpected_messages(), 1u);
+        EXPECT_EQ(sim(t)->stats().unexpected, 1u);
+        uint64_t got = 0;
+        Xfer rv;
+        ASSERT_EQ(t->irecv(0, 7, &got, 8, UCC_MEMORY_TYPE_HOST, &rv), UCC_OK);
+        EXPECT_EQ(rv.status, UCC_OK);  // matched at once
+        EXPECT_EQ(rv.bytes, 8u);
+        EXPECT_EQ(got, 0x1234u);
+        EXPECT_EQ(sim(t)->unexpected_messages(), 0u);
+    });
+    EXPECT_EQ(res.status, UCC_OK) << res.report;
+}
+
+TEST(SimTransport, TruncatedMessageIsAnError) {
+    RunResult res = run(params(2, "hdr"), [](uint32_t r) {
+        auto t = make_transport();
+        uint64_t v[2] = {1, 2};
+        if (r == 0) {
+            Xfer s;
+            t->isend(1, 7, v, 16, UCC_MEMORY_TYPE_HOST, &s);
+            return;
+        }
+        uint64_t got = 0;
+        Xfer rv;
+        t->irecv(0, 7, &got, 8, UCC_MEMORY_TYPE_HOST, &rv);
+        wait(t.get(), &rv);
+        EXPECT_EQ(rv.status, UCC_ERR_NO_MESSAGE);
+        EXPECT_EQ(rv.bytes, 0u);
+        EXPECT_EQ(got, 0u);
+    });
+    EXPECT_EQ(res.status, UCC_OK) << res.report;
+}
+
+TEST(SimTransport, CancelRemovesPostedReceive) {
+    RunResult res = run(params(2, "hdr"), [](uint32_t r) {
+        auto t = make_transport();
+        if (r == 0) {
+            uint64_t v = 77;
+            Xfer s;
+            t->isend(1, 3, &v, 8, UCC_MEMORY_TYPE_HOST, &s);
+            return;
+        }
+        uint64_t lost = 0, got = 0;
+        Xfer cancelled, rv;
+        t->irecv(0, 3, &lost, 8, UCC_MEMORY_TYPE_HOST, &cancelled);
+        EXPECT_EQ(sim(t)->posted_receives(), 1u);
+        t->cancel(&cancelled);
+        EXPECT_EQ(sim(t)->posted_receives(), 0u);
+        wait_until(t.get(), 1e-3);
+        EXPECT_EQ(cancelled.status, UCC_INPROGRESS);  // never touched again
+        EXPECT_EQ(lost, 0u);
+        EXPECT_EQ(sim(t)->unexpected_messages(), 1u);
+        t->irecv(0, 3, &got, 8, UCC_MEMORY_TYPE_HOST, &rv);
+        EXPECT_EQ(rv.status, UCC_OK);
+        EXPECT_EQ(got, 77u);
+        t->cancel(&rv);  // completed: no-op
+        EXPECT_EQ(rv.status, UCC_OK);
+    });
+    EXPECT_EQ(res.status, UCC_OK) << res.report;
+}
+
+TEST(SimTransport, RmaPutGetAtomicFlush) {
+    RunResult res = run(params(2, "slow", 5), [](uint32_t r) {
+        auto t = make_transport();
+        std::vector<uint64_t> mem(64, 0);
+        if (r == 1) {
+            MemRegion region;
+            ASSERT_EQ(t->mem_register(mem.data(), mem.size() * 8, &region), UCC_OK);
+            std::vector<uint8_t> rkey = t->rkey_pack(region);
+            uint64_t base = reinterpret_cast<uint64_t>(mem.data());
+            Xfer s, done;
+            t->isend(0, 1, rkey.data(), rkey.size(), UCC_MEMORY_TYPE_HOST, &s);
+            t->isend(0, 2, &base, 8, UCC_MEMORY_TYPE_HOST, &s);
+            uint8_t token = 0;
+            t->irecv(0, 3, &token, 1, UCC_MEMORY_TYPE_HOST, &done);
+            wait(t.get(), &done);
+            // The origin flushed before telling us: every write is visible.
+            for (int i = 0; i < 32; ++i) {
+                EXPECT_EQ(mem[i], uint64_t(1000 + i));
+            }
+            EXPECT_EQ(mem[40], 3u * 5u);
+            t->mem_deregister(&region);
+            return;
+        }
+        std::vector<uint8_t> rkey(32);
+        uint64_t base = 0;
+        Xfer r1, r2;
+        t->irecv(1, 1, rkey.data(), rkey.size(), UCC_MEMORY_TYPE_HOST, &r1);
+        t->irecv(1, 2, &base, 8, UCC_MEMORY_TYPE_HOST, &r2);
+        wait(t.get(), &r1);
+        wait(t.get(), &r2);
+        Xfer f0;
+        ASSERT_EQ(t->flush(1, &f0), UCC_OK);
+        EXPECT_EQ(f0.status, UCC_OK);  // nothing outstanding
+        std::vector<uint64_t> src(32);
+        for (int i = 0; i < 32; ++i) {
+            src[i] = 1000 + i;
+        }
+        Xfer p1, p2, a;
+        ASSERT_EQ(t->put(1, src.data(), 16 * 8, base, rkey, &p1), UCC_OK);
+        EXPECT_EQ(p1.status, UCC_OK);  // local completion at once
+        src[0] = 0xdead;               // the source may be reused
+        src[0] = 1000;
+        ASSERT_EQ(t->put(1, src.data() + 16, 16 * 8, base + 16 * 8, rkey, &p2), UCC_OK);
+        for (int i = 0; i < 3; ++i) {
+            ASSERT_EQ(t->atomic_add(1, base + 40 * 8, 5, rkey, &a), UCC_OK);
+        }
+        // Out of bounds and foreign keys are refused.
+        EXPECT_EQ(t->put(1, src.data(), 16, base + 63 * 8, rkey, &p1), UCC_ERR_INVALID_PARAM);
+        EXPECT_EQ(t->put(0, src.data(), 8, base, rkey, &p1), UCC_ERR_INVALID_PARAM);
+        Xfer f;
+        ASSERT_EQ(t->flush(1, &f), UCC_OK);
+        EXPECT_EQ(f.status, UCC_INPROGRESS);
+        wait(t.get(), &f);
+        EXPECT_EQ(f.status, UCC_OK);
+        // Read back part of it.
+        std::vector<uint64_t> back(8, 0);
+        Xfer g;
+        ASSERT_EQ(t->get(1, back.data(), 8 * 8, base + 10 * 8, rkey, &g), UCC_OK);
+        EXPECT_EQ(g.status, UCC_INPROGRESS);
+        wait(t.get(), &g);
+        EXPECT_EQ(g.status, UCC_OK);
+        EXPECT_EQ(g.bytes, 64u);
+        for (int i = 0; i < 8; ++i) {
+            EXPECT_EQ(back[i], uint64_t(1010 + i));
+        }
+        EXPECT_EQ(sim(t)->stats().puts, 2u);
+        EXPECT_EQ(sim(t)->stats().atomics, 3u);
+        EXPECT_EQ(sim(t)->stats().gets, 1u);
+        uint8_t token = 1;
+        Xfer s;
+        t->isend(1, 3, &token, 1, UCC_MEMORY_TYPE_HOST, &s);
+    });
+    EXPECT_EQ(res.status, UCC_OK) << res.report;
+}
+
+TEST(SimTransport, VirtualTimeMatchesLogGP) {
+    // Two ranks on different nodes; L = 1us, G = 1 ps/B (1 GB/s), no jitter.
+    RunResult res = run(params(2, "ideal,ppn=1,lat_inter=1us,bw_inter=1GB/s"), [](uint32_t r) {
+        auto t = make_transport();
+        std::vector<uint8_t> buf(1000, 1);
+        Xfer x;
+        if (r == 0) {
+            t->isend(1, 1, buf.data(), 1000, UCC_MEMORY_TYPE_HOST, &x);
+            EXPECT_EQ(t->now(), 0.0);  // o = 0
+            return;
+        }
+        t->irecv(0, 1, buf.data(), 1000, UCC_MEMORY_TYPE_HOST, &x);
+        wait(t.get(), &x);
+        EXPECT_NEAR(t->now(), 2e-6, 1e-15);  // L + 1000 B * 1 ns/B
+    });
+    EXPECT_EQ(res.status, UCC_OK);
+    EXPECT_NEAR(res.virtual_time_s, 2e-6, 1e-15);
+
+    // Now with overheads and NIC gap: o = 100ns, g = 50ns; two messages back to back.
+    res = run(params(2, "ideal,ppn=1,lat_inter=1us,bw_inter=1GB/s,o=100ns,g=50ns"), [](uint32_t r) {
+        auto t = make_transport();
+        std::vector<uint8_t> buf(1000, 1);
+        Xfer x, y;
+        if (r == 0) {
+            t->isend(1, 1, buf.data(), 1000, UCC_MEMORY_TYPE_HOST, &x);
+            EXPECT_NEAR(t->now(), 100e-9, 1e-15);
+            t->isend(1, 2, buf.data(), 1000, UCC_MEMORY_TYPE_HOST, &y);
+            EXPECT_NEAR(t->now(), 200e-9, 1e-15);
+            return;
+        }
+        t->irecv(0, 1, buf.data(), 1000, UCC_MEMORY_TYPE_HOST, &x);
+        wait(t.get(), &x);
+        // departs at 100ns, arrives 100ns + 1us + 1us, then o_recv.
+        EXPECT_NEAR(t->now(), 2.2e-6, 1e-15);
+        t->irecv(0, 2, buf.data(), 1000, UCC_MEMORY_TYPE_HOST, &y);
+        wait(t.get(), &y);
+        // The NIC is busy until 100ns + g + 1us = 1.15us; arrival 3.15us.
+        EXPECT_NEAR(t->now(), 3.25e-6, 1e-15);
+    });
+    EXPECT_EQ(res.status, UCC_OK);
+    EXPECT_NEAR(res.virtual_time_s, 3.25e-6, 1e-15);
+
+    // Same node uses the intra-node numbers; charge() costs copy/reduce time.
+    res = run(params(2, "ideal,ppn=2,lat_intra=300ns,bw_intra=2GB/s,copy=1GB/s,reduce=500MB/s"),
+              [](uint32_t r) {
+                  auto t = make_transport();
+                  std::vector<uint8_t> buf(1000, 1);
+                  Xfer x;
+                  if (r == 0) {
+                      t->charge(Work::kCopy, 1000);  // 1us
+                      t->isend(1, 1, buf.data(), 1000, UCC_MEMORY_TYPE_HOST, &x);
+                      return;
+                  }
+                  t->irecv(0, 1, buf.data(), 1000, UCC_MEMORY_TYPE_HOST, &x);
+                  wait(t.get(), &x);
+                  EXPECT_NEAR(t->now(), 1.8e-6, 1e-15);  // 1us + 300ns + 500ns
+                  t->charge(Work::kReduce, 1000);        // 2us
+                  EXPECT_NEAR(t->now(), 3.8e-6, 1e-15);
+              });
+    EXPECT_EQ(res.status, UCC_OK);
+}
+
+TEST(SimTransport, IdleWakesAtDeadline) {
+    RunResult res = run(params(2, "ideal,lat=3us"), [](uint32_t r) {
+        auto t = make_transport();
+        if (r == 1) {
+            uint32_t v = 1;
+            Xfer s;
+            t->isend(0, 1, &v, 4, UCC_MEMORY_TYPE_HOST, &s);
+            return;
+        }
+        EXPECT_EQ(t->now(), 0.0);
+        // A message arrives at 3us, before the deadline: idle returns then.
+        t->idle(10e-6);
+        EXPECT_NEAR(t->now(), 3e-6, 1e-15);
+        EXPECT_EQ(t->progress(), 0);  // nothing posted: it goes to unexpected
+        EXPECT_EQ(sim(t)->unexpected_messages(), 1u);
+        // Nothing else comes: idle returns at the deadline exactly.
+        t->idle(10e-6);
+        EXPECT_EQ(t->now(), 10e-6);
+        t->idle(25e-6);
+        EXPECT_EQ(t->now(), 25e-6);
+        // A deadline in the past returns at once.
+        t->idle(1e-6);
+        EXPECT_EQ(t->now(), 25e-6);
+        EXPECT_NEAR(now_s(), 25e-6, 1e-18);
+    });
+    EXPECT_EQ(res.status, UCC_OK) << res.report;
+    EXPECT_EQ(res.virtual_time_s, 25e-6);
+}
+
+TEST(SimTransport, TimingOnlyMovesNoBytesButTakesTheSameTime) {
+    auto body = [](uint32_t r) {
+        auto t = make_transport();
+        uint64_t v = 5, got = 0;
+        Xfer x;
+        if (r == 0) {
+            t->isend(1, 1, t->timing_only() ? nullptr : &v, 8, UCC_MEMORY_TYPE_HOST, &x);
+            return;
+        }
+        t->irecv(0, 1, &got, 8, UCC_MEMORY_TYPE_HOST, &x);
+        wait(t.get(), &x);
+        EXPECT_EQ(x.status, UCC_OK);
+        EXPECT_EQ(x.bytes, 8u);
+        EXPECT_EQ(got, t->timing_only() ? 0u : 5u);
+    };
+    ClusterParams p = params(2, "hdr");
+    RunResult full = run(p, body);
+    p.timing_only = true;
+    RunResult timing = run(p, body);
+    EXPECT_EQ(full.status, UCC_OK);
+    EXPECT_EQ(timing.status, UCC_OK);
+    EXPECT_EQ(full.virtual_time_s, timing.virtual_time_s);
+    EXPECT_EQ(full.trace_hash, timing.trace_hash);
+}
+
+// A ring exchange with random-ish sizes: a workload for determinism checks.
+void ring_workload(uint32_t r) {
+    auto t = make_transport();
+    uint32_t n = cluster_size();
+    std::vector<uint8_t> out(64 + r * 8, uint8_t(r)), in(64 + n * 8);
+    for (uint32_t step = 0; step < 8; ++step) {
+        Xfer s, rv;
+        t->irecv((r + n - 1) % n, step, in.data(), in.size(), UCC_MEMORY_TYPE_HOST, &rv);
+        t->isend((r + 1) % n, step, out.data(), out.size(), UCC_MEMORY_TYPE_HOST, &s);
+        Xfer s2, rv2;
+        t->irecv((r + 1) % n, 100 + step, in.data(), in.size(), UCC_MEMORY_TYPE_HOST, &rv2);
+        t->isend((r + n - 1) % n, 100 + step, out.data(), 8, UCC_MEMORY_TYPE_HOST, &s2);
+        wait(t.get(), &rv);
+        wait(t.get(), &rv2);
+        t->charge(Work::kReduce, rv.bytes);
+    }
+}
+
+TEST(SimTransport, SameSeedSameHash) {
+    RunResult a = run(params(16, "hdr", 42), ring_workload);
+    RunResult b = run(params(16, "hdr", 42), ring_workload);
+    RunResult c = run(params(16, "hdr", 43), ring_workload);
+    ASSERT_EQ(a.status, UCC_OK) << a.report;
+    EXPECT_EQ(a.trace_hash, b.trace_hash);
+    EXPECT_EQ(a.virtual_time_s, b.virtual_time_s);
+    EXPECT_EQ(a.events, b.events);
+    EXPECT_NE(a.trace_hash, c.trace_hash);
+    EXPECT_NE(a.trace_hash, 0u);
+}
+
+TEST(SimTransport, DeadlockIsReportedAndDoesNotHang) {
+    const Tag tag = 0x0001000000020003ull;
+    RunResult res = run(params(3, "hdr"), [tag](uint32_t r) {
+        auto t = make_transport();
+        if (r != 0) {
+            return;
+        }
+        uint64_t got;
+        Xfer x;
+        t->irecv(1, tag, &got, 8, UCC_MEMORY_TYPE_HOST, &x);
+        wait(t.get(), &x);  // returns once the run is aborted
+        EXPECT_TRUE(t->aborted());
+        EXPECT_FALSE(x.done());
+        t->idle(kNoDeadline);  // returns at once in abort mode
+    });
+    EXPECT_EQ(res.status, UCC_ERR_NO_MESSAGE);
+    EXPECT_NE(res.report.find("DEADLOCK"), std::string::npos) << res.report;
+    EXPECT_NE(res.report.find("rank 0"), std::string::npos) << res.report;
+    EXPECT_NE(res.report.find("0x0001000000020003"), std::string::npos) << res.report;
+    EXPECT_NE(res.report.find("team=1 seq=2 step=3"), std::string::npos) << res.report;
+    EXPECT_NE(res.report.find("from endpoint 1 (rank 1)"), std::string::npos) << res.report;
+}
+
+}  // namespace
+}  // namespace ucc::sim

@@ -1,0 +1,348 @@
+// The simulated cluster: ranks as fibers on one OS thread, virtual time as a
+// discrete-event queue, a LogGP network between them.
+//
+// run() starts a fresh OS thread, installs a deterministic FIFO fiber scheduler
+// on it and starts one fiber per rank. The thread's main fiber is the event
+// loop: it lets every ready rank run until it blocks or finishes, then pops the
+// next event (ordered by time, a seeded tie-break and insertion order), moves
+// the global clock there, applies it and wakes the rank(s) it concerns.
+//
+// Each rank has a local clock t_r >= global now. Local costs (send overhead,
+// copies, reductions) advance t_r without blocking; a rank woken by an event at
+// time T continues at max(t_r, T). A rank that finds nothing to do calls
+// idle(): it blocks until its next event (or until the global clock catches up
+// with t_r). No ready rank and no pending event while some rank has not
+// finished is a deadlock: it is reported, and the cluster switches to abort
+// mode so that well-behaved programs unwind.
+//
+// Determinism: everything that affects a run (event order, jitter, tie-breaks)
+// comes from the cluster's seeded PRNG and from the FIFO fiber order; the same
+// parameters and seed give the same run and the same trace hash, bit for bit.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <queue>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "lib/transport.h"
+#include "transports/sim/network.h"
+#include "ucc/api/ucc.h"
+
+namespace boost::fibers {
+class context;
+}
+
+namespace ucc::sim {
+
+// ---------------------------------------------------------------------------
+// Public interface
+// ---------------------------------------------------------------------------
+
+struct ClusterParams {
+    uint32_t n_ranks = 1;
+    uint64_t seed = 1;
+    NetworkModel net;
+    size_t stack_bytes = 256 * 1024;  // per rank fiber; lazily committed, pooled
+    bool timing_only = false;         // move no payload bytes
+};
+
+struct RunResult {
+    ucc_status_t status = UCC_OK;  // UCC_ERR_NO_MESSAGE on deadlock
+    uint64_t trace_hash = 0;       // over every processed event and finish time
+    double virtual_time_s = 0;     // when the last rank finished
+    uint64_t events = 0;           // processed events
+    std::string report;            // deadlock report and other notes; empty if clean
+};
+
+// Runs `program(rank)` once per rank on a simulated cluster and returns when
+// every rank has finished (or the run was aborted after a deadlock). Must not
+// be called from inside a rank of the same thread's simulation (it would block
+// that rank's thread); it spawns and joins its own OS thread.
+RunResult run(const ClusterParams &p, std::function<void(uint32_t rank)> program);
+
+// Inside a rank (false/0 elsewhere).
+bool in_rank();
+uint32_t current_rank();
+uint32_t cluster_size();
+double now_s();  // the calling rank's local clock, virtual seconds
+
+// An OOB allgather over all ranks of the current cluster (oob_ep = rank).
+// UCC_ERR_INVALID_PARAM outside a rank.
+ucc_status_t oob(ucc_oob_coll_t *out);
+
+// ---------------------------------------------------------------------------
+// Internals shared by cluster.cc and sim_transport.cc
+// ---------------------------------------------------------------------------
+
+class Cluster;
+class SimScheduler;
+class SimTransport;
+class StackPool;
+struct OobRequest;
+struct OobRound;
+
+constexpr uint32_t kNoRank = UINT32_MAX;
+
+// xoshiro256**, seeded through splitmix64.
+class Rng {
+  public:
+    explicit Rng(uint64_t seed);
+    uint64_t next();
+    // Uniform in [0, bound] (bound inclusive).
+    uint64_t upto(uint64_t bound);
+
+  private:
+    uint64_t s_[4];
+};
+
+// What an Xfer's transport_priv points at while it is pending.
+enum class OpKind : uint8_t { kRecv, kGet, kFlush };
+struct OpBase {
+    OpKind op_kind;
+};
+
+enum class PacketKind : uint8_t { kTagged, kPut, kAtomic, kGetRequest, kGetReply, kRmaAck };
+
+// Ordering channels: packets on one (src, dst, tag, channel) arrive in order.
+enum class Channel : uint8_t { kTagged, kRmaRequest, kRmaReply };
+
+// A packet between two endpoints. Pooled by the cluster.
+struct Message : OpBase {
+    Message() : OpBase{OpKind::kGet} {}
+    Message *next = nullptr;
+    PacketKind kind = PacketKind::kTagged;
+    Channel channel = Channel::kTagged;
+    ucc_status_t status = UCC_OK;
+    uint64_t src = 0;  // endpoint ids
+    uint64_t dst = 0;
+    Tag tag = 0;
+    uint64_t bytes = 0;
+    uint64_t remote_addr = 0;   // RMA target address
+    uint64_t region = 0;        // RMA target region id
+    uint64_t value = 0;         // atomic add operand
+    void *local_buf = nullptr;  // get: where the reply lands
+    Xfer *xfer = nullptr;       // get: the origin's request (null once cancelled)
+    std::vector<uint8_t> payload;
+};
+
+// A posted receive.
+struct RecvOp : OpBase {
+    RecvOp() : OpBase{OpKind::kRecv} {}
+    RecvOp *prev = nullptr;
+    RecvOp *next = nullptr;
+    Xfer *x = nullptr;
+    void *buf = nullptr;
+    size_t capacity = 0;
+    Peer peer = 0;
+    Tag tag = 0;
+};
+
+// A flush waiting for RMA acknowledgements.
+struct FlushOp : OpBase {
+    FlushOp() : OpBase{OpKind::kFlush} {}
+    FlushOp *prev = nullptr;
+    FlushOp *next = nullptr;
+    Xfer *x = nullptr;
+    Peer peer = 0;
+    uint64_t target = 0;  // completes when this many operations are acknowledged
+};
+
+// Small per-rank state: no member grows with the number of ranks.
+struct RankState {
+    int64_t clock_ps = 0;     // local clock, >= global now while running
+    int64_t nic_free_ps = 0;  // when the NIC can start the next message
+    boost::fibers::context *ctx = nullptr;
+    SimTransport *endpoints = nullptr;  // list through SimTransport::next_in_rank_
+    OobRequest *oob = nullptr;          // pending OOB allgather, for reports
+    uint32_t wake_gen = 0;              // invalidates stale timer events
+    uint32_t oob_calls = 0;             // k-th allgather matches everyone's k-th
+    uint32_t spins = 0;                 // idle() calls that did not block
+    bool blocked = false;
+    bool finished = false;
+    bool primary_used = false;  // the endpoint id == rank has been handed out
+};
+
+struct OobRequest {
+    OobRound *round = nullptr;  // null once complete or freed
+    void *recv_buf = nullptr;
+    size_t size = 0;
+    uint64_t round_id = 0;
+    uint32_t rank = 0;
+    ucc_status_t status = UCC_INPROGRESS;
+    bool done = false;
+};
+
+struct OobRound {
+    uint64_t id = 0;
+    size_t size = 0;
+    uint32_t arrived = 0;
+    int64_t max_entry_ps = 0;
+    bool mismatch = false;
+    std::vector<uint8_t> data;       // n * size, rank i at i * size
+    std::vector<OobRequest *> reqs;  // by rank; null if not called yet or freed
+};
+
+class Cluster {
+  public:
+    Cluster(const ClusterParams &p, std::function<void(uint32_t)> program);
+    ~Cluster();
+    Cluster(const Cluster &) = delete;
+    Cluster &operator=(const Cluster &) = delete;
+
+    // The cluster running on this thread (null outside a simulation thread).
+    static Cluster *current();
+
+    // Runs the whole simulation on the calling (fresh) thread.
+    RunResult execute();
+
+    // ---- for ranks and endpoints ----
+    uint32_t size() const { return n_; }
+    const NetworkModel &net() const { return params_.net; }
+    bool timing_only() const { return params_.timing_only; }
+    bool aborted() const { return aborted_; }
+    int64_t now_ps() const { return now_ps_; }
+    uint32_t running_rank() const;  // kNoRank in the event loop
+    RankState &rank_state(uint32_t r) { return ranks_[r]; }
+    // The rank's local clock, first raised to the global clock.
+    int64_t clock_ps(uint32_t r);
+    void advance(uint32_t r, int64_t ps);
+    // See Transport::idle(); `deadline_s` in virtual seconds (+inf: none).
+    void idle(uint32_t r, double deadline_s);
+
+    // Endpoints: the first of a rank gets id == rank, later ones n + k.
+    std::unique_ptr<SimTransport> create_endpoint(uint32_t rank);
+    void remove_endpoint(SimTransport *ep);
+    SimTransport *endpoint(uint64_t id) const;
+    bool endpoint_id_valid(uint64_t id) const;
+    uint32_t rank_of_endpoint(uint64_t id) const;  // kNoRank if unknown
+
+    // Packets. send_packet charges the sender (o_send, NIC gap) and schedules
+    // the arrival; send_reply is sent by a passive target at the global time.
+    Message *alloc_message();
+    void free_message(Message *m);
+    void send_packet(uint32_t src_rank, Message *m, uint64_t wire_bytes);
+    void send_reply(Message *m, uint64_t wire_bytes);
+
+    // OOB allgather (the functions behind oob()).
+    ucc_status_t oob_allgather(const void *src, void *recv, size_t size, void **request);
+    ucc_status_t oob_test(OobRequest *req);
+    ucc_status_t oob_free(OobRequest *req);
+
+    // Adds a line to the run's report (and to stderr).
+    void note(const std::string &line);
+
+    // Pools for small records.
+    template <class T>
+    class FreeList {
+      public:
+        ~FreeList() {
+            for (T *p : free_) {
+                delete p;
+            }
+        }
+        T *get() {
+            if (free_.empty()) {
+                return new T();
+            }
+            T *p = free_.back();
+            free_.pop_back();
+            return p;
+        }
+        void put(T *p) {
+            *p = T();
+            free_.push_back(p);
+        }
+
+      private:
+        std::vector<T *> free_;
+    };
+    FreeList<RecvOp> &recv_ops() { return recv_ops_; }
+    FreeList<FlushOp> &flush_ops() { return flush_ops_; }
+
+  private:
+    enum class EventKind : uint8_t { kPacket, kWake, kOobDone };
+    struct Event {
+        int64_t time_ps;
+        uint64_t tie;
+        uint64_t seq;
+        Message *msg;
+        uint64_t arg;  // kWake: generation; kOobDone: round id
+        uint32_t rank;
+        EventKind kind;
+    };
+    struct Later {
+        bool operator()(const Event &a, const Event &b) const {
+            if (a.time_ps != b.time_ps) {
+                return a.time_ps > b.time_ps;
+            }
+            if (a.tie != b.tie) {
+                return a.tie > b.tie;
+            }
+            return a.seq > b.seq;
+        }
+    };
+    struct OrderKey {
+        uint64_t src;
+        uint64_t dst;
+        uint64_t tag;
+        Channel channel;
+        bool operator==(const OrderKey &o) const {
+            return src == o.src && dst == o.dst && tag == o.tag && channel == o.channel;
+        }
+    };
+    struct OrderKeyHash {
+        size_t operator()(const OrderKey &k) const;
+    };
+    struct OrderState {
+        int64_t last_arrival_ps;
+        uint64_t in_flight;
+    };
+
+    void rank_main(uint32_t r);
+    void event_loop();
+    void push_event(Event e);
+    void schedule_arrival(Message *m, int64_t arrival_ps);
+    void apply(const Event &e);
+    void deliver_packet(Message *m);
+    void wake(uint32_t r);
+    void block(uint32_t r);
+    void count_spin(uint32_t r, const char *what);
+    void deadlock();
+    std::string describe_blocked(size_t max_ranks) const;
+    void complete_oob_round(uint64_t id);
+    void fold(uint64_t v);
+
+    ClusterParams params_;
+    std::function<void(uint32_t)> program_;
+    uint32_t n_;
+    Rng rng_;
+    std::vector<RankState> ranks_;
+    std::vector<SimTransport *> primary_;  // endpoint id r < n
+    std::vector<SimTransport *> extra_;    // endpoint id n + k
+    std::vector<uint32_t> extra_rank_;
+    std::priority_queue<Event, std::vector<Event>, Later> events_;
+    std::unordered_map<OrderKey, OrderState, OrderKeyHash> order_;  // find/insert/erase only
+    std::map<uint64_t, std::unique_ptr<OobRound>> oob_rounds_;
+    std::vector<Message *> free_messages_;
+    FreeList<RecvOp> recv_ops_;
+    FreeList<FlushOp> flush_ops_;
+    std::shared_ptr<StackPool> stacks_;
+    SimScheduler *sched_ = nullptr;
+    int64_t now_ps_ = 0;
+    uint64_t seq_ = 0;
+    uint64_t events_done_ = 0;
+    uint64_t hash_ = 0;
+    uint64_t dropped_ = 0;
+    uint32_t finished_ = 0;
+    bool aborted_ = false;
+    ucc_status_t status_ = UCC_OK;
+    std::string report_;
+};
+
+}  // namespace ucc::sim

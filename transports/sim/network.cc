@@ -1,0 +1,384 @@
+// Network presets, the spec parser and the model's printed form.
+#include "transports/sim/network.h"
+
+#include <cstring>
+#include <string_view>
+
+namespace ucc::sim {
+
+namespace {
+
+constexpr int64_t kNs = 1'000;
+constexpr int64_t kUs = 1'000'000;
+constexpr uint64_t kGBps = 1'000'000'000;
+
+// Largest accepted time (1,000,000 s) and bandwidth (1 PB/s).
+constexpr int64_t kTimeMaxPs = 1'000'000'000'000'000'000;
+constexpr uint64_t kBandwidthMax = 1'000'000'000'000'000;
+
+const char *const kKnownKeys =
+    "ppn, lat, lat_intra, lat_inter, bw, bw_intra, bw_inter, o, o_send, o_recv, g, copy, reduce, "
+    "jitter";
+const char *const kKnownPresets = "ideal, hdr, eth100, slow";
+
+struct Unit {
+    const char *name;
+    uint64_t num;  // value = number * num / den
+    uint64_t den;
+};
+
+constexpr Unit kTimeUnits[] = {
+    {"ps", 1, 1},
+    {"ns", 1'000, 1},
+    {"us", 1'000'000, 1},
+    {"ms", 1'000'000'000, 1},
+    {"s", 1'000'000'000'000, 1},
+};
+
+constexpr Unit kBandwidthUnits[] = {
+    {"B/s", 1, 1},
+    {"KB/s", 1'000, 1},
+    {"MB/s", 1'000'000, 1},
+    {"GB/s", 1'000'000'000, 1},
+    {"TB/s", 1'000'000'000'000, 1},
+    {"KiB/s", 1ull << 10, 1},
+    {"MiB/s", 1ull << 20, 1},
+    {"GiB/s", 1ull << 30, 1},
+    {"b/s", 1, 8},
+    {"Kb/s", 1'000, 8},
+    {"Mb/s", 1'000'000, 8},
+    {"Gb/s", 1'000'000'000, 8},
+    {"Tb/s", 1'000'000'000'000, 8},
+};
+
+std::string_view trim(std::string_view s) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) {
+        s.remove_prefix(1);
+    }
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) {
+        s.remove_suffix(1);
+    }
+    return s;
+}
+
+// Parses a non-negative decimal number followed by one of `units` into an exact
+// rounded integer. A bare "0" needs no unit. "inf" is accepted when allow_inf.
+bool parse_quantity(std::string_view s, const Unit *units, size_t n_units, unsigned __int128 max,
+                    unsigned __int128 *out) {
+    size_t i = 0;
+    unsigned __int128 mant = 0;
+    unsigned __int128 scale = 1;  // 10^(fraction digits)
+    int digits = 0;
+    bool dot = false;
+    for (; i < s.size(); ++i) {
+        char c = s[i];
+        if (c >= '0' && c <= '9') {
+            if (++digits > 24) {  // keeps mant * unit within 128 bits
+                return false;
+            }
+            mant = mant * 10 + static_cast<unsigned>(c - '0');
+            if (dot) {
+                scale *= 10;
+            }
+        } else if (c == '.' && !dot) {
+            dot = true;
+        } else {
+            break;
+        }
+    }
+    if (digits == 0) {
+        return false;
+    }
+    std::string_view unit = s.substr(i);
+    if (unit.empty()) {
+        if (mant != 0) {
+            return false;  // a non-zero quantity needs its unit
+        }
+        *out = 0;
+        return true;
+    }
+    for (size_t u = 0; u < n_units; ++u) {
+        if (unit == units[u].name) {
+            unsigned __int128 num = mant * units[u].num;
+            unsigned __int128 den = scale * units[u].den;
+            unsigned __int128 v = (num + den / 2) / den;
+            if (v > max) {
+                return false;
+            }
+            *out = v;
+            return true;
+        }
+    }
+    return false;
+}
+
+bool parse_time(std::string_view s, int64_t *out) {
+    unsigned __int128 v = 0;
+    if (!parse_quantity(s, kTimeUnits, std::size(kTimeUnits), kTimeMaxPs, &v)) {
+        return false;
+    }
+    *out = static_cast<int64_t>(v);
+    return true;
+}
+
+bool parse_bandwidth(std::string_view s, uint64_t *out) {
+    if (s == "inf") {
+        *out = 0;
+        return true;
+    }
+    unsigned __int128 v = 0;
+    if (!parse_quantity(s, kBandwidthUnits, std::size(kBandwidthUnits), kBandwidthMax, &v) ||
+        v == 0) {
+        return false;
+    }
+    *out = static_cast<uint64_t>(v);
+    return true;
+}
+
+bool parse_count(std::string_view s, uint32_t *out) {
+    if (s.empty() || s.size() > 10) {
+        return false;
+    }
+    uint64_t v = 0;
+    for (char c : s) {
+        if (c < '0' || c > '9') {
+            return false;
+        }
+        v = v * 10 + static_cast<unsigned>(c - '0');
+    }
+    if (v == 0 || v > (1u << 31)) {
+        return false;
+    }
+    *out = static_cast<uint32_t>(v);
+    return true;
+}
+
+// Exact decimal of v / unit with trailing zeros stripped.
+std::string exact_decimal(uint64_t v, uint64_t unit) {
+    std::string s = std::to_string(v / unit);
+    uint64_t frac = v % unit;
+    if (frac != 0) {
+        std::string f;
+        for (uint64_t d = unit / 10; d > 0; d /= 10) {
+            f.push_back(static_cast<char>('0' + (frac / d) % 10));
+        }
+        while (!f.empty() && f.back() == '0') {
+            f.pop_back();
+        }
+        s += "." + f;
+    }
+    return s;
+}
+
+}  // namespace
+
+int64_t NetworkModel::bytes_cost_ps(uint64_t bytes, uint64_t bandwidth_bps) {
+    if (bandwidth_bps == 0 || bytes == 0) {
+        return 0;
+    }
+    unsigned __int128 num = static_cast<unsigned __int128>(bytes) * 1'000'000'000'000ull;
+    unsigned __int128 ps = (num + bandwidth_bps - 1) / bandwidth_bps;
+    if (ps > static_cast<unsigned __int128>(INT64_MAX / 4)) {
+        return INT64_MAX / 4;
+    }
+    return static_cast<int64_t>(ps);
+}
+
+std::string format_time_ps(int64_t ps) {
+    if (ps <= 0) {
+        return "0";
+    }
+    uint64_t v = static_cast<uint64_t>(ps);
+    if (v >= 1'000'000'000'000ull) {
+        return exact_decimal(v, 1'000'000'000'000ull) + "s";
+    }
+    if (v >= 1'000'000'000ull) {
+        return exact_decimal(v, 1'000'000'000ull) + "ms";
+    }
+    if (v >= 1'000'000ull) {
+        return exact_decimal(v, 1'000'000ull) + "us";
+    }
+    if (v >= 1'000ull) {
+        return exact_decimal(v, 1'000ull) + "ns";
+    }
+    return std::to_string(v) + "ps";
+}
+
+std::string format_bandwidth(uint64_t bps) {
+    if (bps == 0) {
+        return "inf";
+    }
+    if (bps >= 1'000'000'000'000ull) {
+        return exact_decimal(bps, 1'000'000'000'000ull) + "TB/s";
+    }
+    if (bps >= kGBps) {
+        return exact_decimal(bps, kGBps) + "GB/s";
+    }
+    if (bps >= 1'000'000ull) {
+        return exact_decimal(bps, 1'000'000ull) + "MB/s";
+    }
+    if (bps >= 1'000ull) {
+        return exact_decimal(bps, 1'000ull) + "KB/s";
+    }
+    return std::to_string(bps) + "B/s";
+}
+
+std::string NetworkModel::describe() const {
+    std::string s = preset;
+    s += ",ppn=" + std::to_string(ranks_per_node);
+    s += ",lat_intra=" + format_time_ps(lat_intra_ps);
+    s += ",lat_inter=" + format_time_ps(lat_inter_ps);
+    s += ",bw_intra=" + format_bandwidth(bw_intra_bps);
+    s += ",bw_inter=" + format_bandwidth(bw_inter_bps);
+    s += ",o_send=" + format_time_ps(o_send_ps);
+    s += ",o_recv=" + format_time_ps(o_recv_ps);
+    s += ",g=" + format_time_ps(gap_ps);
+    s += ",copy=" + format_bandwidth(copy_bps);
+    s += ",reduce=" + format_bandwidth(reduce_bps);
+    s += ",jitter=" + format_time_ps(jitter_max_ps);
+    return s;
+}
+
+bool network_preset(const std::string &name, NetworkModel *out) {
+    NetworkModel m;  // the defaults are the "hdr" preset
+    if (name == "hdr") {
+        // InfiniBand-HDR-like cluster, 8 ranks per node.
+    } else if (name == "ideal") {
+        // Zero cost everywhere: only ordering rules remain.
+        m.ranks_per_node = 1;
+        m.lat_intra_ps = m.lat_inter_ps = 0;
+        m.bw_intra_bps = m.bw_inter_bps = 0;
+        m.o_send_ps = m.o_recv_ps = m.gap_ps = 0;
+        m.copy_bps = m.reduce_bps = 0;
+        m.jitter_max_ps = 0;
+    } else if (name == "eth100") {
+        // 100 Gb Ethernet (TCP/RoCE-like): higher latency and overheads.
+        m.lat_intra_ps = 300 * kNs;
+        m.lat_inter_ps = 5 * kUs;
+        m.bw_inter_bps = 12'500'000'000;
+        m.o_send_ps = m.o_recv_ps = 500 * kNs;
+        m.gap_ps = 100 * kNs;
+        m.jitter_max_ps = 200 * kNs;
+    } else if (name == "slow") {
+        // Big latencies and a jitter larger than them, to shake out ordering bugs.
+        m.ranks_per_node = 4;
+        m.lat_intra_ps = 5 * kUs;
+        m.lat_inter_ps = 50 * kUs;
+        m.bw_intra_bps = 5 * kGBps;
+        m.bw_inter_bps = 1 * kGBps;
+        m.o_send_ps = m.o_recv_ps = 2 * kUs;
+        m.gap_ps = 1 * kUs;
+        m.copy_bps = 2 * kGBps;
+        m.reduce_bps = 1 * kGBps;
+        m.jitter_max_ps = 200 * kUs;
+    } else {
+        return false;
+    }
+    m.preset = name;
+    *out = m;
+    return true;
+}
+
+ucc_status_t parse_network(const char *spec, NetworkModel *out, std::string *error) {
+    std::string_view all = trim(spec == nullptr ? std::string_view() : std::string_view(spec));
+    auto fail = [&](const std::string &msg) {
+        if (error != nullptr) {
+            *error = "network spec \"" + std::string(all) + "\": " + msg;
+        }
+        return UCC_ERR_INVALID_PARAM;
+    };
+    NetworkModel m;
+    network_preset("hdr", &m);
+    if (all.empty()) {
+        *out = m;
+        return UCC_OK;
+    }
+    size_t pos = 0;
+    bool first = true;
+    while (pos <= all.size()) {
+        size_t comma = all.find(',', pos);
+        if (comma == std::string_view::npos) {
+            comma = all.size();
+        }
+        std::string_view item = trim(all.substr(pos, comma - pos));
+        pos = comma + 1;
+        if (item.empty()) {
+            return fail("empty item");
+        }
+        size_t eq = item.find('=');
+        if (eq == std::string_view::npos) {
+            if (!first) {
+                return fail("\"" + std::string(item) +
+                            "\" is not key=value (a preset name may only come first)");
+            }
+            if (!network_preset(std::string(item), &m)) {
+                return fail("unknown preset \"" + std::string(item) +
+                            "\" (presets: " + kKnownPresets + ")");
+            }
+            first = false;
+            continue;
+        }
+        first = false;
+        std::string_view key = trim(item.substr(0, eq));
+        std::string_view val = trim(item.substr(eq + 1));
+        auto bad_value = [&](const char *expect) {
+            return fail("bad value \"" + std::string(val) + "\" for " + std::string(key) +
+                        ": expected " + expect);
+        };
+        const char *time_expect = "a time like 1.3us (units ps, ns, us, ms, s)";
+        const char *bw_expect =
+            "a bandwidth like 12.5GB/s (units B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s, "
+            "Gb/s) or inf";
+        int64_t t = 0;
+        uint64_t bw = 0;
+        if (key == "ppn") {
+            if (!parse_count(val, &m.ranks_per_node)) {
+                return bad_value("a rank count >= 1");
+            }
+        } else if (key == "lat" || key == "lat_intra" || key == "lat_inter" || key == "o" ||
+                   key == "o_send" || key == "o_recv" || key == "g" || key == "jitter") {
+            if (!parse_time(val, &t)) {
+                return bad_value(time_expect);
+            }
+            if (key == "lat") {
+                m.lat_intra_ps = m.lat_inter_ps = t;
+            } else if (key == "lat_intra") {
+                m.lat_intra_ps = t;
+            } else if (key == "lat_inter") {
+                m.lat_inter_ps = t;
+            } else if (key == "o") {
+                m.o_send_ps = m.o_recv_ps = t;
+            } else if (key == "o_send") {
+                m.o_send_ps = t;
+            } else if (key == "o_recv") {
+                m.o_recv_ps = t;
+            } else if (key == "g") {
+                m.gap_ps = t;
+            } else {
+                m.jitter_max_ps = t;
+            }
+        } else if (key == "bw" || key == "bw_intra" || key == "bw_inter" || key == "copy" ||
+                   key == "reduce") {
+            if (!parse_bandwidth(val, &bw)) {
+                return bad_value(bw_expect);
+            }
+            if (key == "bw") {
+                m.bw_intra_bps = m.bw_inter_bps = bw;
+            } else if (key == "bw_intra") {
+                m.bw_intra_bps = bw;
+            } else if (key == "bw_inter") {
+                m.bw_inter_bps = bw;
+            } else if (key == "copy") {
+                m.copy_bps = bw;
+            } else {
+                m.reduce_bps = bw;
+            }
+        } else {
+            return fail("unknown key \"" + std::string(key) + "\" (keys: " + kKnownKeys + ")");
+        }
+    }
+    *out = m;
+    return UCC_OK;
+}
+
+}  // namespace ucc::sim

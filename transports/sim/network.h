@@ -1,0 +1,75 @@
+// The simulated network: a LogGP-style cost model.
+//
+// Ranks live on nodes (rank r is on node r / ranks_per_node). A message of
+// `bytes` bytes from rank a to rank b costs
+//   sender:   o_send (CPU), then the NIC is busy for g + bytes * G
+//   wire:     L + bytes * G (+ a seeded jitter in [0, jitter_max])
+//   receiver: o_recv (CPU) when the message is matched
+// where L and G are the intra-node or inter-node latency and per-byte cost.
+// Local compute (copies, reductions) costs bytes / bandwidth.
+//
+// Every time is an integer number of picoseconds; bandwidths are integer
+// bytes per second (0 means infinitely fast), so costs are exact integers.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "ucc/api/ucc.h"
+
+namespace ucc::sim {
+
+struct NetworkModel {
+    std::string preset = "hdr";   // the preset this model started from
+    uint32_t ranks_per_node = 8;  // rank r is on node r / ranks_per_node
+    int64_t lat_intra_ps = 300'000;
+    int64_t lat_inter_ps = 1'300'000;
+    uint64_t bw_intra_bps = 40'000'000'000;  // bytes per second; 0 = no per-byte cost
+    uint64_t bw_inter_bps = 24'000'000'000;
+    int64_t o_send_ps = 200'000;           // CPU overhead per message, sender
+    int64_t o_recv_ps = 200'000;           // CPU overhead per message, receiver
+    int64_t gap_ps = 50'000;               // NIC gap per message
+    uint64_t copy_bps = 20'000'000'000;    // local copy bandwidth
+    uint64_t reduce_bps = 10'000'000'000;  // local reduction bandwidth
+    int64_t jitter_max_ps = 20'000;        // extra delay per message, uniform in [0, max]
+
+    uint32_t node_of(uint32_t rank) const {
+        return ranks_per_node == 0 ? rank : rank / ranks_per_node;
+    }
+    bool same_node(uint32_t a, uint32_t b) const { return node_of(a) == node_of(b); }
+    int64_t latency_ps(uint32_t a, uint32_t b) const {
+        return same_node(a, b) ? lat_intra_ps : lat_inter_ps;
+    }
+    // bytes * G between ranks a and b.
+    int64_t wire_ps(uint32_t a, uint32_t b, uint64_t bytes) const {
+        return bytes_cost_ps(bytes, same_node(a, b) ? bw_intra_bps : bw_inter_bps);
+    }
+    int64_t copy_ps(uint64_t bytes) const { return bytes_cost_ps(bytes, copy_bps); }
+    int64_t reduce_ps(uint64_t bytes) const { return bytes_cost_ps(bytes, reduce_bps); }
+
+    // ceil(bytes * 1e12 / bandwidth) picoseconds; 0 when bandwidth is 0 (infinite).
+    static int64_t bytes_cost_ps(uint64_t bytes, uint64_t bandwidth_bps);
+
+    // A spec string that parse_network() turns back into this model, e.g.
+    // "hdr,ppn=8,lat_intra=300ns,lat_inter=1.3us,...".
+    std::string describe() const;
+};
+
+// The preset called `name` ("ideal", "hdr", "eth100", "slow"); false if unknown.
+bool network_preset(const std::string &name, NetworkModel *out);
+
+// Parses a preset name, or a comma-separated list of key=value settings that may
+// start with a preset name (default base: "hdr"), e.g.
+//   "hdr,ppn=16,lat_inter=2us,bw_inter=12.5GB/s,jitter=1us,o=100ns".
+// Keys: ppn; lat, lat_intra, lat_inter; bw, bw_intra, bw_inter; o, o_send,
+// o_recv; g; copy; reduce; jitter. Times take a unit (ps, ns, us, ms, s; a bare
+// 0 is allowed); bandwidths take B/s, KB/s, MB/s, GB/s (or KiB/s, MiB/s,
+// GiB/s), or "inf". A bad spec gives UCC_ERR_INVALID_PARAM and a message in
+// *error (if not null); *out is then unchanged.
+ucc_status_t parse_network(const char *spec, NetworkModel *out, std::string *error);
+
+// Exact decimal renderings used by describe(): "1.3us", "12.5GB/s".
+std::string format_time_ps(int64_t ps);
+std::string format_bandwidth(uint64_t bps);
+
+}  // namespace ucc::sim

@@ -1,0 +1,703 @@
+// The simulator's transport: matching, RMA and time for one endpoint.
+#include "transports/sim/sim_transport.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+
+namespace ucc::sim {
+
+namespace {
+
+constexpr size_t kRkeyBytes = 4 * sizeof(uint64_t);
+constexpr size_t kWaitLinesMax = 16;
+
+void put_u64(uint8_t *p, uint64_t v) {
+    std::memcpy(p, &v, sizeof(v));
+}
+uint64_t get_u64(const uint8_t *p) {
+    uint64_t v;
+    std::memcpy(&v, p, sizeof(v));
+    return v;
+}
+
+// [addr, addr + bytes) inside [base, base + length), overflow-safe.
+bool inside(uint64_t addr, uint64_t bytes, uint64_t base, uint64_t length) {
+    return addr >= base && addr - base <= length && bytes <= length - (addr - base);
+}
+
+std::string endpoint_name(const Cluster *c, uint64_t id) {
+    std::string s = "endpoint " + std::to_string(id);
+    uint32_t r = c == nullptr ? kNoRank : c->rank_of_endpoint(id);
+    if (r != kNoRank) {
+        s += " (rank " + std::to_string(r) + ")";
+    }
+    return s;
+}
+
+}  // namespace
+
+std::string describe_tag(Tag tag) {
+    char buf[96];
+    std::snprintf(buf, sizeof(buf),
+                  "0x%016" PRIx64 " (team=%" PRIu64 " seq=%" PRIu64 " step=%" PRIu64 ")", tag,
+                  tag >> 48, static_cast<uint64_t>((tag >> 16) & 0xffffffffu),
+                  static_cast<uint64_t>(tag & 0xffffu));
+    return buf;
+}
+
+std::unique_ptr<ucc::Transport> make_transport() {
+    Cluster *c = Cluster::current();
+    if (c == nullptr || c->running_rank() == kNoRank) {
+        return nullptr;
+    }
+    return c->create_endpoint(c->running_rank());
+}
+
+SimTransport::SimTransport(Cluster *cluster, uint32_t rank, uint64_t id)
+    : cluster_(cluster), rank_(rank), id_(id) {}
+
+SimTransport::~SimTransport() {
+    if (cluster_ != nullptr) {
+        cluster_->remove_endpoint(this);
+        release_all();
+    }
+}
+
+void SimTransport::detach_cluster() {
+    if (cluster_ == nullptr) {
+        return;
+    }
+    release_all();
+    cluster_ = nullptr;
+}
+
+// Returns every queued record to the cluster's pools. Pending Xfers are
+// abandoned, never touched again.
+void SimTransport::release_all() {
+    while (inbox_head_ != nullptr) {
+        Message *m = inbox_head_;
+        inbox_head_ = m->next;
+        cluster_->free_message(m);
+    }
+    inbox_tail_ = nullptr;
+    for (auto &[key, q] : posted_) {
+        for (RecvOp *op = q.head; op != nullptr;) {
+            RecvOp *next = op->next;
+            cluster_->recv_ops().put(op);
+            op = next;
+        }
+    }
+    posted_.clear();
+    for (auto &[key, q] : unexpected_) {
+        for (Message *m = q.head; m != nullptr;) {
+            Message *next = m->next;
+            cluster_->free_message(m);
+            m = next;
+        }
+    }
+    unexpected_.clear();
+    for (auto &[peer, p] : rma_) {
+        for (FlushOp *op = p.head; op != nullptr;) {
+            FlushOp *next = op->next;
+            cluster_->flush_ops().put(op);
+            op = next;
+        }
+    }
+    rma_.clear();
+    regions_.clear();
+    posted_count_ = 0;
+    unexpected_count_ = 0;
+}
+
+// ---- addressing ----
+
+void SimTransport::address(void *out) const {
+    std::memcpy(out, &id_, sizeof(id_));
+}
+
+ucc_status_t SimTransport::resolve(const void *address, Peer *peer) {
+    if (address == nullptr || peer == nullptr) {
+        return UCC_ERR_INVALID_PARAM;
+    }
+    uint64_t id;
+    std::memcpy(&id, address, sizeof(id));
+    if (cluster_ == nullptr || !cluster_->endpoint_id_valid(id)) {
+        return UCC_ERR_NOT_FOUND;
+    }
+    *peer = id;
+    return UCC_OK;
+}
+
+// ---- tagged point-to-point ----
+
+ucc_status_t SimTransport::isend(Peer peer, Tag tag, const void *buf, size_t bytes,
+                                 ucc_memory_type_t /*mem*/, Xfer *x) {
+    if (x == nullptr || (bytes > 0 && buf == nullptr && !timing_only())) {
+        return UCC_ERR_INVALID_PARAM;
+    }
+    if (cluster_ == nullptr) {
+        return UCC_ERR_NO_RESOURCE;
+    }
+    if (!cluster_->endpoint_id_valid(peer)) {
+        return UCC_ERR_INVALID_PARAM;
+    }
+    Message *m = cluster_->alloc_message();
+    m->kind = PacketKind::kTagged;
+    m->channel = Channel::kTagged;
+    m->src = id_;
+    m->dst = peer;
+    m->tag = tag;
+    m->bytes = bytes;
+    if (bytes > 0 && !cluster_->timing_only()) {
+        const auto *p = static_cast<const uint8_t *>(buf);
+        m->payload.assign(p, p + bytes);
+    }
+    cluster_->send_packet(rank_, m, bytes);
+    ++stats_.msgs_sent;
+    stats_.bytes_sent += bytes;
+    x->transport_priv = nullptr;
+    x->bytes = bytes;
+    x->status = UCC_OK;
+    return UCC_OK;
+}
+
+ucc_status_t SimTransport::match(const Message &m, void *buf, size_t capacity, Xfer *x) {
+    cluster_->advance(rank_, cluster_->net().o_recv_ps);
+    ++stats_.msgs_recv;
+    if (m.bytes > capacity) {
+        x->bytes = 0;
+        return UCC_ERR_NO_MESSAGE;
+    }
+    if (m.bytes > 0 && !cluster_->timing_only()) {
+        std::memcpy(buf, m.payload.data(), m.bytes);
+    }
+    stats_.bytes_recv += m.bytes;
+    x->bytes = m.bytes;
+    return UCC_OK;
+}
+
+ucc_status_t SimTransport::irecv(Peer peer, Tag tag, void *buf, size_t bytes,
+                                 ucc_memory_type_t /*mem*/, Xfer *x) {
+    if (x == nullptr || (bytes > 0 && buf == nullptr && !timing_only())) {
+        return UCC_ERR_INVALID_PARAM;
+    }
+    if (cluster_ == nullptr) {
+        return UCC_ERR_NO_RESOURCE;
+    }
+    x->bytes = 0;
+    x->transport_priv = nullptr;
+    Key key{peer, tag};
+    // The oldest unexpected message with this key, if any.
+    auto it = unexpected_.find(key);
+    if (it != unexpected_.end()) {
+        Message *m = it->second.head;
+        it->second.head = m->next;
+        if (it->second.head == nullptr) {
+            unexpected_.erase(it);
+        }
+        --unexpected_count_;
+        x->status = match(*m, buf, bytes, x);
+        cluster_->free_message(m);
+        return UCC_OK;
+    }
+    RecvOp *op = cluster_->recv_ops().get();
+    op->x = x;
+    op->buf = buf;
+    op->capacity = bytes;
+    op->peer = peer;
+    op->tag = tag;
+    RecvQueue &q = posted_[key];
+    op->prev = q.tail;
+    op->next = nullptr;
+    if (q.tail != nullptr) {
+        q.tail->next = op;
+    } else {
+        q.head = op;
+    }
+    q.tail = op;
+    ++posted_count_;
+    x->status = UCC_INPROGRESS;
+    x->transport_priv = static_cast<OpBase *>(op);
+    return UCC_OK;
+}
+
+void SimTransport::cancel(Xfer *x) {
+    if (x == nullptr || x->done() || x->transport_priv == nullptr || cluster_ == nullptr) {
+        return;
+    }
+    auto *base = static_cast<OpBase *>(x->transport_priv);
+    x->transport_priv = nullptr;
+    switch (base->op_kind) {
+        case OpKind::kRecv: {
+            auto *op = static_cast<RecvOp *>(base);
+            auto it = posted_.find(Key{op->peer, op->tag});
+            if (it == posted_.end()) {
+                return;
+            }
+            RecvQueue &q = it->second;
+            (op->prev != nullptr ? op->prev->next : q.head) = op->next;
+            (op->next != nullptr ? op->next->prev : q.tail) = op->prev;
+            if (q.head == nullptr) {
+                posted_.erase(it);
+            }
+            --posted_count_;
+            cluster_->recv_ops().put(op);
+            return;
+        }
+        case OpKind::kGet: {
+            // The request/reply stays in flight; its reply is dropped.
+            static_cast<Message *>(base)->xfer = nullptr;
+            return;
+        }
+        case OpKind::kFlush: {
+            auto *op = static_cast<FlushOp *>(base);
+            auto it = rma_.find(op->peer);
+            if (it == rma_.end()) {
+                return;
+            }
+            RmaPeer &p = it->second;
+            (op->prev != nullptr ? op->prev->next : p.head) = op->next;
+            (op->next != nullptr ? op->next->prev : p.tail) = op->prev;
+            if (p.head == nullptr && p.acked == p.issued) {
+                rma_.erase(it);
+            }
+            cluster_->flush_ops().put(op);
+            return;
+        }
+    }
+}
+
+size_t SimTransport::posted_receives() const {
+    return posted_count_;
+}
+size_t SimTransport::unexpected_messages() const {
+    return unexpected_count_;
+}
+
+// ---- RMA ----
+
+ucc_status_t SimTransport::mem_register(void *base, size_t length, MemRegion *region) {
+    if (region == nullptr) {
+        return UCC_ERR_INVALID_PARAM;
+    }
+    if (cluster_ == nullptr) {
+        return UCC_ERR_NO_RESOURCE;
+    }
+    uint64_t id = next_region_++;
+    regions_[id] = Region{reinterpret_cast<uint64_t>(base), length};
+    region->base = base;
+    region->length = length;
+    region->transport_priv = reinterpret_cast<void *>(static_cast<uintptr_t>(id));
+    return UCC_OK;
+}
+
+void SimTransport::mem_deregister(MemRegion *region) {
+    if (region == nullptr) {
+        return;
+    }
+    regions_.erase(reinterpret_cast<uintptr_t>(region->transport_priv));
+    region->transport_priv = nullptr;
+}
+
+// rkey = endpoint id, region id, base, length (4 x 8 bytes, host order).
+std::vector<uint8_t> SimTransport::rkey_pack(const MemRegion &region) {
+    std::vector<uint8_t> k(kRkeyBytes);
+    put_u64(k.data(), id_);
+    put_u64(k.data() + 8, reinterpret_cast<uintptr_t>(region.transport_priv));
+    put_u64(k.data() + 16, reinterpret_cast<uint64_t>(region.base));
+    put_u64(k.data() + 24, region.length);
+    return k;
+}
+
+ucc_status_t SimTransport::check_rkey(Peer peer, uint64_t remote_addr, size_t bytes,
+                                      const std::vector<uint8_t> &rkey, uint64_t *region) const {
+    if (rkey.size() != kRkeyBytes || get_u64(rkey.data()) != peer ||
+        !cluster_->endpoint_id_valid(peer)) {
+        return UCC_ERR_INVALID_PARAM;
+    }
+    if (!inside(remote_addr, bytes, get_u64(rkey.data() + 16), get_u64(rkey.data() + 24))) {
+        return UCC_ERR_INVALID_PARAM;
+    }
+    *region = get_u64(rkey.data() + 8);
+    return UCC_OK;
+}
+
+ucc_status_t SimTransport::put(Peer peer, const void *src, size_t bytes, uint64_t remote_addr,
+                               const std::vector<uint8_t> &rkey, Xfer *x) {
+    if (x == nullptr || (bytes > 0 && src == nullptr && !timing_only())) {
+        return UCC_ERR_INVALID_PARAM;
+    }
+    if (cluster_ == nullptr) {
+        return UCC_ERR_NO_RESOURCE;
+    }
+    uint64_t region = 0;
+    if (ucc_status_t st = check_rkey(peer, remote_addr, bytes, rkey, &region); st != UCC_OK) {
+        return st;
+    }
+    Message *m = cluster_->alloc_message();
+    m->kind = PacketKind::kPut;
+    m->channel = Channel::kRmaRequest;
+    m->src = id_;
+    m->dst = peer;
+    m->bytes = bytes;
+    m->remote_addr = remote_addr;
+    m->region = region;
+    if (bytes > 0 && !cluster_->timing_only()) {
+        const auto *p = static_cast<const uint8_t *>(src);
+        m->payload.assign(p, p + bytes);
+    }
+    ++rma_[peer].issued;
+    cluster_->send_packet(rank_, m, bytes);
+    ++stats_.puts;
+    stats_.bytes_sent += bytes;
+    x->transport_priv = nullptr;
+    x->bytes = bytes;
+    x->status = UCC_OK;
+    return UCC_OK;
+}
+
+ucc_status_t SimTransport::get(Peer peer, void *dst, size_t bytes, uint64_t remote_addr,
+                               const std::vector<uint8_t> &rkey, Xfer *x) {
+    if (x == nullptr || (bytes > 0 && dst == nullptr && !timing_only())) {
+        return UCC_ERR_INVALID_PARAM;
+    }
+    if (cluster_ == nullptr) {
+        return UCC_ERR_NO_RESOURCE;
+    }
+    uint64_t region = 0;
+    if (ucc_status_t st = check_rkey(peer, remote_addr, bytes, rkey, &region); st != UCC_OK) {
+        return st;
+    }
+    Message *m = cluster_->alloc_message();
+    m->kind = PacketKind::kGetRequest;
+    m->channel = Channel::kRmaRequest;
+    m->src = id_;
+    m->dst = peer;
+    m->bytes = bytes;
+    m->remote_addr = remote_addr;
+    m->region = region;
+    m->local_buf = dst;
+    m->xfer = x;
+    x->bytes = 0;
+    x->status = UCC_INPROGRESS;
+    x->transport_priv = static_cast<OpBase *>(m);
+    ++gets_in_flight_;
+    ++stats_.gets;
+    cluster_->send_packet(rank_, m, 0);
+    return UCC_OK;
+}
+
+ucc_status_t SimTransport::atomic_add(Peer peer, uint64_t remote_addr, uint64_t value,
+                                      const std::vector<uint8_t> &rkey, Xfer *x) {
+    if (x == nullptr) {
+        return UCC_ERR_INVALID_PARAM;
+    }
+    if (cluster_ == nullptr) {
+        return UCC_ERR_NO_RESOURCE;
+    }
+    uint64_t region = 0;
+    if (ucc_status_t st = check_rkey(peer, remote_addr, sizeof(uint64_t), rkey, &region);
+        st != UCC_OK) {
+        return st;
+    }
+    Message *m = cluster_->alloc_message();
+    m->kind = PacketKind::kAtomic;
+    m->channel = Channel::kRmaRequest;
+    m->src = id_;
+    m->dst = peer;
+    m->bytes = sizeof(uint64_t);
+    m->remote_addr = remote_addr;
+    m->region = region;
+    m->value = value;
+    ++rma_[peer].issued;
+    cluster_->send_packet(rank_, m, sizeof(uint64_t));
+    ++stats_.atomics;
+    x->transport_priv = nullptr;
+    x->bytes = sizeof(uint64_t);
+    x->status = UCC_OK;
+    return UCC_OK;
+}
+
+ucc_status_t SimTransport::flush(Peer peer, Xfer *x) {
+    if (x == nullptr) {
+        return UCC_ERR_INVALID_PARAM;
+    }
+    if (cluster_ == nullptr) {
+        return UCC_ERR_NO_RESOURCE;
+    }
+    ++stats_.flushes;
+    x->bytes = 0;
+    x->transport_priv = nullptr;
+    auto it = rma_.find(peer);
+    if (it == rma_.end() || it->second.acked == it->second.issued) {
+        ucc_status_t st = it == rma_.end() ? UCC_OK : it->second.error;
+        if (it != rma_.end() && it->second.head == nullptr) {
+            rma_.erase(it);
+        }
+        x->status = st;
+        return UCC_OK;
+    }
+    RmaPeer &p = it->second;
+    FlushOp *op = cluster_->flush_ops().get();
+    op->x = x;
+    op->peer = peer;
+    op->target = p.issued;
+    op->prev = p.tail;
+    op->next = nullptr;
+    if (p.tail != nullptr) {
+        p.tail->next = op;
+    } else {
+        p.head = op;
+    }
+    p.tail = op;
+    x->status = UCC_INPROGRESS;
+    x->transport_priv = static_cast<OpBase *>(op);
+    return UCC_OK;
+}
+
+// Target side, applied by the event loop when the operation arrives.
+ucc_status_t SimTransport::apply_put(const Message &m) {
+    auto it = regions_.find(m.region);
+    if (it == regions_.end() ||
+        !inside(m.remote_addr, m.bytes, it->second.base, it->second.length)) {
+        return UCC_ERR_INVALID_PARAM;
+    }
+    if (m.bytes > 0 && cluster_ != nullptr && !cluster_->timing_only()) {
+        std::memcpy(reinterpret_cast<void *>(m.remote_addr), m.payload.data(), m.bytes);
+    }
+    return UCC_OK;
+}
+
+ucc_status_t SimTransport::apply_atomic(const Message &m) {
+    auto it = regions_.find(m.region);
+    if (it == regions_.end() ||
+        !inside(m.remote_addr, sizeof(uint64_t), it->second.base, it->second.length)) {
+        return UCC_ERR_INVALID_PARAM;
+    }
+    // Applied even in timing-only mode: 8 bytes of control data that
+    // one-sided algorithms may poll on.
+    if (m.remote_addr != 0) {
+        uint64_t v;
+        std::memcpy(&v, reinterpret_cast<const void *>(m.remote_addr), sizeof(v));
+        v += m.value;
+        std::memcpy(reinterpret_cast<void *>(m.remote_addr), &v, sizeof(v));
+    }
+    return UCC_OK;
+}
+
+ucc_status_t SimTransport::read_for_get(Message *m) {
+    auto it = regions_.find(m->region);
+    if (it == regions_.end() ||
+        !inside(m->remote_addr, m->bytes, it->second.base, it->second.length)) {
+        return UCC_ERR_INVALID_PARAM;
+    }
+    if (m->bytes > 0 && cluster_ != nullptr && !cluster_->timing_only()) {
+        const auto *p = reinterpret_cast<const uint8_t *>(m->remote_addr);
+        m->payload.assign(p, p + m->bytes);
+    }
+    return UCC_OK;
+}
+
+void SimTransport::handle_ack(Message *m) {
+    auto it = rma_.find(m->src);
+    ucc_status_t st = m->status;
+    cluster_->free_message(m);
+    if (it == rma_.end()) {
+        return;
+    }
+    RmaPeer &p = it->second;
+    ++p.acked;
+    if (st != UCC_OK && p.error == UCC_OK) {
+        p.error = st;
+    }
+}
+
+// ---- progress and time ----
+
+void SimTransport::push_inbox(Message *m) {
+    m->next = nullptr;
+    if (inbox_tail_ != nullptr) {
+        inbox_tail_->next = m;
+    } else {
+        inbox_head_ = m;
+    }
+    inbox_tail_ = m;
+}
+
+int SimTransport::progress() {
+    if (cluster_ == nullptr) {
+        return 0;
+    }
+    int completed = 0;
+    while (inbox_head_ != nullptr) {
+        Message *m = inbox_head_;
+        inbox_head_ = m->next;
+        if (inbox_head_ == nullptr) {
+            inbox_tail_ = nullptr;
+        }
+        m->next = nullptr;
+        switch (m->kind) {
+            case PacketKind::kTagged: {
+                Key key{m->src, m->tag};
+                auto it = posted_.find(key);
+                if (it == posted_.end()) {
+                    MsgQueue &q = unexpected_[key];
+                    if (q.tail != nullptr) {
+                        q.tail->next = m;
+                    } else {
+                        q.head = m;
+                    }
+                    q.tail = m;
+                    ++unexpected_count_;
+                    ++stats_.unexpected;
+                    break;
+                }
+                RecvOp *op = it->second.head;
+                it->second.head = op->next;
+                if (op->next != nullptr) {
+                    op->next->prev = nullptr;
+                } else {
+                    posted_.erase(it);
+                }
+                --posted_count_;
+                Xfer *x = op->x;
+                ucc_status_t st = match(*m, op->buf, op->capacity, x);
+                cluster_->recv_ops().put(op);
+                cluster_->free_message(m);
+                x->transport_priv = nullptr;
+                complete(x, st);
+                ++completed;
+                break;
+            }
+            case PacketKind::kGetReply: {
+                --gets_in_flight_;
+                Xfer *x = m->xfer;
+                if (x == nullptr) {  // cancelled
+                    cluster_->free_message(m);
+                    break;
+                }
+                ucc_status_t st = m->status;
+                if (st == UCC_OK && m->bytes > 0 && !cluster_->timing_only()) {
+                    std::memcpy(m->local_buf, m->payload.data(), m->bytes);
+                }
+                x->bytes = st == UCC_OK ? m->bytes : 0;
+                x->transport_priv = nullptr;
+                stats_.bytes_recv += x->bytes;
+                cluster_->free_message(m);
+                complete(x, st);
+                ++completed;
+                break;
+            }
+            case PacketKind::kRmaAck: {
+                Peer peer = m->src;
+                handle_ack(m);
+                // Complete the flushes whose operations are all acknowledged, in order.
+                for (;;) {
+                    auto it = rma_.find(peer);
+                    if (it == rma_.end()) {
+                        break;
+                    }
+                    RmaPeer &p = it->second;
+                    FlushOp *op = p.head;
+                    if (op == nullptr || op->target > p.acked) {
+                        if (op == nullptr && p.acked == p.issued) {
+                            rma_.erase(it);
+                        }
+                        break;
+                    }
+                    p.head = op->next;
+                    if (p.head != nullptr) {
+                        p.head->prev = nullptr;
+                    } else {
+                        p.tail = nullptr;
+                    }
+                    Xfer *x = op->x;
+                    ucc_status_t st = p.error;
+                    cluster_->flush_ops().put(op);
+                    x->transport_priv = nullptr;
+                    complete(x, st);
+                    ++completed;
+                }
+                break;
+            }
+            default:
+                cluster_->free_message(m);
+                break;
+        }
+    }
+    return completed;
+}
+
+double SimTransport::now() const {
+    if (cluster_ == nullptr) {
+        return 0;
+    }
+    return static_cast<double>(cluster_->clock_ps(rank_)) / 1e12;
+}
+
+void SimTransport::idle(double deadline) {
+    if (cluster_ == nullptr) {
+        return;
+    }
+    cluster_->idle(rank_, deadline);
+}
+
+void SimTransport::charge(Work kind, size_t bytes) {
+    if (cluster_ == nullptr) {
+        return;
+    }
+    const NetworkModel &net = cluster_->net();
+    cluster_->advance(rank_, kind == Work::kCopy ? net.copy_ps(bytes) : net.reduce_ps(bytes));
+}
+
+bool SimTransport::timing_only() const {
+    return cluster_ != nullptr && cluster_->timing_only();
+}
+
+bool SimTransport::aborted() const {
+    return cluster_ == nullptr || cluster_->aborted();
+}
+
+// ---- reports ----
+
+void SimTransport::describe_waits(std::string *out) const {
+    std::string me = "    endpoint " + std::to_string(id_) + ": ";
+    size_t lines = 0;
+    size_t omitted = 0;
+    auto line = [&](const std::string &s) {
+        if (lines < kWaitLinesMax) {
+            *out += me + s + "\n";
+            ++lines;
+        } else {
+            ++omitted;
+        }
+    };
+    for (const auto &[key, q] : posted_) {
+        for (const RecvOp *op = q.head; op != nullptr; op = op->next) {
+            line("waits in irecv from " + endpoint_name(cluster_, key.first) + " tag " +
+                 describe_tag(key.second) + ", " + std::to_string(op->capacity) + " bytes posted");
+        }
+    }
+    for (const auto &[key, q] : unexpected_) {
+        for (const Message *m = q.head; m != nullptr; m = m->next) {
+            line("holds an unexpected message from " + endpoint_name(cluster_, key.first) +
+                 " tag " + describe_tag(key.second) + ", " + std::to_string(m->bytes) + " bytes");
+        }
+    }
+    for (const auto &[peer, p] : rma_) {
+        if (p.head != nullptr) {
+            line("flush to " + endpoint_name(cluster_, peer) +
+                 " waits: " + std::to_string(p.acked) + " of " + std::to_string(p.issued) +
+                 " RMA operations acknowledged");
+        }
+    }
+    if (gets_in_flight_ > 0) {
+        line(std::to_string(gets_in_flight_) + " get(s) in flight");
+    }
+    if (omitted > 0) {
+        *out += me + "... and " + std::to_string(omitted) + " more\n";
+    }
+}
+
+}  // namespace ucc::sim

@@ -1,0 +1,165 @@
+// The simulator's transport: one endpoint of the simulated cluster.
+//
+// A SimTransport belongs to the rank that created it (through make_transport()
+// from inside that rank) and must only be used from that rank. Its address is
+// its 8-byte endpoint id: a rank's first endpoint has id == rank, later ones
+// ids >= n_ranks in creation order.
+//
+// Semantics (see lib/transport.h for the interface):
+//  * isend copies the payload (eager; no copy in timing-only mode) and
+//    completes at once (UCC_OK before it returns, no sink call). The sender pays
+//    o_send; the NIC serialises messages (gap g + bytes * G); the message
+//    arrives L + bytes * G (+ jitter) after it leaves the NIC.
+//  * Messages with one (sender, receiver, tag) arrive in sending order; others
+//    may overtake each other (jitter, tie-breaks).
+//  * progress() moves arrived messages into matching: the oldest posted irecv
+//    with the same (peer, tag), else the unexpected queue; irecv first takes
+//    the oldest unexpected message. The receiver pays o_recv per match. A
+//    message longer than the receive buffer completes the receive with
+//    UCC_ERR_NO_MESSAGE and bytes = 0.
+//  * RMA: put copies its source at once (local completion) and writes the
+//    target at arrival; atomic_add adds at arrival; get is a request and a
+//    reply; flush(peer) completes when every put/atomic issued to `peer` before
+//    it has been applied and acknowledged. RMA operations from one endpoint to
+//    one peer are applied in issue order.
+//  * isend/irecv/put/get/atomic_add/flush return UCC_OK when accepted (the Xfer
+//    then says whether it completed at once) or an error for bad arguments.
+//  * cancel() withdraws a pending receive, get or flush; the Xfer's status is
+//    left as it was (UCC_INPROGRESS) and never touched again.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lib/transport.h"
+#include "transports/sim/cluster.h"
+
+namespace ucc::sim {
+
+// Counters per endpoint, for tests and reports.
+struct EndpointStats {
+    uint64_t msgs_sent = 0;
+    uint64_t bytes_sent = 0;
+    uint64_t msgs_recv = 0;  // matched receives
+    uint64_t bytes_recv = 0;
+    uint64_t unexpected = 0;  // messages that arrived before their receive
+    uint64_t puts = 0;
+    uint64_t gets = 0;
+    uint64_t atomics = 0;
+    uint64_t flushes = 0;
+};
+
+class SimTransport final : public ucc::Transport {
+  public:
+    // Use make_transport(); the cluster constructs endpoints.
+    SimTransport(Cluster *cluster, uint32_t rank, uint64_t id);
+    ~SimTransport() override;
+    SimTransport(const SimTransport &) = delete;
+    SimTransport &operator=(const SimTransport &) = delete;
+
+    const char *name() const override { return "sim"; }
+    size_t address_length() const override { return sizeof(uint64_t); }
+    void address(void *out) const override;
+    ucc_status_t resolve(const void *address, Peer *peer) override;
+    Peer self() const override { return id_; }
+
+    ucc_status_t isend(Peer peer, Tag tag, const void *buf, size_t bytes, ucc_memory_type_t mem,
+                       Xfer *x) override;
+    ucc_status_t irecv(Peer peer, Tag tag, void *buf, size_t bytes, ucc_memory_type_t mem,
+                       Xfer *x) override;
+    void cancel(Xfer *x) override;
+
+    ucc_status_t mem_register(void *base, size_t length, MemRegion *region) override;
+    void mem_deregister(MemRegion *region) override;
+    std::vector<uint8_t> rkey_pack(const MemRegion &region) override;
+    ucc_status_t put(Peer peer, const void *src, size_t bytes, uint64_t remote_addr,
+                     const std::vector<uint8_t> &rkey, Xfer *x) override;
+    ucc_status_t get(Peer peer, void *dst, size_t bytes, uint64_t remote_addr,
+                     const std::vector<uint8_t> &rkey, Xfer *x) override;
+    ucc_status_t atomic_add(Peer peer, uint64_t remote_addr, uint64_t value,
+                            const std::vector<uint8_t> &rkey, Xfer *x) override;
+    ucc_status_t flush(Peer peer, Xfer *x) override;
+
+    int progress() override;
+    double now() const override;
+    void idle(double deadline) override;
+    void charge(Work kind, size_t bytes) override;
+    bool timing_only() const override;
+    bool aborted() const override;
+
+    // ---- simulator side ----
+    uint32_t rank() const { return rank_; }
+    uint64_t id() const { return id_; }
+    const EndpointStats &stats() const { return stats_; }
+    size_t posted_receives() const;
+    size_t unexpected_messages() const;
+
+    // Called by the cluster's event loop.
+    void push_inbox(Message *m);
+    ucc_status_t apply_put(const Message &m);
+    ucc_status_t apply_atomic(const Message &m);
+    ucc_status_t read_for_get(Message *m);
+    // Appends what this endpoint waits for, one indented line each.
+    void describe_waits(std::string *out) const;
+    // The cluster is going away: drop queued state, refuse further work.
+    void detach_cluster();
+
+  private:
+    friend class Cluster;
+    using Key = std::pair<Peer, Tag>;
+    struct RecvQueue {
+        RecvOp *head = nullptr;
+        RecvOp *tail = nullptr;
+    };
+    struct MsgQueue {
+        Message *head = nullptr;
+        Message *tail = nullptr;
+    };
+    struct Region {
+        uint64_t base;
+        uint64_t length;
+    };
+    struct RmaPeer {
+        uint64_t issued = 0;
+        uint64_t acked = 0;
+        ucc_status_t error = UCC_OK;
+        FlushOp *head = nullptr;
+        FlushOp *tail = nullptr;
+    };
+
+    // Delivers m into a receive; returns the receive's status. Frees nothing.
+    ucc_status_t match(const Message &m, void *buf, size_t capacity, Xfer *x);
+    void handle_ack(Message *m);
+    ucc_status_t check_rkey(Peer peer, uint64_t remote_addr, size_t bytes,
+                            const std::vector<uint8_t> &rkey, uint64_t *region) const;
+    void release_all();
+
+    Cluster *cluster_;
+    uint32_t rank_;
+    uint64_t id_;
+    SimTransport *next_in_rank_ = nullptr;  // the rank's list of endpoints
+    Message *inbox_head_ = nullptr;
+    Message *inbox_tail_ = nullptr;
+    std::map<Key, RecvQueue> posted_;
+    std::map<Key, MsgQueue> unexpected_;
+    std::map<uint64_t, Region> regions_;
+    std::map<Peer, RmaPeer> rma_;
+    uint64_t next_region_ = 1;
+    uint64_t gets_in_flight_ = 0;
+    size_t posted_count_ = 0;
+    size_t unexpected_count_ = 0;
+    EndpointStats stats_;
+};
+
+// A new endpoint for the calling rank; nullptr when not called from inside a
+// simulated rank.
+std::unique_ptr<ucc::Transport> make_transport();
+
+// "0x0001000000020003 (team=1 seq=2 step=3)": tag = team << 48 | seq << 16 | step.
+std::string describe_tag(Tag tag);
+
+}  // namespace ucc::sim
