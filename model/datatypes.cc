@@ -92,7 +92,7 @@ bool is_coll_type(uint64_t coll_type) {
            coll_type < (uint64_t{1} << kCollTypeCount);
 }
 
-bool is_rooted(ucc_coll_type_t coll_type) {
+bool is_rooted(uint64_t coll_type) {
     switch (coll_type) {
         case UCC_COLL_TYPE_BCAST:
         case UCC_COLL_TYPE_REDUCE:
@@ -108,7 +108,7 @@ bool is_rooted(ucc_coll_type_t coll_type) {
     }
 }
 
-bool is_reduction(ucc_coll_type_t coll_type) {
+bool is_reduction(uint64_t coll_type) {
     switch (coll_type) {
         case UCC_COLL_TYPE_ALLREDUCE:
         case UCC_COLL_TYPE_REDUCE:
@@ -130,12 +130,11 @@ std::string dt_name(ucc_datatype_t dt) {
     return "invalid datatype " + std::to_string(dt);
 }
 
-std::string op_name(ucc_reduction_op_t op) {
-    const auto value = static_cast<uint64_t>(op);
-    if (value < kOpNames.size()) {
-        return std::string("UCC_OP_") + kOpNames[value];
+std::string op_name(int64_t op) {
+    if (op >= 0 && static_cast<uint64_t>(op) < kOpNames.size()) {
+        return std::string("UCC_OP_") + kOpNames[op];
     }
-    return "invalid op " + std::to_string(static_cast<int64_t>(op));
+    return "invalid op " + std::to_string(op);
 }
 
 std::string coll_name(uint64_t coll_type) {

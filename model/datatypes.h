@@ -12,12 +12,23 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
+#include <type_traits>
 
 namespace ucc::model {
 
 inline constexpr uint64_t kPredefinedDtCount = 18;  // UCC_DT_PREDEFINED_LAST
 inline constexpr uint32_t kCollTypeCount = 16;      // UCC_COLL_TYPE_ALLGATHER .. _SCATTERV
+
+// The integer stored in an enum field of a user struct, read without assuming it holds one of the
+// enumerators (junk is legal input to the model, and loading an out-of-range enum is not).
+template <class E>
+int64_t raw_value(const E &field) {
+    std::underlying_type_t<E> value;
+    std::memcpy(&value, &field, sizeof value);
+    return static_cast<int64_t>(value);
+}
 
 // Low 3 bits of the handle are 000, and the id is < 18.
 bool is_predefined_dt(ucc_datatype_t dt);
@@ -36,11 +47,11 @@ size_t element_size(ucc_datatype_t dt);
 
 // A single UCC_COLL_TYPE_* bit (one of the 16 collective types).
 bool is_coll_type(uint64_t coll_type);
-bool is_rooted(ucc_coll_type_t coll_type);
-bool is_reduction(ucc_coll_type_t coll_type);
+bool is_rooted(uint64_t coll_type);
+bool is_reduction(uint64_t coll_type);
 
 std::string dt_name(ucc_datatype_t dt);
-std::string op_name(ucc_reduction_op_t op);
+std::string op_name(int64_t op);
 std::string coll_name(uint64_t coll_type);
 
 }  // namespace ucc::model

@@ -22,6 +22,10 @@ std::string rank_str(uint32_t r) {
     return "rank " + std::to_string(r);
 }
 
+uint64_t coll_type(const ucc_coll_args_t &a) {
+    return static_cast<uint64_t>(raw_value(a.coll_type));
+}
+
 bool has_flag(const ucc_coll_args_t &a, uint64_t flag) {
     return (a.mask & UCC_COLL_ARGS_FIELD_FLAGS) != 0 && (a.flags & flag) != 0;
 }
@@ -259,7 +263,7 @@ bool has_active_set(const ucc_coll_args_t &a) {
 }
 
 bool is_active_set_bcast(const ucc_coll_args_t &a) {
-    return a.coll_type == UCC_COLL_TYPE_BCAST && has_active_set(a);
+    return coll_type(a) == UCC_COLL_TYPE_BCAST && has_active_set(a);
 }
 
 bool any_active_set_bcast(const std::vector<ucc_coll_args_t> &args) {
@@ -374,8 +378,17 @@ struct Vector {
     ucc_datatype_t dt;
 };
 
-// Folds the vectors (all of the same count and datatype) in rank order.
-std::vector<uint8_t> reduce_all(const std::vector<Vector> &in, ucc_reduction_op_t op) {
+// Folds the vectors (all of the same count and datatype) in rank order with rank 0's op (ignored
+// for generic datatypes, where it may be junk).
+std::vector<uint8_t> reduce_all(const std::vector<Vector> &in, const ucc_coll_args_t &a0) {
+    ucc_reduction_op_t op = UCC_OP_SUM;
+    if (!is_generic_dt(in[0].dt)) {
+        const int64_t raw_op = raw_value(a0.op);
+        if (raw_op < 0 || raw_op >= UCC_OP_LAST) {
+            fail("invalid op " + std::to_string(raw_op));
+        }
+        op = static_cast<ucc_reduction_op_t>(raw_op);
+    }
     std::vector<const void *> inputs;
     for (uint32_t r = 0; r < in.size(); ++r) {
         if (in[r].count != in[0].count || in[r].dt != in[0].dt) {
@@ -410,7 +423,7 @@ void allreduce(uint32_t n, const std::vector<ucc_coll_args_t> &args, Writes &out
     for (uint32_t r = 0; r < n; ++r) {
         in.push_back(input_of(args[r], in_place(args[r])));
     }
-    const std::vector<uint8_t> result = reduce_all(in, args[0].op);
+    const std::vector<uint8_t> result = reduce_all(in, args[0]);
     for (uint32_t r = 0; r < n; ++r) {
         check_dst_count(args[r].dst.info, in[0].count, r);
         out.copy(r, static_cast<uint8_t *>(args[r].dst.info.buffer), result.data(), result.size());
@@ -422,7 +435,7 @@ void reduce(uint32_t n, const std::vector<ucc_coll_args_t> &args, uint32_t root,
     for (uint32_t r = 0; r < n; ++r) {
         in.push_back(input_of(args[r], r == root && in_place(args[r])));
     }
-    const std::vector<uint8_t> result = reduce_all(in, args[0].op);
+    const std::vector<uint8_t> result = reduce_all(in, args[0]);
     check_dst_count(args[root].dst.info, in[0].count, root);
     out.copy(root, static_cast<uint8_t *>(args[root].dst.info.buffer), result.data(),
              result.size());
@@ -433,7 +446,7 @@ void reduce_scatter(uint32_t n, const std::vector<ucc_coll_args_t> &args, Writes
     for (uint32_t r = 0; r < n; ++r) {
         in.push_back(input_of(args[r], in_place(args[r])));
     }
-    const std::vector<uint8_t> result = reduce_all(in, args[0].op);
+    const std::vector<uint8_t> result = reduce_all(in, args[0]);
     const uint64_t total = in[0].count;
     if (total % n != 0) {
         fail("reduce_scatter total count not divisible by team size");
@@ -478,7 +491,7 @@ void reduce_scatterv(uint32_t n, const std::vector<ucc_coll_args_t> &args, Write
             in.push_back(input_of(a, false));
         }
     }
-    const std::vector<uint8_t> result = reduce_all(in, args[0].op);
+    const std::vector<uint8_t> result = reduce_all(in, args[0]);
     if (in[0].count != prefix[n]) {
         fail("reduce_scatterv src.count differs from the sum of the counts");
     }
@@ -500,15 +513,15 @@ void check_agreement(uint32_t n, const std::vector<ucc_coll_args_t> &args) {
     if (any_active_set_bcast(args)) {
         return;  // an active-set bcast: only members' args matter, checked by active_members()
     }
-    const ucc_coll_type_t type = args[0].coll_type;
-    if (!is_coll_type(static_cast<uint64_t>(type))) {
-        fail("invalid coll_type " + coll_name(static_cast<uint64_t>(type)));
+    const uint64_t type = coll_type(args[0]);
+    if (!is_coll_type(type)) {
+        fail("invalid coll_type " + coll_name(type));
     }
     for (uint32_t r = 0; r < n; ++r) {
         const ucc_coll_args_t &a = args[r];
-        if (a.coll_type != type) {
-            fail(rank_str(r) + " posts " + coll_name(static_cast<uint64_t>(a.coll_type)) +
-                 ", rank 0 posts " + coll_name(static_cast<uint64_t>(type)));
+        if (coll_type(a) != type) {
+            fail(rank_str(r) + " posts " + coll_name(coll_type(a)) + ", rank 0 posts " +
+                 coll_name(type));
         }
         if (has_active_set(a)) {
             fail(rank_str(r) + ": active sets are only defined for bcast");
@@ -516,7 +529,7 @@ void check_agreement(uint32_t n, const std::vector<ucc_coll_args_t> &args) {
         if (is_rooted(type) && a.root != args[0].root) {
             fail(rank_str(r) + ": root " + std::to_string(a.root) + " differs from rank 0's");
         }
-        if (is_reduction(type) && a.op != args[0].op) {
+        if (is_reduction(type) && raw_value(a.op) != raw_value(args[0].op)) {
             fail(rank_str(r) + ": op differs from rank 0's");
         }
     }
@@ -533,7 +546,8 @@ Expected expected(uint32_t team_size, const std::vector<ucc_coll_args_t> &args) 
     const ucc_coll_args_t &a0 = args[0];
     Writes out(n);
     // An active-set bcast is recognised from any rank's args (rank 0 need not be a member).
-    const ucc_coll_type_t type = any_active_set_bcast(args) ? UCC_COLL_TYPE_BCAST : a0.coll_type;
+    const uint64_t type =
+        any_active_set_bcast(args) ? uint64_t{UCC_COLL_TYPE_BCAST} : coll_type(a0);
     switch (type) {
         case UCC_COLL_TYPE_ALLGATHER:
             allgather(n, args, out);

@@ -29,6 +29,10 @@ Verdict invalid(int rule, const std::string &why) {
     return verdict(UCC_ERR_INVALID_PARAM, rule, why);
 }
 
+uint64_t coll_type(const ucc_coll_args_t &a) {
+    return static_cast<uint64_t>(raw_value(a.coll_type));
+}
+
 bool has_flag(const ucc_coll_args_t &a, uint64_t flag) {
     return (a.mask & UCC_COLL_ARGS_FIELD_FLAGS) != 0 && (a.flags & flag) != 0;
 }
@@ -42,8 +46,8 @@ struct Used {
     bool block = false;         // info only: count is one rank's block (the team holds N of them)
 
     ucc_datatype_t datatype() const { return info != nullptr ? info->datatype : info_v->datatype; }
-    ucc_memory_type_t mem_type() const {
-        return info != nullptr ? info->mem_type : info_v->mem_type;
+    int64_t mem_type() const {
+        return info != nullptr ? raw_value(info->mem_type) : raw_value(info_v->mem_type);
     }
     void *buffer() const { return info != nullptr ? info->buffer : info_v->buffer; }
 };
@@ -65,7 +69,7 @@ struct Shape {
 // API.md §4.2: in place, src is not used (for rooted types: only at the root); reduce and
 // gather(v) use dst only at the root; scatter(v) use src only at the root and, in place, no dst
 // at the root; bcast uses only src and ignores IN_PLACE.
-Shape shape_of(ucc_coll_type_t type, bool in_place, bool is_root) {
+Shape shape_of(uint64_t type, bool in_place, bool is_root) {
     const bool root_in_place = in_place && is_root;
     switch (type) {
         case UCC_COLL_TYPE_ALLGATHER:
@@ -107,7 +111,7 @@ Shape shape_of(ucc_coll_type_t type, bool in_place, bool is_root) {
 // The buffer descriptions this rank uses, src first. Requires root < N for rooted types (V6).
 std::vector<Used> used_buffers(const ucc_coll_args_t &a, const TeamView &t) {
     const Shape shape =
-        shape_of(a.coll_type, has_flag(a, UCC_COLL_ARGS_FLAG_IN_PLACE), a.root == t.rank);
+        shape_of(coll_type(a), has_flag(a, UCC_COLL_ARGS_FLAG_IN_PLACE), a.root == t.rank);
     std::vector<Used> used;
     auto add = [&used](const char *name, Desc desc, const auto &buffer) {
         Used u;
@@ -177,15 +181,15 @@ std::string str(UInt128 v) {
 // ---- the rules
 
 Result v1_coll_type(const ucc_coll_args_t &a) {
-    if (!is_coll_type(static_cast<uint64_t>(a.coll_type))) {
-        return invalid(1, "coll_type " + std::to_string(static_cast<uint64_t>(a.coll_type)) +
+    if (!is_coll_type(coll_type(a))) {
+        return invalid(1, "coll_type " + std::to_string(raw_value(a.coll_type)) +
                               " is not one of the 16 UCC_COLL_TYPE_* bits");
     }
     return {};
 }
 
 Result v2_error_type(const ucc_coll_args_t &a) {
-    const auto e = static_cast<int64_t>(a.error_type);
+    const int64_t e = raw_value(a.error_type);
     if (e != UCC_ERR_TYPE_LOCAL && e != UCC_ERR_TYPE_GLOBAL) {
         return invalid(2, "error_type " + std::to_string(e) + " is neither LOCAL nor GLOBAL");
     }
@@ -210,9 +214,8 @@ Result v5_active_set(const ucc_coll_args_t &a, const TeamView &t) {
     if ((a.mask & UCC_COLL_ARGS_FIELD_ACTIVE_SET) == 0) {
         return {};
     }
-    if (a.coll_type != UCC_COLL_TYPE_BCAST) {
-        return verdict(UCC_ERR_NOT_SUPPORTED, 5,
-                       "active set with " + coll_name(static_cast<uint64_t>(a.coll_type)));
+    if (coll_type(a) != UCC_COLL_TYPE_BCAST) {
+        return verdict(UCC_ERR_NOT_SUPPORTED, 5, "active set with " + coll_name(coll_type(a)));
     }
     const uint64_t n = t.size, start = a.active_set.start, size = a.active_set.size;
     if (size == 0 || size > n) {
@@ -243,7 +246,7 @@ Result v5_active_set(const ucc_coll_args_t &a, const TeamView &t) {
 }
 
 Result v6_root(const ucc_coll_args_t &a, const TeamView &t) {
-    if (is_rooted(a.coll_type) && a.root >= t.size) {
+    if (is_rooted(coll_type(a)) && a.root >= t.size) {
         return invalid(
             6, "root " + std::to_string(a.root) + " >= team size " + std::to_string(t.size));
     }
@@ -258,7 +261,7 @@ Result v7_descriptions(const std::vector<Used> &used) {
         if (!dt_ok) {
             return invalid(7, u.name + " datatype " + std::to_string(dt) + " is not valid");
         }
-        const auto mem = static_cast<int64_t>(u.mem_type());
+        const int64_t mem = u.mem_type();
         if (mem < UCC_MEMORY_TYPE_HOST || mem > UCC_MEMORY_TYPE_UNKNOWN) {
             return invalid(7, u.name + " mem_type " + std::to_string(mem) + " is not valid");
         }
@@ -273,7 +276,7 @@ Result v7_descriptions(const std::vector<Used> &used) {
 }
 
 Result v8_reduction(const ucc_coll_args_t &a, const std::vector<Used> &used) {
-    if (!is_reduction(a.coll_type)) {
+    if (!is_reduction(coll_type(a))) {
         return {};
     }
     const Used *src = find(used, "src");
@@ -284,12 +287,13 @@ Result v8_reduction(const ucc_coll_args_t &a, const std::vector<Used> &used) {
     }
     const ucc_datatype_t dt = src != nullptr ? src->datatype() : dst->datatype();
     if (is_predefined_dt(dt)) {
-        if (static_cast<uint64_t>(a.op) >= UCC_OP_LAST) {
-            return invalid(8, op_name(a.op) + " is not a reduction op");
+        const int64_t op = raw_value(a.op);
+        if (op < 0 || op >= UCC_OP_LAST) {
+            return invalid(8, op_name(op) + " is not a reduction op");
         }
-        if (!op_supported(dt, a.op)) {
+        if (!op_supported(dt, static_cast<ucc_reduction_op_t>(op))) {
             return verdict(UCC_ERR_NOT_SUPPORTED, 8,
-                           op_name(a.op) + " is not supported on " + dt_name(dt));
+                           op_name(op) + " is not supported on " + dt_name(dt));
         }
         return {};
     }
@@ -306,7 +310,7 @@ Result v8_reduction(const ucc_coll_args_t &a, const std::vector<Used> &used) {
 Result v9_element_sizes(const ucc_coll_args_t &a, const std::vector<Used> &used) {
     const Used *src = find(used, "src");
     const Used *dst = find(used, "dst");
-    if (is_reduction(a.coll_type) || src == nullptr || dst == nullptr) {
+    if (is_reduction(coll_type(a)) || src == nullptr || dst == nullptr) {
         return {};
     }
     const size_t s = element_size(src->datatype()), d = element_size(dst->datatype());
@@ -332,7 +336,7 @@ Result v10_counts(const ucc_coll_args_t &a, const TeamView &t) {
     // Read lazily: a count is read only by a requirement for which that buffer is used.
     const auto src = [&a] { return UInt128{a.src.info.count}; };
     const auto dst = [&a] { return UInt128{a.dst.info.count}; };
-    switch (a.coll_type) {
+    switch (coll_type(a)) {
         case UCC_COLL_TYPE_ALLREDUCE:
             return in_place ? Result{}
                             : require(src() == dst(), "allreduce src.count == dst.count");

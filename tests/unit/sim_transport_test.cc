@@ -205,6 +205,8 @@ TEST(SimTransport, SameTagNeverOvertakesUnderJitter) {
                     wait(t.get(), &rv[i]);
                     ASSERT_EQ(got[i], uint32_t(i)) << "seed " << seed;
                 }
+                // Nothing in flight: the ordering table is empty again.
+                EXPECT_EQ(Cluster::current()->order_keys(), 0u);
             });
             ASSERT_EQ(res.status, UCC_OK) << res.report;
         }
@@ -391,6 +393,35 @@ TEST(SimTransport, RmaPutGetAtomicFlush) {
     EXPECT_EQ(res.status, UCC_OK) << res.report;
 }
 
+TEST(SimTransport, FlushReportsFailedRemoteWrites) {
+    RunResult res = run(params(2, "hdr"), [](uint32_t r) {
+        auto t = make_transport();
+        uint64_t word = 0;
+        if (r == 1) {
+            MemRegion region;
+            t->mem_register(&word, 8, &region);
+            std::vector<uint8_t> rkey = t->rkey_pack(region);
+            t->mem_deregister(&region);  // gone before the put arrives
+            Xfer s;
+            t->isend(0, 1, rkey.data(), rkey.size(), UCC_MEMORY_TYPE_HOST, &s);
+            return;
+        }
+        std::vector<uint8_t> rkey(32);
+        Xfer rv;
+        t->irecv(1, 1, rkey.data(), rkey.size(), UCC_MEMORY_TYPE_HOST, &rv);
+        wait(t.get(), &rv);
+        uint64_t addr;
+        std::memcpy(&addr, rkey.data() + 16, 8);
+        uint64_t v = 5;
+        Xfer p, f;
+        ASSERT_EQ(t->put(1, &v, 8, addr, rkey, &p), UCC_OK);
+        ASSERT_EQ(t->flush(1, &f), UCC_OK);
+        wait(t.get(), &f);
+        EXPECT_EQ(f.status, UCC_ERR_INVALID_PARAM);
+    });
+    EXPECT_EQ(res.status, UCC_OK) << res.report;
+}
+
 TEST(SimTransport, VirtualTimeMatchesLogGP) {
     // Two ranks on different nodes; L = 1us, G = 1 ps/B (1 GB/s), no jitter.
     RunResult res = run(params(2, "ideal,ppn=1,lat_inter=1us,bw_inter=1GB/s"), [](uint32_t r) {
@@ -558,6 +589,36 @@ TEST(SimTransport, DeadlockIsReportedAndDoesNotHang) {
     EXPECT_NE(res.report.find("0x0001000000020003"), std::string::npos) << res.report;
     EXPECT_NE(res.report.find("team=1 seq=2 step=3"), std::string::npos) << res.report;
     EXPECT_NE(res.report.find("from endpoint 1 (rank 1)"), std::string::npos) << res.report;
+}
+
+}  // namespace
+}  // namespace ucc::sim
+
+namespace ucc::sim {
+namespace {
+
+// A rank that ignores aborted() and keeps calling idle() does not hang: the
+// simulator gives up with a message.
+TEST(SimTransportDeathTest, SpinningAfterAbortAborts) {
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_DEATH(
+        {
+            run(params(2, "hdr"), [](uint32_t r) {
+                auto t = make_transport();
+                if (r != 0) {
+                    return;
+                }
+                uint64_t got;
+                Xfer x;
+                t->irecv(1, 5, &got, 8, UCC_MEMORY_TYPE_HOST, &x);
+                while (!x.done()) {
+                    if (t->progress() == 0) {
+                        t->idle(kNoDeadline);
+                    }
+                }
+            });
+        },
+        "without blocking; giving up");
 }
 
 }  // namespace

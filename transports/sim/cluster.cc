@@ -31,6 +31,7 @@ namespace {
 thread_local Cluster *tls_cluster = nullptr;
 
 constexpr uint32_t kSpinLimit = 1'000'000;
+constexpr uint32_t kPollLimit = 100'000'000;
 constexpr size_t kReportRanksMax = 64;
 // Guard pages cost one extra memory mapping per stack; the kernel allows
 // about 65,530 per process, so big clusters run without them.
@@ -574,9 +575,21 @@ void Cluster::count_spin(uint32_t r, const char *what) {
     std::abort();
 }
 
+void Cluster::count_empty_poll(uint32_t r) {
+    if (++ranks_[r].polls <= kPollLimit) {
+        return;
+    }
+    std::fprintf(stderr,
+                 "ucc_sim: rank %u called progress() %u times without calling idle(); a rank "
+                 "that finds nothing to do must call idle() or the simulation cannot advance\n",
+                 r, kPollLimit);
+    std::abort();
+}
+
 void Cluster::idle(uint32_t r, double deadline_s) {
     RankState &rs = ranks_[r];
     int64_t t = clock_ps(r);
+    rs.polls = 0;
     if (aborted_) {
         count_spin(r, "idle() after the run was aborted");
         boost::this_fiber::yield();

@@ -163,6 +163,7 @@ struct RankState {
     uint32_t wake_gen = 0;              // invalidates stale timer events
     uint32_t oob_calls = 0;             // k-th allgather matches everyone's k-th
     uint32_t spins = 0;                 // idle() calls that did not block
+    uint32_t polls = 0;                 // empty progress() calls since the last idle()
     bool blocked = false;
     bool finished = false;
     bool primary_used = false;  // the endpoint id == rank has been handed out
@@ -214,6 +215,9 @@ class Cluster {
     void advance(uint32_t r, int64_t ps);
     // See Transport::idle(); `deadline_s` in virtual seconds (+inf: none).
     void idle(uint32_t r, double deadline_s);
+    // progress() found nothing: a rank that polls forever without idle() would
+    // hang the whole simulation, so that is fatal after many polls.
+    void count_empty_poll(uint32_t r);
 
     // Endpoints: the first of a rank gets id == rank, later ones n + k.
     std::unique_ptr<SimTransport> create_endpoint(uint32_t rank);
@@ -233,6 +237,10 @@ class Cluster {
     ucc_status_t oob_allgather(const void *src, void *recv, size_t size, void **request);
     ucc_status_t oob_test(OobRequest *req);
     ucc_status_t oob_free(OobRequest *req);
+
+    // Ordering keys with packets in flight (bounded memory check).
+    size_t order_keys() const { return order_.size(); }
+    size_t pending_events() const { return events_.size(); }
 
     // Adds a line to the run's report (and to stderr).
     void note(const std::string &line);

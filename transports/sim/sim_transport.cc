@@ -626,6 +626,9 @@ int SimTransport::progress() {
                 break;
         }
     }
+    if (completed == 0) {
+        cluster_->count_empty_poll(rank_);
+    }
     return completed;
 }
 
