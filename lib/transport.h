@@ -41,7 +41,7 @@ struct Xfer;
 
 // Receives completions of asynchronous transfers.
 class CompletionSink {
-public:
+  public:
     virtual ~CompletionSink() = default;
     virtual void on_complete(Xfer *x) = 0;
 };
@@ -49,9 +49,9 @@ public:
 // A transfer request, owned by the caller (usually a collective's coroutine frame).
 struct Xfer {
     ucc_status_t status = UCC_OPERATION_INITIALIZED;  // UCC_INPROGRESS while posted
-    size_t bytes = 0;                    // bytes actually received (recv) / sent (send)
-    void *owner = nullptr;               // for the sink: who waits on this transfer
-    void *transport_priv = nullptr;      // private to the transport (for cancel)
+    size_t bytes = 0;                // bytes actually received (recv) / sent (send)
+    void *owner = nullptr;           // for the sink: who waits on this transfer
+    void *transport_priv = nullptr;  // private to the transport (for cancel)
     bool done() const { return status != UCC_INPROGRESS && status != UCC_OPERATION_INITIALIZED; }
 };
 
@@ -66,7 +66,7 @@ struct MemRegion {
 enum class Work : uint8_t { kCopy, kReduce };
 
 class Transport {
-public:
+  public:
     virtual ~Transport() = default;
 
     // Human-readable name: "sim", "ucx", "self".
@@ -85,8 +85,8 @@ public:
                                ucc_memory_type_t mem, Xfer *x) = 0;
     // `bytes` is the capacity of `buf`; a longer message is an error
     // (UCC_ERR_NO_MESSAGE on the Xfer, the data truncated to nothing).
-    virtual ucc_status_t irecv(Peer peer, Tag tag, void *buf, size_t bytes,
-                               ucc_memory_type_t mem, Xfer *x) = 0;
+    virtual ucc_status_t irecv(Peer peer, Tag tag, void *buf, size_t bytes, ucc_memory_type_t mem,
+                               Xfer *x) = 0;
     // Withdraw a posted, not yet completed transfer. After cancel the transport
     // never touches the Xfer or its buffer again. Cancelling a completed Xfer
     // is a no-op.
@@ -126,7 +126,7 @@ public:
 
     void set_sink(CompletionSink *sink) { sink_ = sink; }
 
-protected:
+  protected:
     // Call when an Xfer completes asynchronously.
     void complete(Xfer *x, ucc_status_t st) {
         x->status = st;
@@ -135,7 +135,7 @@ protected:
         }
     }
 
-private:
+  private:
     CompletionSink *sink_ = nullptr;
 };
 

@@ -121,13 +121,15 @@ class Writes {
         list.push_back(Write{to, std::vector<uint8_t>(from, from + size)});
     }
 
-    // Moves a sender's block into a receiver's block; their byte sizes must agree.
-    void move(uint32_t r, Bytes to, Bytes from, const std::string &what) {
+    // Moves rank `sender`'s block `from` into rank `receiver`'s block `to`; their byte sizes
+    // must agree.
+    void move(const char *what, uint32_t sender, uint32_t receiver, Bytes to, Bytes from) {
         if (to.size != from.size) {
-            fail(what + ": receiver expects " + std::to_string(to.size) + " bytes, sender has " +
+            fail(std::string(what) + " from " + rank_str(sender) + " to " + rank_str(receiver) +
+                 ": receiver expects " + std::to_string(to.size) + " bytes, sender has " +
                  std::to_string(from.size));
         }
-        copy(r, to.addr, from.addr, from.size);
+        copy(receiver, to.addr, from.addr, from.size);
     }
 
     // Checks that no two writes of one rank overlap and hands the result over.
@@ -175,8 +177,8 @@ void allgather(uint32_t n, const std::vector<ucc_coll_args_t> &args, Writes &out
         }
         const uint64_t b = dst.count / n;
         for (uint32_t i = 0; i < n; ++i) {
-            out.move(j, block(dst.buffer, i * b, b, esize_of(dst.datatype, j)), contribution[i],
-                     "allgather block " + std::to_string(i) + " at " + rank_str(j));
+            out.move("allgather", i, j, block(dst.buffer, i * b, b, esize_of(dst.datatype, j)),
+                     contribution[i]);
         }
     }
 }
@@ -189,8 +191,8 @@ void allgatherv(uint32_t n, const std::vector<ucc_coll_args_t> &args, Writes &ou
     }
     for (uint32_t j = 0; j < n; ++j) {
         for (uint32_t i = 0; i < n; ++i) {
-            out.move(j, v_block(args[j], args[j].dst.info_v, i, j), contribution[i],
-                     "allgatherv block " + std::to_string(i) + " at " + rank_str(j));
+            out.move("allgatherv", i, j, v_block(args[j], args[j].dst.info_v, i, j),
+                     contribution[i]);
         }
     }
 }
@@ -209,8 +211,7 @@ void alltoall(uint32_t n, const std::vector<ucc_coll_args_t> &args, Writes &out)
             const ucc_coll_args_t &sender = args[i];
             const ucc_coll_buffer_info_t &send =
                 in_place(sender) ? sender.dst.info : sender.src.info;
-            out.move(j, nth_block(args[j].dst.info, i, j), nth_block(send, j, i),
-                     "alltoall block from " + rank_str(i) + " to " + rank_str(j));
+            out.move("alltoall", i, j, nth_block(args[j].dst.info, i, j), nth_block(send, j, i));
         }
     }
 }
@@ -221,8 +222,8 @@ void alltoallv(uint32_t n, const std::vector<ucc_coll_args_t> &args, Writes &out
             const ucc_coll_args_t &sender = args[i];
             const ucc_coll_buffer_info_v_t &send =
                 in_place(sender) ? sender.dst.info_v : sender.src.info_v;
-            out.move(j, v_block(args[j], args[j].dst.info_v, i, j), v_block(sender, send, j, i),
-                     "alltoallv block from " + rank_str(i) + " to " + rank_str(j));
+            out.move("alltoallv", i, j, v_block(args[j], args[j].dst.info_v, i, j),
+                     v_block(sender, send, j, i));
         }
     }
 }
@@ -311,7 +312,7 @@ void bcast(uint32_t n, const std::vector<ucc_coll_args_t> &args, Writes &out) {
     const Bytes data = whole(args[root].src.info, root);
     for (uint32_t r : members) {
         if (r != root) {
-            out.move(r, whole(args[r].src.info, r), data, "bcast at " + rank_str(r));
+            out.move("bcast", root, r, whole(args[r].src.info, r), data);
         }
     }
 }
@@ -328,7 +329,7 @@ void gather(uint32_t n, const std::vector<ucc_coll_args_t> &args, uint32_t root,
         const Bytes to = block(dst.buffer, i * b, b, esize);
         // In place, the root's block is already at its place: rewritten with identical bytes.
         const Bytes from = (i == root && in_place(ra)) ? to : whole(args[i].src.info, i);
-        out.move(root, to, from, "gather block of " + rank_str(i));
+        out.move("gather", i, root, to, from);
     }
 }
 
@@ -337,7 +338,7 @@ void gatherv(uint32_t n, const std::vector<ucc_coll_args_t> &args, uint32_t root
     for (uint32_t i = 0; i < n; ++i) {
         const Bytes to = v_block(ra, ra.dst.info_v, i, root);
         const Bytes from = (i == root && in_place(ra)) ? to : whole(args[i].src.info, i);
-        out.move(root, to, from, "gatherv block of " + rank_str(i));
+        out.move("gatherv", i, root, to, from);
     }
 }
 
@@ -353,8 +354,8 @@ void scatter(uint32_t n, const std::vector<ucc_coll_args_t> &args, uint32_t root
         if (i == root && in_place(ra)) {
             continue;  // the root's block stays in src; dst is ignored
         }
-        out.move(i, whole(args[i].dst.info, i), block(src.buffer, i * b, b, esize),
-                 "scatter block to " + rank_str(i));
+        out.move("scatter", root, i, whole(args[i].dst.info, i),
+                 block(src.buffer, i * b, b, esize));
     }
 }
 
@@ -364,8 +365,8 @@ void scatterv(uint32_t n, const std::vector<ucc_coll_args_t> &args, uint32_t roo
         if (i == root && in_place(ra)) {
             continue;
         }
-        out.move(i, whole(args[i].dst.info, i), v_block(ra, ra.src.info_v, i, root),
-                 "scatterv block to " + rank_str(i));
+        out.move("scatterv", root, i, whole(args[i].dst.info, i),
+                 v_block(ra, ra.src.info_v, i, root));
     }
 }
 

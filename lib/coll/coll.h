@@ -20,12 +20,12 @@
 #include "ucc/api/ucc.h"
 
 // Propagate a failing status out of a coroutine.
-#define UCC_CO_TRY(expr)                    \
-    do {                                    \
-        ucc_status_t ucc_co_try_ = (expr);  \
-        if (ucc_co_try_ < 0) {              \
-            co_return ucc_co_try_;          \
-        }                                   \
+#define UCC_CO_TRY(expr)                   \
+    do {                                   \
+        ucc_status_t ucc_co_try_ = (expr); \
+        if (ucc_co_try_ < 0) {             \
+            co_return ucc_co_try_;         \
+        }                                  \
     } while (0)
 
 namespace ucc::coll {
@@ -74,7 +74,7 @@ class Coll;
 // A posted transfer. Move-only; destroying a pending Req cancels it, so a
 // collective torn down early (timeout, error) never touches user memory again.
 class Req {
-public:
+  public:
     Req() = default;
     Req(Transport *t, std::unique_ptr<Xfer> x) : t_(t), x_(std::move(x)) {}
     Req(Req &&) noexcept = default;
@@ -91,7 +91,7 @@ public:
     size_t bytes() const { return x_ ? x_->bytes : 0; }
     Xfer *xfer() const { return x_.get(); }
 
-private:
+  private:
     void release() {
         if (x_ && !x_->done() && x_->status == UCC_INPROGRESS) {
             t_->cancel(x_.get());
@@ -110,7 +110,7 @@ struct WaitState {
 
 // Where a resumable coroutine goes: the owning context's run queue.
 class Scheduler {
-public:
+  public:
     virtual ~Scheduler() = default;
     virtual void schedule(std::coroutine_handle<> h) = 0;
 };
@@ -118,7 +118,7 @@ public:
 // Awaitable over a set of requests: resumes when all are done; yields the
 // first error status among them (UCC_OK otherwise).
 class WaitAll {
-public:
+  public:
     WaitAll(std::vector<Xfer *> xs) : xs_(std::move(xs)) {}
     bool await_ready() {
         for (Xfer *x : xs_) {
@@ -151,14 +151,14 @@ public:
         return UCC_OK;
     }
 
-private:
+  private:
     std::vector<Xfer *> xs_;
     WaitState ws_;
 };
 
 // Services the core provides to a running collective.
 class CollEnv {
-public:
+  public:
     virtual ~CollEnv() = default;
     virtual Transport &transport() = 0;
     virtual Peer peer_of(uint32_t team_rank) const = 0;
@@ -167,7 +167,7 @@ public:
 
 // One running instance of a collective on one rank.
 class Coll {
-public:
+  public:
     Coll(CollEnv &env, const Args &args, uint32_t rank, uint32_t size, Tag tag_base)
         : env_(env), args_(args), rank_(rank), size_(size), tag_base_(tag_base) {}
 
@@ -197,7 +197,7 @@ public:
     // Scratch memory owned by this collective instance, freed when it ends.
     uint8_t *scratch(size_t bytes);
 
-private:
+  private:
     CollEnv &env_;
     Args args_;
     uint32_t rank_;
@@ -218,7 +218,9 @@ struct Algorithm {
 };
 
 // For algorithms without constraints.
-inline bool supports_any(const Args &, uint32_t) { return true; }
+inline bool supports_any(const Args &, uint32_t) {
+    return true;
+}
 
 // Every algorithm of one collective type (defined in lib/coll/<coll>/<coll>.cc).
 std::span<const Algorithm> algorithms(ucc_coll_type_t type);

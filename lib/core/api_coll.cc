@@ -18,7 +18,9 @@ namespace ucc::core {
 
 static_assert(std::is_standard_layout_v<ucc_coll_req_t>);
 
-void CollRequest::Owner::on_task_done(ucc_status_t status) { req->complete(status); }
+void CollRequest::Owner::on_task_done(ucc_status_t status) {
+    req->complete(status);
+}
 
 void CollRequest::complete(ucc_status_t st) {
     if (in_active) {
@@ -29,8 +31,8 @@ void CollRequest::complete(ucc_status_t st) {
     coll.reset();
     if (st < 0 && team->error == UCC_OK) {
         team->error = st;  // sticky: later collectives on this team fail too
-        UCC_LOG(team->ctx->log, kError, "team %u failed: %s in %s", team->id,
-                ucc_status_string(st), coll_type_name(args.coll_type));
+        UCC_LOG(team->ctx->log, kError, "team %u failed: %s in %s", team->id, ucc_status_string(st),
+                coll_type_name(args.coll_type));
     }
     super.status = st;
     if (has_cb) {
@@ -42,7 +44,9 @@ void CollRequest::complete(ucc_status_t st) {
 
 namespace {
 
-CollRequest *req_of(ucc_coll_req_h h) { return reinterpret_cast<CollRequest *>(h); }
+CollRequest *req_of(ucc_coll_req_h h) {
+    return reinterpret_cast<CollRequest *>(h);
+}
 
 bool team_is_ordered(const Team &t) {
     return t.ordering == UCC_COLLECTIVE_POST_ORDERED || t.ordering == UCC_COLLECTIVE_INIT_ORDERED ||
@@ -127,10 +131,9 @@ ucc_status_t coll_post(ucc_coll_req_h request) {
     }
     // Tag: ordered teams match by sequence number, unordered ones by the user's
     // tag plus how often this request was posted (persistent re-posts).
-    uint32_t seq = team_is_ordered(t)
-                       ? t.seq++
-                       : (static_cast<uint32_t>(r->args.tag) |
-                          (static_cast<uint32_t>(r->posts & 0xffff) << 16));
+    uint32_t seq = team_is_ordered(t) ? t.seq++
+                                      : (static_cast<uint32_t>(r->args.tag) |
+                                         (static_cast<uint32_t>(r->posts & 0xffff) << 16));
     r->posts++;
     r->super.status = UCC_INPROGRESS;
     if (r->trivial) {

@@ -138,8 +138,8 @@ UCC_EXPORT ucc_status_t ucc_context_config_read(ucc_lib_h lib_handle, const char
                       lib_handle == nullptr ? "lib_handle" : "config");
             return UCC_ERR_INVALID_PARAM;
         }
-        auto *c = new ucc_context_config{ucc::core::Config(ucc::core::context_config_table(),
-                                                           lib_handle->lib.config.prefix())};
+        auto *c = new ucc_context_config{
+            ucc::core::Config(ucc::core::context_config_table(), lib_handle->lib.config.prefix())};
         ucc_status_t st = c->config.load(filename);
         if (st != UCC_OK) {
             delete c;
@@ -150,11 +150,12 @@ UCC_EXPORT ucc_status_t ucc_context_config_read(ucc_lib_h lib_handle, const char
     });
 }
 
-UCC_EXPORT void ucc_context_config_release(ucc_context_config_h config) { delete config; }
+UCC_EXPORT void ucc_context_config_release(ucc_context_config_h config) {
+    delete config;
+}
 
 UCC_EXPORT void ucc_context_config_print(const ucc_context_config_h config, FILE *stream,
-                                         const char *title,
-                                         ucc_config_print_flags_t print_flags) {
+                                         const char *title, ucc_config_print_flags_t print_flags) {
     if (config == nullptr) {
         log_error("ucc_context_config_print: config is NULL");
         return;
@@ -175,16 +176,18 @@ UCC_EXPORT ucc_status_t ucc_context_config_modify(ucc_context_config_h config,
             std::string c = component;
             if (c.size() < 4 || (c.rfind("cl/", 0) != 0 && c.rfind("tl/", 0) != 0)) {
                 if (c != "all") {
-                    log_error("ucc_context_config_modify: component '%s' is not of the form "
-                              "cl/<name> or tl/<name>",
-                              component);
+                    log_error(
+                        "ucc_context_config_modify: component '%s' is not of the form "
+                        "cl/<name> or tl/<name>",
+                        component);
                     return UCC_ERR_INVALID_PARAM;
                 }
             }
             if (c != "all" && c != "cl/basic" && c != "tl/sim" && c != "tl/self") {
-                log_error("ucc_context_config_modify: no component '%s' (have cl/basic, tl/sim, "
-                          "tl/self)",
-                          component);
+                log_error(
+                    "ucc_context_config_modify: no component '%s' (have cl/basic, tl/sim, "
+                    "tl/self)",
+                    component);
                 return UCC_ERR_NOT_FOUND;
             }
         }
@@ -192,22 +195,21 @@ UCC_EXPORT ucc_status_t ucc_context_config_modify(ucc_context_config_h config,
     });
 }
 
-UCC_EXPORT ucc_status_t ucc_context_create(ucc_lib_h lib_handle,
-                                           const ucc_context_params_t *params,
+UCC_EXPORT ucc_status_t ucc_context_create(ucc_lib_h lib_handle, const ucc_context_params_t *params,
                                            const ucc_context_config_h config,
                                            ucc_context_h *context) {
     return api_guard(__func__, [&]() -> ucc_status_t {
         if (lib_handle == nullptr || params == nullptr || context == nullptr) {
-            log_error("ucc_context_create: %s is NULL",
-                      lib_handle == nullptr ? "lib_handle"
-                                            : (params == nullptr ? "params" : "context"));
+            log_error(
+                "ucc_context_create: %s is NULL",
+                lib_handle == nullptr ? "lib_handle" : (params == nullptr ? "params" : "context"));
             return UCC_ERR_INVALID_PARAM;
         }
         ucc::core::Lib &lib = lib_handle->lib;
-        ucc::core::Config cfg = config != nullptr
-                                    ? config->config
-                                    : ucc::core::Config(ucc::core::context_config_table(),
-                                                        lib.config.prefix());
+        ucc::core::Config cfg =
+            config != nullptr
+                ? config->config
+                : ucc::core::Config(ucc::core::context_config_table(), lib.config.prefix());
         if (config == nullptr) {
             UCC_TRY(cfg.load(nullptr));
         }
@@ -292,9 +294,10 @@ UCC_EXPORT ucc_status_t ucc_context_create(ucc_lib_h lib_handle,
             for (uint32_t i = 0; i < n; ++i) {
                 st = ctx.transport->resolve(all.data() + i * alen, &table[i]);
                 if (st != UCC_OK) {
-                    log_error("ucc_context_create: the %s transport cannot reach OOB ep %u (%u "
-                              "processes); run inside ucc_sim_run or use a network transport",
-                              ctx.transport->name(), i, n);
+                    log_error(
+                        "ucc_context_create: the %s transport cannot reach OOB ep %u (%u "
+                        "processes); run inside ucc_sim_run or use a network transport",
+                        ctx.transport->name(), i, n);
                     return UCC_ERR_NO_RESOURCE;
                 }
             }

@@ -50,10 +50,12 @@ UCC_EXPORT ucc_status_t ucc_lib_config_read(const char *env_prefix, const char *
     });
 }
 
-UCC_EXPORT void ucc_lib_config_release(ucc_lib_config_h config) { delete config; }
+UCC_EXPORT void ucc_lib_config_release(ucc_lib_config_h config) {
+    delete config;
+}
 
-UCC_EXPORT void ucc_lib_config_print(const ucc_lib_config_h config, FILE *stream,
-                                     const char *title, ucc_config_print_flags_t print_flags) {
+UCC_EXPORT void ucc_lib_config_print(const ucc_lib_config_h config, FILE *stream, const char *title,
+                                     ucc_config_print_flags_t print_flags) {
     if (config == nullptr) {
         log_error("ucc_lib_config_print: config is NULL");
         return;
@@ -86,7 +88,9 @@ UCC_EXPORT void ucc_get_version(unsigned *major_version, unsigned *minor_version
     }
 }
 
-UCC_EXPORT const char *ucc_get_version_string(void) { return UCC_VERSION_STRING; }
+UCC_EXPORT const char *ucc_get_version_string(void) {
+    return UCC_VERSION_STRING;
+}
 
 UCC_EXPORT ucc_status_t ucc_init_version(unsigned api_major_version, unsigned api_minor_version,
                                          const ucc_lib_params_t *params,
@@ -121,7 +125,8 @@ UCC_EXPORT ucc_status_t ucc_init_version(unsigned api_major_version, unsigned ap
             if (params->thread_mode != UCC_THREAD_SINGLE &&
                 params->thread_mode != UCC_THREAD_FUNNELED &&
                 params->thread_mode != UCC_THREAD_MULTIPLE) {
-                log_error("ucc_init: invalid thread_mode %d", static_cast<int>(params->thread_mode));
+                log_error("ucc_init: invalid thread_mode %d",
+                          static_cast<int>(params->thread_mode));
                 delete h;
                 return UCC_ERR_INVALID_PARAM;
             }

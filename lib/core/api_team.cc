@@ -26,7 +26,9 @@ namespace {
 constexpr uint16_t kCreationTeamId = 0xffff;
 constexpr uint64_t kUserIdMax = 0x7fff;
 
-uint16_t internal_id(uint64_t agreed) { return static_cast<uint16_t>(0x8000 | (agreed % 0x7fff)); }
+uint16_t internal_id(uint64_t agreed) {
+    return static_cast<uint16_t>(0x8000 | (agreed % 0x7fff));
+}
 
 void finish_creation(Team *t, ucc_status_t st) {
     t->create_status = st;
@@ -47,7 +49,7 @@ struct OobRecord {
 
 // Polls the team OOB allgather that carries addresses and id proposals.
 class OobExchange final : public Poller {
-public:
+  public:
     OobExchange(Team *t, const ucc_oob_coll_t &oob) : t_(t), oob_(oob) {}
 
     ucc_status_t start() {
@@ -86,7 +88,7 @@ public:
 
     ~OobExchange() override { unlist(); }
 
-private:
+  private:
     void unlist() {
         if (listed_) {
             t_->ctx->pollers.erase(it_);
@@ -128,9 +130,8 @@ private:
         }
         t_->peers = PeerMap::from_table(std::move(table));
         ctx.next_team_id = max_proposal + 1;
-        t_->id = (t_->has_user_id && t_->user_id <= kUserIdMax)
-                     ? static_cast<uint16_t>(t_->user_id)
-                     : internal_id(max_proposal);
+        t_->id = (t_->has_user_id && t_->user_id <= kUserIdMax) ? static_cast<uint16_t>(t_->user_id)
+                                                                : internal_id(max_proposal);
         return UCC_OK;
     }
 
@@ -254,7 +255,7 @@ namespace {
 
 // Keeps the creation machinery alive exactly as long as the team.
 class CreationPoller final : public ucc::core::Poller {
-public:
+  public:
     bool poll() override { return false; }
     ucc::core::TeamCreation state;
 };
@@ -348,7 +349,8 @@ UCC_EXPORT ucc_status_t ucc_team_create_post(ucc_context_h *contexts, uint32_t n
         auto agree = [&](uint64_t v, const char *what) -> bool {
             if (size != 0 && v != size) {
                 log_error("ucc_team_create_post: %s %llu disagrees with team size %llu", what,
-                          static_cast<unsigned long long>(v), static_cast<unsigned long long>(size));
+                          static_cast<unsigned long long>(v),
+                          static_cast<unsigned long long>(size));
                 return false;
             }
             size = v;
@@ -388,8 +390,9 @@ UCC_EXPORT ucc_status_t ucc_team_create_post(ucc_context_h *contexts, uint32_t n
             size = 1;
         }
         if (size < 1) {
-            log_error("ucc_team_create_post: the team size is unknown (give team_size, oob or "
-                      "ep_map)");
+            log_error(
+                "ucc_team_create_post: the team size is unknown (give team_size, oob or "
+                "ep_map)");
             return UCC_ERR_INVALID_PARAM;
         }
         if (size > UINT32_MAX) {
@@ -418,8 +421,8 @@ UCC_EXPORT ucc_status_t ucc_team_create_post(ucc_context_h *contexts, uint32_t n
             log_error("ucc_team_create_post: invalid ordering %d", static_cast<int>(p.ordering));
             return UCC_ERR_INVALID_PARAM;
         }
-        if ((p.mask & UCC_TEAM_PARAM_FIELD_SYNC_TYPE) &&
-            p.sync_type != UCC_NO_SYNC_COLLECTIVES && p.sync_type != UCC_SYNC_COLLECTIVES) {
+        if ((p.mask & UCC_TEAM_PARAM_FIELD_SYNC_TYPE) && p.sync_type != UCC_NO_SYNC_COLLECTIVES &&
+            p.sync_type != UCC_SYNC_COLLECTIVES) {
             log_error("ucc_team_create_post: invalid sync_type %d", static_cast<int>(p.sync_type));
             return UCC_ERR_INVALID_PARAM;
         }

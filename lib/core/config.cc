@@ -28,7 +28,8 @@ constexpr ConfigVar kLibVars[] = {
     {"LOG_LEVEL", "WARN", "Log level: FATAL, ERROR, WARN, INFO, DEBUG, TRACE.", valid_level},
 };
 
-constexpr const char *kAlgDoc = "Algorithm name, or 'auto' to choose by message size and team size.";
+constexpr const char *kAlgDoc =
+    "Algorithm name, or 'auto' to choose by message size and team size.";
 
 constexpr ConfigVar kContextVars[] = {
     {"LOG_LEVEL", "", "Log level of the context; empty: the library's level.", nullptr},
@@ -54,7 +55,8 @@ constexpr ConfigVar kContextVars[] = {
      "mode.",
      valid_size},
     {"ALLGATHER_LARGE_MSG", "64K",
-     "Allgather blocks of at least this many bytes use the ring algorithm in auto mode.", valid_size},
+     "Allgather blocks of at least this many bytes use the ring algorithm in auto mode.",
+     valid_size},
 };
 
 std::string trim(const std::string &s) {
@@ -71,8 +73,12 @@ std::string trim(const std::string &s) {
 
 }  // namespace
 
-std::span<const ConfigVar> lib_config_table() { return kLibVars; }
-std::span<const ConfigVar> context_config_table() { return kContextVars; }
+std::span<const ConfigVar> lib_config_table() {
+    return kLibVars;
+}
+std::span<const ConfigVar> context_config_table() {
+    return kContextVars;
+}
 
 bool parse_size(const std::string &s, int64_t *out) {
     if (s.empty()) {

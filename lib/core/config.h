@@ -25,7 +25,7 @@ std::span<const ConfigVar> lib_config_table();
 std::span<const ConfigVar> context_config_table();
 
 class Config {
-public:
+  public:
     Config(std::span<const ConfigVar> table, std::string prefix);
     // Reads `filename` (lines NAME=VALUE or PREFIX_NAME=VALUE, '#' comments;
     // a missing file is ignored) and then the environment.
@@ -36,7 +36,7 @@ public:
     const std::string &prefix() const { return prefix_; }
     void print(FILE *stream, const char *title, ucc_config_print_flags_t flags) const;
 
-private:
+  private:
     int find(const std::string &name) const;
     std::span<const ConfigVar> table_;
     std::string prefix_;

@@ -25,7 +25,7 @@ struct CollRequest;
 
 // Maps indices 0..size-1 to transport peers; arithmetic when it can be.
 class PeerMap {
-public:
+  public:
     static PeerMap strided(uint64_t size, Peer start, int64_t stride) {
         PeerMap m;
         m.size_ = size;
@@ -48,7 +48,7 @@ public:
     // Index of `p` in the map, or -1.
     int64_t index_of(Peer p) const;
 
-private:
+  private:
     uint64_t size_ = 0;
     Peer start_ = 0;
     int64_t stride_ = 1;
@@ -67,7 +67,7 @@ struct Lib {
 
 // Something the context polls on every progress call (e.g. an OOB request).
 class Poller {
-public:
+  public:
     virtual ~Poller() = default;
     // Returns true when it made progress.
     virtual bool poll() = 0;
@@ -103,11 +103,11 @@ struct Context final : CompletionSink, coll::Scheduler {
     std::deque<std::coroutine_handle<>> runq;
     std::list<CollRequest *> active;  // posted, not complete
     std::list<Poller *> pollers;
-    uint64_t n_teams = 0;             // live teams
-    uint64_t next_team_id = 0;        // proposal counter for internal team ids
+    uint64_t n_teams = 0;       // live teams
+    uint64_t next_team_id = 0;  // proposal counter for internal team ids
     uint64_t n_mem_maps = 0;
     bool team_create_in_progress = false;
-    uint64_t progress_events = 0;     // completions seen by the sink in this pass
+    uint64_t progress_events = 0;  // completions seen by the sink in this pass
     bool destroyed = false;
 };
 
@@ -138,8 +138,8 @@ struct Team final : coll::CollEnv {
     ucc_coll_sync_type_t sync_type = UCC_NO_SYNC_COLLECTIVES;
     ucc_ep_range_type_t ep_range = UCC_COLLECTIVE_EP_RANGE_CONTIG;
     std::vector<ucc_mem_map_t> mem_segments;
-    uint32_t seq = 0;             // next collective sequence number (ordered teams)
-    uint64_t n_outstanding = 0;   // initialised, not finalized requests
+    uint32_t seq = 0;                 // next collective sequence number (ordered teams)
+    uint64_t n_outstanding = 0;       // initialised, not finalized requests
     std::vector<uint64_t> eps_cache;  // for ucc_team_get_attr(EPS), filled on demand
     Task create_task;
     std::unique_ptr<Poller> create_poller;

@@ -1,7 +1,7 @@
 #include "lib/core/log.h"
 
-#include <cstdio>
 #include <strings.h>
+#include <cstdio>
 
 namespace ucc::core {
 
@@ -23,7 +23,9 @@ bool parse_log_level(const std::string &s, LogLevel *out) {
     return false;
 }
 
-const char *log_level_name(LogLevel l) { return kNames[static_cast<int>(l)]; }
+const char *log_level_name(LogLevel l) {
+    return kNames[static_cast<int>(l)];
+}
 
 void Logger::log(LogLevel l, const char *fmt, ...) const {
     char msg[1024];

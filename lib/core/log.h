@@ -15,7 +15,7 @@ const char *log_level_name(LogLevel l);
 
 // A logger is a level plus a source that prefixes each line (rank, team, time).
 class Logger {
-public:
+  public:
     Logger() = default;
     explicit Logger(LogLevel level) : level_(level) {}
     LogLevel level() const { return level_; }
@@ -29,7 +29,7 @@ public:
     bool enabled(LogLevel l) const { return static_cast<int>(l) <= static_cast<int>(level_); }
     void log(LogLevel l, const char *fmt, ...) const __attribute__((format(printf, 3, 4)));
 
-private:
+  private:
     LogLevel level_ = LogLevel::kWarn;
     std::string prefix_;
     const void *clock_obj_ = nullptr;
@@ -41,9 +41,9 @@ void log_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 }  // namespace ucc::core
 
-#define UCC_LOG(logger, lvl, ...)                         \
-    do {                                                  \
-        if ((logger).enabled(::ucc::core::LogLevel::lvl)) { \
+#define UCC_LOG(logger, lvl, ...)                                  \
+    do {                                                           \
+        if ((logger).enabled(::ucc::core::LogLevel::lvl)) {        \
             (logger).log(::ucc::core::LogLevel::lvl, __VA_ARGS__); \
-        }                                                 \
+        }                                                          \
     } while (0)

@@ -16,7 +16,9 @@ namespace {
 constexpr uint64_t kAllTypes = UCC_BIT(16) - 1;
 constexpr uint64_t kMaxBytes = uint64_t{1} << 63;
 
-bool one_bit(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
+bool one_bit(uint64_t v) {
+    return v != 0 && (v & (v - 1)) == 0;
+}
 
 bool is_rooted(ucc_coll_type_t t) {
     switch (t) {
@@ -63,10 +65,10 @@ bool inplace_applies(ucc_coll_type_t t, bool is_root) {
 
 // Which buffer descriptions a rank reads.
 struct Use {
-    bool src = false;     // src.info
-    bool src_v = false;   // src.info_v
-    bool dst = false;     // dst.info
-    bool dst_v = false;   // dst.info_v (with displacements)
+    bool src = false;            // src.info
+    bool src_v = false;          // src.info_v
+    bool dst = false;            // dst.info
+    bool dst_v = false;          // dst.info_v (with displacements)
     bool dst_v_nodispl = false;  // reduce_scatterv: dst counts only
 };
 
@@ -198,19 +200,20 @@ ucc_status_t validate_coll_args(const ucc_coll_args_t &a, uint32_t n, uint32_t r
     const uint64_t flags = (a.mask & UCC_COLL_ARGS_FIELD_FLAGS) ? a.flags : 0;
     // V3
     if ((flags & UCC_COLL_ARGS_FLAG_TIMEOUT) && !(std::isfinite(a.timeout) && a.timeout > 0)) {
-        return fail(UCC_ERR_INVALID_PARAM,
-                    "timeout " + std::to_string(a.timeout) + " must be a positive number of seconds");
+        return fail(UCC_ERR_INVALID_PARAM, "timeout " + std::to_string(a.timeout) +
+                                               " must be a positive number of seconds");
     }
     // V4
     if (!ordered && !(a.mask & UCC_COLL_ARGS_FIELD_TAG)) {
-        return fail(UCC_ERR_INVALID_PARAM, "an unordered team needs a tag (UCC_COLL_ARGS_FIELD_TAG)");
+        return fail(UCC_ERR_INVALID_PARAM,
+                    "an unordered team needs a tag (UCC_COLL_ARGS_FIELD_TAG)");
     }
     // V5
     if (a.mask & UCC_COLL_ARGS_FIELD_ACTIVE_SET) {
         if (t != UCC_COLL_TYPE_BCAST) {
-            return fail(UCC_ERR_NOT_SUPPORTED,
-                        std::string("active sets are supported for bcast only, not ") +
-                            coll_type_name(t));
+            return fail(
+                UCC_ERR_NOT_SUPPORTED,
+                std::string("active sets are supported for bcast only, not ") + coll_type_name(t));
         }
         const auto &s = a.active_set;
         if (s.size == 0 || s.size > n || s.start >= n) {
@@ -244,8 +247,8 @@ ucc_status_t validate_coll_args(const ucc_coll_args_t &a, uint32_t n, uint32_t r
     }
     // V6
     if (is_rooted(t) && a.root >= n) {
-        return fail(UCC_ERR_INVALID_PARAM, "root " + std::to_string(a.root) +
-                                               " is not in a team of " + std::to_string(n));
+        return fail(UCC_ERR_INVALID_PARAM,
+                    "root " + std::to_string(a.root) + " is not in a team of " + std::to_string(n));
     }
     const bool is_root = is_rooted(t) && a.root == rank;
     const bool inplace = (flags & UCC_COLL_ARGS_FLAG_IN_PLACE) && inplace_applies(t, is_root);
@@ -301,9 +304,8 @@ ucc_status_t validate_coll_args(const ucc_coll_args_t &a, uint32_t n, uint32_t r
             }
         }
         if (!dt::reduction_supported(dt, a.op)) {
-            return fail(UCC_ERR_NOT_SUPPORTED, std::string("reduction ") +
-                                                   dt::op_name(a.op) + " on " + dt::name(dt) +
-                                                   " is not supported");
+            return fail(UCC_ERR_NOT_SUPPORTED, std::string("reduction ") + dt::op_name(a.op) +
+                                                   " on " + dt::name(dt) + " is not supported");
         }
     }
     const size_t src_es = uses_src ? dt::size_of(src_dt) : 0;
@@ -394,8 +396,8 @@ ucc_status_t validate_coll_args(const ucc_coll_args_t &a, uint32_t n, uint32_t r
                         std::string(which) + ".count " + std::to_string(b.count) + " overflows");
         }
         if (bytes != 0 && b.buffer == nullptr) {
-            return fail(UCC_ERR_INVALID_PARAM,
-                        std::string(which) + ".buffer is NULL with count " + std::to_string(b.count));
+            return fail(UCC_ERR_INVALID_PARAM, std::string(which) + ".buffer is NULL with count " +
+                                                   std::to_string(b.count));
         }
         return UCC_OK;
     };
@@ -406,7 +408,8 @@ ucc_status_t validate_coll_args(const ucc_coll_args_t &a, uint32_t n, uint32_t r
             uint64_t c = read_entry(b.counts, c64, i);
             uint64_t d = displs ? read_entry(b.displacements, d64, i) : 0;
             if (d > kMaxBytes - 1 - c || mul_sat(c + d, es) >= kMaxBytes) {
-                return fail(UCC_ERR_INVALID_PARAM, std::string(which) + " count/displacement of ep " +
+                return fail(UCC_ERR_INVALID_PARAM, std::string(which) +
+                                                       " count/displacement of ep " +
                                                        std::to_string(i) + " overflows");
             }
             any |= c != 0;
@@ -482,7 +485,8 @@ void normalize_coll_args(const ucc_coll_args_t &a, uint32_t n, uint32_t rank, co
         x.dst_mem = UCC_MEMORY_TYPE_HOST;
     }
     x.esize = (u.src || u.src_v || u.dst || u.dst_v || u.dst_v_nodispl) ? dt::size_of(x.dt) : 0;
-    x.generic = dt::is_generic(x.dt) ? reinterpret_cast<const void *>(x.dt & ~uint64_t{7}) : nullptr;
+    x.generic =
+        dt::is_generic(x.dt) ? reinterpret_cast<const void *>(x.dt & ~uint64_t{7}) : nullptr;
     // The main count each algorithm works with.
     switch (t) {
         case UCC_COLL_TYPE_ALLREDUCE:

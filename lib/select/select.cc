@@ -65,8 +65,8 @@ const coll::Algorithm *select_algorithm(const Context &ctx, const coll::Args &a,
     if (!forced.empty() && forced != "auto") {
         alg = find(table, forced.c_str());
         if (alg == nullptr) {
-            *why = "UCC_" + var + "=" + forced + ": no such " + coll_type_name(a.type) +
-                   " algorithm";
+            *why =
+                "UCC_" + var + "=" + forced + ": no such " + coll_type_name(a.type) + " algorithm";
             return nullptr;
         }
     } else {

@@ -17,13 +17,13 @@ namespace ucc {
 
 // Called when a top-level task finishes.
 class TaskOwner {
-public:
+  public:
     virtual ~TaskOwner() = default;
     virtual void on_task_done(ucc_status_t status) = 0;
 };
 
 class Task {
-public:
+  public:
     struct promise_type {
         ucc_status_t status = UCC_OK;
         std::coroutine_handle<> continuation;
@@ -94,10 +94,10 @@ public:
         }
         ucc_status_t await_resume() noexcept { return h.promise().status; }
     };
-    Awaiter operator co_await() & noexcept { return Awaiter{h_}; }
-    Awaiter operator co_await() && noexcept { return Awaiter{h_}; }
+    Awaiter operator co_await() &noexcept { return Awaiter{h_}; }
+    Awaiter operator co_await() &&noexcept { return Awaiter{h_}; }
 
-private:
+  private:
     std::coroutine_handle<promise_type> h_;
 };
 

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cstring>
+#include <exception>
 #include <sstream>
 
 #include "lib/dt/dt.h"
@@ -250,7 +251,131 @@ void prepare(const Scenario &s, std::vector<RankData> &ranks) {
         if (s.type == UCC_COLL_TYPE_REDUCE && r != s.root) {
             a.dst.info = {nullptr, 0, s.dt, UCC_MEMORY_TYPE_HOST};
         }
+        if (s.null_buffers) {
+            if (a.src.info.count == 0) {
+                a.src.info.buffer = nullptr;
+            }
+            if (a.dst.info.count == 0) {
+                a.dst.info.buffer = nullptr;
+            }
+        }
     }
+}
+
+// Lib, context and team of one rank.
+struct RankEnv {
+    ucc_lib_h lib = nullptr;
+    ucc_context_h ctx = nullptr;
+    ucc_team_h team = nullptr;
+};
+
+struct EnvParams {
+    ucc_coll_type_t type = UCC_COLL_TYPE_ALLREDUCE;  // whose <COLL>_ALG is set
+    std::string alg;                                 // empty: leave the default
+    uint32_t radix = 0;                              // 0: leave the default
+    bool team_ep_map = false;
+    bool unordered = false;
+};
+
+std::string status_error(const char *what, ucc_status_t st) {
+    return std::string(what) + " -> " + ucc_status_string(st);
+}
+
+// Creates lib, context and team; "" on success, else what failed (whatever was
+// created is left in env for teardown()).
+std::string setup(const EnvParams &p, uint32_t rank, uint32_t n, RankEnv *env) {
+    ucc_lib_config_h lcfg;
+    ucc_status_t st = ucc_lib_config_read(nullptr, nullptr, &lcfg);
+    if (st != UCC_OK) {
+        return status_error("ucc_lib_config_read", st);
+    }
+    ucc_lib_params_t lp{};
+    lp.mask = UCC_LIB_PARAM_FIELD_THREAD_MODE;
+    lp.thread_mode = UCC_THREAD_SINGLE;
+    st = ucc_init(&lp, lcfg, &env->lib);
+    ucc_lib_config_release(lcfg);
+    if (st != UCC_OK) {
+        env->lib = nullptr;
+        return status_error("ucc_init", st);
+    }
+    ucc_context_config_h ccfg;
+    st = ucc_context_config_read(env->lib, nullptr, &ccfg);
+    if (st != UCC_OK) {
+        return status_error("ucc_context_config_read", st);
+    }
+    if (!p.alg.empty()) {
+        std::string var = upper(type_name(p.type)) + "_ALG";
+        st = ucc_context_config_modify(ccfg, nullptr, var.c_str(), p.alg.c_str());
+    }
+    if (st == UCC_OK && p.radix != 0) {
+        st = ucc_context_config_modify(ccfg, nullptr, "KNOMIAL_RADIX",
+                                       std::to_string(p.radix).c_str());
+    }
+    ucc_context_params_t cp{};
+    cp.mask = UCC_CONTEXT_PARAM_FIELD_OOB;
+    if (st == UCC_OK) {
+        st = sim::oob(&cp.oob);
+    }
+    if (st != UCC_OK) {
+        ucc_context_config_release(ccfg);
+        return status_error("context configuration", st);
+    }
+    st = ucc_context_create(env->lib, &cp, ccfg, &env->ctx);
+    ucc_context_config_release(ccfg);
+    if (st != UCC_OK) {
+        env->ctx = nullptr;
+        return status_error("ucc_context_create", st);
+    }
+    ucc_team_params_t tp{};
+    tp.mask = UCC_TEAM_PARAM_FIELD_EP | UCC_TEAM_PARAM_FIELD_EP_RANGE;
+    tp.ep = rank;
+    tp.ep_range = UCC_COLLECTIVE_EP_RANGE_CONTIG;
+    if (p.team_ep_map) {
+        tp.mask |= UCC_TEAM_PARAM_FIELD_EP_MAP;
+        tp.ep_map.type = UCC_EP_MAP_FULL;
+        tp.ep_map.ep_num = n;
+    } else {
+        tp.mask |= UCC_TEAM_PARAM_FIELD_OOB;
+        st = sim::oob(&tp.oob);
+        if (st != UCC_OK) {
+            return status_error("sim::oob", st);
+        }
+    }
+    if (p.unordered) {
+        tp.mask |= UCC_TEAM_PARAM_FIELD_ORDERING;
+        tp.ordering = UCC_COLLECTIVE_POST_UNORDERED;
+    }
+    ucc_team_h team;
+    st = ucc_team_create_post(&env->ctx, 1, &tp, &team);
+    if (st != UCC_OK) {
+        return status_error("ucc_team_create_post", st);
+    }
+    env->team = team;
+    while ((st = ucc_team_create_test(team)) == UCC_INPROGRESS) {
+    }
+    if (st != UCC_OK) {
+        return std::string("team creation: ") + ucc_status_string(st);
+    }
+    return "";
+}
+
+// Destroys whatever setup() created; "" on success.
+std::string teardown(RankEnv *env) {
+    ucc_status_t st = UCC_OK;
+    if (env->team != nullptr) {
+        while ((st = ucc_team_destroy(env->team)) == UCC_INPROGRESS) {
+        }
+        if (st != UCC_OK) {
+            return status_error("ucc_team_destroy", st);
+        }
+    }
+    if (env->ctx != nullptr && (st = ucc_context_destroy(env->ctx)) != UCC_OK) {
+        return status_error("ucc_context_destroy", st);
+    }
+    if (env->lib != nullptr && (st = ucc_finalize(env->lib)) != UCC_OK) {
+        return status_error("ucc_finalize", st);
+    }
+    return "";
 }
 
 // One rank's whole program: lib, context, team, the collective (posted
@@ -260,86 +385,58 @@ struct Shared {
     std::vector<RankData> *ranks;
     std::vector<std::vector<std::vector<uint8_t>>> *snapshots;  // [post][rank] expected dst image
     std::vector<std::string> *errors;
+    std::vector<std::vector<double>> *post_s;  // [post][rank]
+    std::vector<std::vector<double>> *done_s;
 };
 
-#define CHECK_UCC(call)                                                                    \
-    do {                                                                                   \
-        ucc_status_t st_ = (call);                                                         \
-        if (st_ != UCC_OK) {                                                               \
-            d.error = std::string(#call) + " -> " + ucc_status_string(st_);               \
-            return;                                                                        \
-        }                                                                                  \
+#define CHECK_UCC(call)                                                     \
+    do {                                                                    \
+        ucc_status_t st_ = (call);                                          \
+        if (st_ != UCC_OK) {                                                \
+            d.error = std::string(#call) + " -> " + ucc_status_string(st_); \
+            return;                                                         \
+        }                                                                   \
     } while (0)
 
 void rank_program(const Shared &sh, uint32_t rank) {
     const Scenario &s = *sh.s;
     RankData &d = (*sh.ranks)[rank];
-    ucc_lib_config_h lcfg;
-    CHECK_UCC(ucc_lib_config_read(nullptr, nullptr, &lcfg));
-    ucc_lib_params_t lp{};
-    lp.mask = UCC_LIB_PARAM_FIELD_THREAD_MODE;
-    lp.thread_mode = UCC_THREAD_SINGLE;
-    ucc_lib_h lib;
-    ucc_status_t st = ucc_init(&lp, lcfg, &lib);
-    ucc_lib_config_release(lcfg);
-    if (st != UCC_OK) {
-        d.error = "ucc_init failed";
+    EnvParams ep;
+    ep.type = s.type;
+    ep.alg = s.alg;
+    ep.radix = s.radix;
+    ep.team_ep_map = s.team_ep_map;
+    RankEnv env;
+    d.error = setup(ep, rank, s.n, &env);
+    if (!d.error.empty()) {
         return;
     }
-    ucc_context_config_h ccfg;
-    CHECK_UCC(ucc_context_config_read(lib, nullptr, &ccfg));
-    std::string var = upper(type_name(s.type)) + "_ALG";
-    CHECK_UCC(ucc_context_config_modify(ccfg, nullptr, var.c_str(), s.alg.c_str()));
-    CHECK_UCC(ucc_context_config_modify(ccfg, nullptr, "KNOMIAL_RADIX",
-                                        std::to_string(s.radix).c_str()));
-    ucc_context_params_t cp{};
-    cp.mask = UCC_CONTEXT_PARAM_FIELD_OOB;
-    CHECK_UCC(sim::oob(&cp.oob));
-    ucc_context_h ctx;
-    st = ucc_context_create(lib, &cp, ccfg, &ctx);
-    ucc_context_config_release(ccfg);
-    if (st != UCC_OK) {
-        d.error = "ucc_context_create failed";
-        return;
-    }
-    ucc_team_params_t tp{};
-    if (s.team_ep_map) {
-        tp.mask = UCC_TEAM_PARAM_FIELD_EP_MAP | UCC_TEAM_PARAM_FIELD_EP |
-                  UCC_TEAM_PARAM_FIELD_EP_RANGE;
-        tp.ep_map.type = UCC_EP_MAP_FULL;
-        tp.ep_map.ep_num = s.n;
-        tp.ep = rank;
-        tp.ep_range = UCC_COLLECTIVE_EP_RANGE_CONTIG;
-    } else {
-        tp.mask = UCC_TEAM_PARAM_FIELD_OOB | UCC_TEAM_PARAM_FIELD_EP |
-                  UCC_TEAM_PARAM_FIELD_EP_RANGE;
-        CHECK_UCC(sim::oob(&tp.oob));
-        tp.ep = rank;
-        tp.ep_range = UCC_COLLECTIVE_EP_RANGE_CONTIG;
-    }
-    ucc_team_h team;
-    CHECK_UCC(ucc_team_create_post(&ctx, 1, &tp, &team));
-    while ((st = ucc_team_create_test(team)) == UCC_INPROGRESS) {
-    }
-    if (st != UCC_OK) {
-        d.error = std::string("team creation: ") + ucc_status_string(st);
-        return;
-    }
+    ucc_status_t st;
     ucc_coll_req_h req = nullptr;
     for (uint32_t post = 0; post < s.posts; ++post) {
         if (post > 0) {
             fill_inputs(s, d, rank, post);  // persistent: new inputs, same buffers
-        } else {
-            st = ucc_collective_init(&d.args, &req, team);
+        } else if (!s.init_and_post) {
+            st = ucc_collective_init(&d.args, &req, env.team);
             if (st != UCC_OK) {
                 d.error = std::string("ucc_collective_init: ") + ucc_status_string(st);
                 return;
             }
         }
-        CHECK_UCC(ucc_collective_post(req));
-        while ((st = ucc_collective_test(req)) == UCC_INPROGRESS) {
-            ucc_context_progress(ctx);
+        (*sh.post_s)[post][rank] = sim::now_s();
+        if (post == 0 && s.init_and_post) {
+            st = ucc_collective_init_and_post(&d.args, &req, env.team);
+            if (st != UCC_OK) {
+                d.error = std::string("ucc_collective_init_and_post: ") + ucc_status_string(st);
+                return;
+            }
+        } else {
+            CHECK_UCC(ucc_collective_post(req));
         }
+        while ((st = ucc_collective_test(req)) == UCC_INPROGRESS) {
+            ucc_context_progress(env.ctx);
+        }
+        (*sh.done_s)[post][rank] = sim::now_s();
         if (st != UCC_OK) {
             d.status = st;
             d.error = std::string("collective completed with ") + ucc_status_string(st);
@@ -357,7 +454,7 @@ void rank_program(const Shared &sh, uint32_t rank) {
             canonical_zeros(s.dt, got.data() + at, d.dst.bytes / dt::size_of(s.dt));
             canonical_zeros(s.dt, want_c.data() + at, d.dst.bytes / dt::size_of(s.dt));
         }
-        if (got != want_c) {
+        if (got != want_c && (*sh.errors)[rank].empty()) {
             size_t i = 0;
             while (i < got.size() && got[i] == want_c[i]) {
                 ++i;
@@ -369,11 +466,41 @@ void rank_program(const Shared &sh, uint32_t rank) {
         }
     }
     CHECK_UCC(ucc_collective_finalize(req));
-    while ((st = ucc_team_destroy(team)) == UCC_INPROGRESS) {
+    d.error = teardown(&env);
+}
+
+struct InitShared {
+    const InitCase *c;
+    std::vector<ucc_status_t> *status;
+    std::vector<bool> *request_ok;
+    std::vector<std::string> *errors;
+};
+
+void init_program(const InitShared &sh, uint32_t rank) {
+    const InitCase &c = *sh.c;
+    EnvParams ep;
+    ep.team_ep_map = c.team_ep_map;
+    ep.unordered = c.unordered;
+    RankEnv env;
+    std::string &error = (*sh.errors)[rank];
+    error = setup(ep, rank, c.n, &env);
+    if (error.empty()) {
+        ucc_coll_args_t args = c.args[rank];
+        ucc_coll_req_h req = nullptr;
+        ucc_status_t st = ucc_collective_init(&args, &req, env.team);
+        (*sh.status)[rank] = st;
+        (*sh.request_ok)[rank] = st != UCC_OK || req != nullptr;
+        if (st == UCC_OK && req != nullptr) {
+            st = ucc_collective_finalize(req);
+            if (st != UCC_OK) {
+                error = status_error("ucc_collective_finalize of an unposted request", st);
+            }
+        }
     }
-    CHECK_UCC(st);
-    CHECK_UCC(ucc_context_destroy(ctx));
-    CHECK_UCC(ucc_finalize(lib));
+    std::string down = teardown(&env);
+    if (error.empty()) {
+        error = down;
+    }
 }
 
 }  // namespace
@@ -384,10 +511,20 @@ bool coll_has_reduction(ucc_coll_type_t t) {
 
 std::string describe(const Scenario &s) {
     std::ostringstream os;
-    os << type_name(s.type) << " n=" << s.n << " dt=" << dt::name(s.dt) << " op=" << dt::op_name(s.op)
-       << " count=" << s.count << " root=" << s.root << " inplace=" << s.inplace
-       << " alg=" << s.alg << " radix=" << s.radix << " posts=" << s.posts
-       << " ep_map=" << s.team_ep_map << " network=" << s.network << " seed=" << s.seed;
+    os << type_name(s.type) << " n=" << s.n << " dt=" << dt::name(s.dt)
+       << " op=" << dt::op_name(s.op) << " count=" << s.count << " root=" << s.root
+       << " inplace=" << s.inplace << " alg=" << s.alg << " radix=" << s.radix
+       << " posts=" << s.posts << " ep_map=" << s.team_ep_map << " network=" << s.network
+       << " seed=" << s.seed;
+    if (s.value_seed != Scenario{}.value_seed) {
+        os << " value_seed=" << s.value_seed;
+    }
+    if (s.null_buffers) {
+        os << " null_buffers=1";
+    }
+    if (s.init_and_post) {
+        os << " init_and_post=1";
+    }
     return os.str();
 }
 
@@ -412,7 +549,13 @@ Outcome run_scenario(const Scenario &s) {
         for (uint32_t r = 0; r < s.n; ++r) {
             args[r] = ranks[r].args;
         }
-        model::Expected e = model::expected(s.n, args);
+        model::Expected e;
+        try {
+            e = model::expected(s.n, args);
+        } catch (const std::exception &ex) {
+            out.failure = std::string("the model refused the scenario: ") + ex.what();
+            return out;
+        }
         snapshots[post].resize(s.n);
         for (uint32_t r = 0; r < s.n; ++r) {
             RankData &d = ranks[r];
@@ -426,7 +569,9 @@ Outcome run_scenario(const Scenario &s) {
     }
     prepare(s, ranks);
     std::vector<std::string> errors(s.n);
-    Shared sh{&s, &ranks, &snapshots, &errors};
+    out.post_s.assign(s.posts, std::vector<double>(s.n, -1.0));
+    out.done_s.assign(s.posts, std::vector<double>(s.n, -1.0));
+    Shared sh{&s, &ranks, &snapshots, &errors, &out.post_s, &out.done_s};
 
     sim::ClusterParams cp;
     cp.n_ranks = s.n;
@@ -454,6 +599,66 @@ Outcome run_scenario(const Scenario &s) {
         out.dst.emplace_back(ranks[r].dst.data(), ranks[r].dst.data() + ranks[r].dst.bytes);
     }
     return out;
+}
+
+InitOutcome run_init_only(const InitCase &c) {
+    InitOutcome out;
+    if (c.args.size() != c.n) {
+        out.failure = "InitCase: args.size() " + std::to_string(c.args.size()) + " != n " +
+                      std::to_string(c.n);
+        return out;
+    }
+    out.status.assign(c.n, UCC_ERR_LAST);
+    out.request_ok.assign(c.n, true);
+    std::vector<std::string> errors(c.n);
+    InitShared sh{&c, &out.status, &out.request_ok, &errors};
+    sim::ClusterParams cp;
+    cp.n_ranks = c.n;
+    cp.seed = c.seed;
+    std::string err;
+    if (sim::parse_network(c.network.c_str(), &cp.net, &err) != UCC_OK) {
+        out.failure = "bad network: " + err;
+        return out;
+    }
+    out.run = sim::run(cp, [&sh](uint32_t rank) { init_program(sh, rank); });
+    if (out.run.status != UCC_OK) {
+        out.failure = "simulation failed: " + std::string(ucc_status_string(out.run.status)) +
+                      "\n" + out.run.report;
+        return out;
+    }
+    for (uint32_t r = 0; r < c.n; ++r) {
+        if (!errors[r].empty()) {
+            out.failure = "rank " + std::to_string(r) + ": " + errors[r];
+            return out;
+        }
+    }
+    return out;
+}
+
+const char *team_size_class(uint32_t n) {
+    if (n == 1 || n == 2) {
+        return n == 1 ? "1" : "2";
+    }
+    if ((n & (n - 1)) == 0) {
+        return "pow2";
+    }
+    bool prime = true;
+    for (uint32_t d = 2; d * d <= n && prime; ++d) {
+        prime = n % d != 0;
+    }
+    return prime ? "prime" : "non-pow2";
+}
+
+const char *coll_name(ucc_coll_type_t t) {
+    return type_name(t);
+}
+
+uint64_t fnv1a(const std::string &s) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (unsigned char ch : s) {
+        h = (h ^ ch) * 0x100000001b3ull;
+    }
+    return h;
 }
 
 }  // namespace ucc::testkit

@@ -5,6 +5,10 @@
 // the model's expected writes are computed before the run; after it, every
 // byte of every allocation (guards, src and non-root dst included) must equal
 // the expected image.
+//
+// A second entry point, run_init_only(), creates the team on every rank and
+// calls ucc_collective_init with arbitrary (possibly invalid) per-rank args,
+// reporting each rank's status for comparison with model/validity.h.
 #pragma once
 
 #include <cstdint>
@@ -28,15 +32,27 @@ struct Scenario {
     uint32_t radix = 4;
     uint64_t seed = 1;
     std::string network = "hdr";
-    uint32_t posts = 1;      // > 1: persistent request re-posted with new inputs
+    uint32_t posts = 1;        // > 1: persistent request re-posted with new inputs
     bool team_ep_map = false;  // create the team from the context (FULL ep map) instead of an OOB
     uint64_t value_seed = 7;   // input data
+    // Every buffer description whose count is 0 gets a NULL buffer pointer (P12);
+    // buffers with a non-zero count keep their real allocation.
+    bool null_buffers = false;
+    // The first post goes through ucc_collective_init_and_post instead of
+    // ucc_collective_init + ucc_collective_post (re-posts use ucc_collective_post).
+    bool init_and_post = false;
 };
 
 struct Outcome {
     std::string failure;  // empty on success
     sim::RunResult run;
     std::vector<std::vector<uint8_t>> dst;  // every rank's dst bytes after the last post
+    // Virtual times (seconds, each rank's own clock) indexed [post][rank]:
+    // right before ucc_collective_post (or init_and_post), and right after
+    // ucc_collective_test first returned something other than UCC_INPROGRESS.
+    // Entries of posts a rank never reached are -1.
+    std::vector<std::vector<double>> post_s;
+    std::vector<std::vector<double>> done_s;
 };
 
 // Human-readable one-line description (printed with failures).
@@ -48,5 +64,42 @@ Outcome run_scenario(const Scenario &s);
 // Whether the datatype/op/team size combination has exactly representable results
 // for the generated inputs (always true for integers).
 bool coll_has_reduction(ucc_coll_type_t t);
+
+// ---- init only (argument validation, CONFORMANCE P45, model/VALIDITY.md)
+
+struct InitCase {
+    uint32_t n = 4;
+    bool team_ep_map = false;  // as Scenario::team_ep_map
+    bool unordered = false;    // team created with UCC_COLLECTIVE_POST_UNORDERED
+    std::string network = "ideal";
+    uint64_t seed = 1;
+    // What each rank passes to ucc_collective_init (size n). Pointers inside
+    // (buffers, counts and displacement arrays) belong to the caller and must
+    // stay valid during run_init_only. The kit passes a private copy of each
+    // rank's args, so the library cannot change the caller's.
+    std::vector<ucc_coll_args_t> args;
+};
+
+struct InitOutcome {
+    std::string failure;  // setup/teardown problems (not init statuses); empty if clean
+    sim::RunResult run;
+    std::vector<ucc_status_t> status;  // ucc_collective_init's result per rank
+    // Per rank: false when init returned UCC_OK without handing back a request.
+    // A returned request is finalized without being posted.
+    std::vector<bool> request_ok;
+};
+
+// Creates lib, context and team on every rank, calls ucc_collective_init once
+// with args[rank], finalizes the request if one was returned, and tears down.
+InitOutcome run_init_only(const InitCase &c);
+
+// "1", "2", "pow2", "prime", "non-pow2" (prime wins over non-pow2; 2 is its own class).
+const char *team_size_class(uint32_t n);
+
+// Short collective name ("allreduce", ...; "other" for the types the kit does not run).
+const char *coll_name(ucc_coll_type_t t);
+
+// 64-bit FNV-1a of a string (config hashes printed with failures).
+uint64_t fnv1a(const std::string &s);
 
 }  // namespace ucc::testkit

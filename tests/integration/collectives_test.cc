@@ -24,15 +24,22 @@ struct AlgCase {
 };
 
 const AlgCase kAlgs[] = {
-    {UCC_COLL_TYPE_ALLREDUCE, "recursive_doubling"}, {UCC_COLL_TYPE_ALLREDUCE, "rabenseifner"},
-    {UCC_COLL_TYPE_ALLREDUCE, "ring"},               {UCC_COLL_TYPE_BCAST, "knomial"},
-    {UCC_COLL_TYPE_REDUCE, "knomial"},               {UCC_COLL_TYPE_BARRIER, "dissemination"},
-    {UCC_COLL_TYPE_BARRIER, "knomial"},              {UCC_COLL_TYPE_ALLGATHER, "bruck"},
-    {UCC_COLL_TYPE_ALLGATHER, "ring"},               {UCC_COLL_TYPE_ALLTOALL, "pairwise"},
+    {UCC_COLL_TYPE_ALLREDUCE, "recursive_doubling"},
+    {UCC_COLL_TYPE_ALLREDUCE, "rabenseifner"},
+    {UCC_COLL_TYPE_ALLREDUCE, "ring"},
+    {UCC_COLL_TYPE_BCAST, "knomial"},
+    {UCC_COLL_TYPE_REDUCE, "knomial"},
+    {UCC_COLL_TYPE_BARRIER, "dissemination"},
+    {UCC_COLL_TYPE_BARRIER, "knomial"},
+    {UCC_COLL_TYPE_ALLGATHER, "bruck"},
+    {UCC_COLL_TYPE_ALLGATHER, "ring"},
+    {UCC_COLL_TYPE_ALLTOALL, "pairwise"},
     {UCC_COLL_TYPE_ALLTOALL, "linear"},
 };
 
-bool rooted(ucc_coll_type_t t) { return t == UCC_COLL_TYPE_BCAST || t == UCC_COLL_TYPE_REDUCE; }
+bool rooted(ucc_coll_type_t t) {
+    return t == UCC_COLL_TYPE_BCAST || t == UCC_COLL_TYPE_REDUCE;
+}
 
 }  // namespace
 

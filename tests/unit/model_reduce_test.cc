@@ -44,7 +44,7 @@ struct IntCase {
 };
 
 template <class C>
-class IntMatrix : public ::testing::Test {};
+class ModelReduceIntMatrix : public ::testing::Test {};
 
 using IntCases =
     ::testing::Types<IntCase<int8_t, UCC_DT_INT8>, IntCase<int16_t, UCC_DT_INT16>,
@@ -52,9 +52,9 @@ using IntCases =
                      IntCase<Int128, UCC_DT_INT128>, IntCase<uint8_t, UCC_DT_UINT8>,
                      IntCase<uint16_t, UCC_DT_UINT16>, IntCase<uint32_t, UCC_DT_UINT32>,
                      IntCase<uint64_t, UCC_DT_UINT64>, IntCase<UInt128, UCC_DT_UINT128>>;
-TYPED_TEST_SUITE(IntMatrix, IntCases);
+TYPED_TEST_SUITE(ModelReduceIntMatrix, IntCases);
 
-TYPED_TEST(IntMatrix, EveryOpOnSmallVectors) {
+TYPED_TEST(ModelReduceIntMatrix, EveryOpOnSmallVectors) {
     using T = typename TypeParam::Type;
     constexpr ucc_datatype_t dt = TypeParam::kDatatype;
     const std::vector<std::vector<T>> in = {{6, 0, 5, 2}, {3, 7, 0, 5}, {2, 1, 9, 3}};
@@ -81,7 +81,7 @@ TYPED_TEST(IntMatrix, EveryOpOnSmallVectors) {
     EXPECT_THROW(fold_as<T>(dt, UCC_OP_MAXLOC, in), std::invalid_argument);
 }
 
-TYPED_TEST(IntMatrix, SingleRankIsTheInputUnchanged) {
+TYPED_TEST(ModelReduceIntMatrix, SingleRankIsTheInputUnchanged) {
     using T = typename TypeParam::Type;
     const std::vector<std::vector<T>> in = {{5, 0, 2}};
     // No op is applied with one input: LAND leaves 5 and 2 as they are, AVG divides by 1.

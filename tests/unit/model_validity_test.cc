@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "model/validity.h"
@@ -156,6 +157,14 @@ ucc_coll_args_t valid_args(ucc_coll_type_t type, uint32_t n, uint32_t rank, uint
     return a;
 }
 
+// Stores any integer in an enum field, as a C caller may (static_cast to an out-of-range value
+// would be undefined in C++).
+template <class E>
+void set_raw(E &field, int64_t value) {
+    const auto v = static_cast<std::underlying_type_t<E>>(value);
+    std::memcpy(&field, &v, sizeof v);
+}
+
 TeamView team(uint32_t n, uint32_t rank) {
     return TeamView{n, rank, true};
 }
@@ -219,7 +228,7 @@ TEST(ModelValidity, V1CollType) {
     ucc_coll_args_t a = valid_args(UCC_COLL_TYPE_BARRIER, 4, 0, 0, false, s);
     for (uint64_t bad : {uint64_t{0}, uint64_t{3}, uint64_t{1} << 16, uint64_t{UCC_COLL_TYPE_LAST},
                          uint64_t{0xffff}}) {
-        a.coll_type = static_cast<ucc_coll_type_t>(bad);
+        set_raw(a.coll_type, static_cast<int64_t>(bad));
         expect_rule(a, team(4, 0), UCC_ERR_INVALID_PARAM, 1);
     }
 }
@@ -230,11 +239,11 @@ TEST(ModelValidity, V2ErrorType) {
     Storage s(4);
     ucc_coll_args_t a = valid_args(UCC_COLL_TYPE_BARRIER, 4, 0, 0, false, s);
     for (int bad : {2, -1, 100}) {
-        a.error_type = static_cast<ucc_error_type_t>(bad);
+        set_raw(a.error_type, bad);
         expect_rule(a, team(4, 0), UCC_ERR_INVALID_PARAM, 2);
     }
     // V1 comes first.
-    a.coll_type = static_cast<ucc_coll_type_t>(0);
+    set_raw(a.coll_type, 0);
     expect_rule(a, team(4, 0), UCC_ERR_INVALID_PARAM, 1);
 }
 
@@ -376,7 +385,7 @@ TEST(ModelValidity, V7MemType) {
     Storage s(4);
     for (int bad : {6, -1, 100}) {
         ucc_coll_args_t a = valid_args(UCC_COLL_TYPE_ALLREDUCE, 4, 0, 0, false, s);
-        a.dst.info.mem_type = static_cast<ucc_memory_type_t>(bad);
+        set_raw(a.dst.info.mem_type, bad);
         expect_rule(a, team(4, 0), UCC_ERR_INVALID_PARAM, 7);
     }
     for (int good = UCC_MEMORY_TYPE_HOST; good <= UCC_MEMORY_TYPE_UNKNOWN; ++good) {
@@ -458,9 +467,9 @@ TEST(ModelValidity, V8DatatypeMismatch) {
 
 TEST(ModelValidity, V8OpOutOfRange) {
     Storage s(4);
-    for (int bad : {UCC_OP_LAST, 14, 1000, -1}) {
+    for (int bad : {int{UCC_OP_LAST}, 14, 1000, -1}) {
         ucc_coll_args_t a = valid_args(UCC_COLL_TYPE_ALLREDUCE, 4, 0, 0, false, s);
-        a.op = static_cast<ucc_reduction_op_t>(bad);
+        set_raw(a.op, bad);
         expect_rule(a, team(4, 0), UCC_ERR_INVALID_PARAM, 8);
     }
 }
@@ -515,7 +524,7 @@ TEST(ModelValidity, V8GenericDatatype) {
     const auto dt = reinterpret_cast<ucc_datatype_t>(&g) | UCC_DATATYPE_GENERIC;
     ucc_coll_args_t a = valid_args(UCC_COLL_TYPE_ALLREDUCE, 4, 0, 0, false, s);
     a.src.info.datatype = a.dst.info.datatype = dt;
-    a.op = static_cast<ucc_reduction_op_t>(1000);  // ignored for generic datatypes
+    set_raw(a.op, 1000);  // ignored for generic datatypes
     expect_ok(a, team(4, 0));
     g.ops.reduce.cb = nullptr;
     expect_rule(a, team(4, 0), UCC_ERR_NOT_SUPPORTED, 8);
@@ -695,9 +704,11 @@ TEST(ModelValidity, V11Overflow) {
 }
 
 TEST(ModelValidity, VArrayWidthFollowsFlags) {
-    // 32-bit entries {2, 2, 2, 2} read as 64-bit would be {2 + 2^33, ...}: V10 would fire.
+    // 32-bit entries {2, 2, 2, 2, ...} read as 64-bit would be {2 + 2^33, ...}: V10 would fire.
     Storage s(4);
+    std::vector<uint32_t> narrow(8, kB);  // long enough to be read either way
     ucc_coll_args_t a = valid_args(UCC_COLL_TYPE_REDUCE_SCATTERV, 4, 0, 0, false, s);
+    a.dst.info_v.counts = reinterpret_cast<ucc_count_t *>(narrow.data());
     expect_ok(a, team(4, 0));
     a.mask |= UCC_COLL_ARGS_FIELD_FLAGS;
     a.flags = UCC_COLL_ARGS_FLAG_COUNT_64BIT;
@@ -705,8 +716,11 @@ TEST(ModelValidity, VArrayWidthFollowsFlags) {
     std::vector<uint64_t> wide(4, kB);
     a.dst.info_v.counts = wide.data();
     expect_ok(a, team(4, 0));
-    // Without FIELD_FLAGS the flag bits are junk and entries are 32-bit.
+    // Without FIELD_FLAGS the flag bits are not read: entries are 32-bit.
+    a.dst.info_v.counts = reinterpret_cast<ucc_count_t *>(narrow.data());
     a.mask = 0;
+    expect_ok(a, team(4, 0));
+    a.dst.info_v.counts = wide.data();
     expect_rule(a, team(4, 0), UCC_ERR_INVALID_PARAM, 10);
 }
 

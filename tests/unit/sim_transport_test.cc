@@ -404,6 +404,7 @@ TEST(SimTransport, FlushReportsFailedRemoteWrites) {
             t->mem_deregister(&region);  // gone before the put arrives
             Xfer s;
             t->isend(0, 1, rkey.data(), rkey.size(), UCC_MEMORY_TYPE_HOST, &s);
+            wait_until(t.get(), 1e-3);  // stay alive (a gone endpoint gives NOT_FOUND)
             return;
         }
         std::vector<uint8_t> rkey(32);

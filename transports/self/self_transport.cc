@@ -13,15 +13,15 @@ namespace {
 
 constexpr Peer kSelf = 0;
 
-#define UCC_TRY_RKEY(peer, addr, bytes, rkey)     \
-    do {                                          \
-        if (!rkey_ok(peer, addr, bytes, rkey)) {  \
-            return UCC_ERR_INVALID_PARAM;         \
-        }                                         \
+#define UCC_TRY_RKEY(peer, addr, bytes, rkey)    \
+    do {                                         \
+        if (!rkey_ok(peer, addr, bytes, rkey)) { \
+            return UCC_ERR_INVALID_PARAM;        \
+        }                                        \
     } while (0)
 
 class SelfTransport final : public Transport {
-public:
+  public:
     const char *name() const override { return "self"; }
     size_t address_length() const override { return sizeof(uint64_t); }
     void address(void *out) const override {
@@ -158,7 +158,7 @@ public:
     void idle(double) override {}
     void charge(Work, size_t) override {}
 
-private:
+  private:
     struct Pending {
         Xfer *x;
         void *buf;
@@ -193,6 +193,8 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Transport> make_transport() { return std::make_unique<SelfTransport>(); }
+std::unique_ptr<Transport> make_transport() {
+    return std::make_unique<SelfTransport>();
+}
 
 }  // namespace ucc::self

@@ -8,10 +8,11 @@ namespace ucc::coll {
 std::span<const Algorithm> barrier_algorithms() {
     static constexpr Algorithm kTable[] = {
         {UCC_COLL_TYPE_BARRIER, "dissemination",
-         "dissemination (recursive doubling for any n); ceil(log2 n) rounds",
-         barrier_dissemination, supports_any},
+         "dissemination (recursive doubling for any n); ceil(log2 n) rounds", barrier_dissemination,
+         supports_any},
         {UCC_COLL_TYPE_BARRIER, "knomial",
-         "k-nomial fan-in + fan-out (radix KNOMIAL_RADIX); fewest messages", barrier_knomial, supports_any},
+         "k-nomial fan-in + fan-out (radix KNOMIAL_RADIX); fewest messages", barrier_knomial,
+         supports_any},
     };
     return kTable;
 }

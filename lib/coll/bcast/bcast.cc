@@ -7,8 +7,8 @@ namespace ucc::coll {
 
 std::span<const Algorithm> bcast_algorithms() {
     static constexpr Algorithm kTable[] = {
-        {UCC_COLL_TYPE_BCAST, "knomial",
-         "k-nomial tree (radix KNOMIAL_RADIX); log_k(n) levels", bcast_knomial, supports_any},
+        {UCC_COLL_TYPE_BCAST, "knomial", "k-nomial tree (radix KNOMIAL_RADIX); log_k(n) levels",
+         bcast_knomial, supports_any},
     };
     return kTable;
 }

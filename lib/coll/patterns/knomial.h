@@ -11,11 +11,15 @@
 namespace ucc::coll::patterns {
 
 // Virtual rank with `root` moved to 0, and back.
-inline uint32_t to_vrank(uint32_t rank, uint32_t root, uint32_t n) { return (rank + n - root) % n; }
-inline uint32_t from_vrank(uint32_t vrank, uint32_t root, uint32_t n) { return (vrank + root) % n; }
+inline uint32_t to_vrank(uint32_t rank, uint32_t root, uint32_t n) {
+    return (rank + n - root) % n;
+}
+inline uint32_t from_vrank(uint32_t vrank, uint32_t root, uint32_t n) {
+    return (vrank + root) % n;
+}
 
 struct KnomialNode {
-    int64_t parent = -1;            // virtual rank of the parent, -1 for the root
+    int64_t parent = -1;             // virtual rank of the parent, -1 for the root
     std::vector<uint32_t> children;  // virtual ranks, largest subtree first
 };
 
