@@ -1,0 +1,111 @@
+// Rank maths of the tree and block patterns, for every team size up to 64 and
+// every radix: a k-nomial tree spans all ranks exactly once, parents and
+// children agree, and blocks tile a vector exactly.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "lib/coll/patterns/knomial.h"
+
+using namespace ucc::coll::patterns;
+
+TEST(Patterns, KnomialTreeIsASpanningTree) {
+    for (uint32_t n = 1; n <= 64; ++n) {
+        for (uint32_t k = 2; k <= 9; ++k) {
+            std::vector<int> parent_seen(n, 0);
+            for (uint32_t v = 0; v < n; ++v) {
+                KnomialNode node = knomial_node(v, n, k);
+                if (v == 0) {
+                    EXPECT_EQ(node.parent, -1);
+                } else {
+                    ASSERT_GE(node.parent, 0);
+                    ASSERT_LT(node.parent, static_cast<int64_t>(v)) << "n=" << n << " k=" << k;
+                    KnomialNode p = knomial_node(static_cast<uint32_t>(node.parent), n, k);
+                    int found = 0;
+                    for (uint32_t c : p.children) {
+                        found += c == v;
+                    }
+                    EXPECT_EQ(found, 1) << "n=" << n << " k=" << k << " v=" << v;
+                }
+                for (uint32_t c : node.children) {
+                    ASSERT_LT(c, n);
+                    ASSERT_GT(c, v);
+                    parent_seen[c]++;
+                }
+            }
+            for (uint32_t v = 1; v < n; ++v) {
+                EXPECT_EQ(parent_seen[v], 1) << "n=" << n << " k=" << k << " v=" << v;
+            }
+        }
+    }
+}
+
+TEST(Patterns, KnomialDepthIsLogarithmic) {
+    for (uint32_t n : {2u, 7u, 64u, 1000u, 4096u}) {
+        for (uint32_t k : {2u, 4u, 8u}) {
+            uint32_t max_depth = 0;
+            for (uint32_t v = 0; v < n; ++v) {
+                uint32_t depth = 0;
+                for (int64_t x = v; x > 0;
+                     x = knomial_node(static_cast<uint32_t>(x), n, k).parent) {
+                    ++depth;
+                }
+                max_depth = std::max(max_depth, depth);
+            }
+            uint32_t levels = 0;
+            for (uint64_t p = 1; p < n; p *= k) {
+                ++levels;
+            }
+            // Each step to the parent clears one base-k digit.
+            EXPECT_LE(max_depth, levels) << "n=" << n << " k=" << k;
+            EXPECT_GE(max_depth, levels > 0 ? 1u : 0u);
+        }
+    }
+}
+
+TEST(Patterns, VirtualRanksRoundTrip) {
+    for (uint32_t n = 1; n <= 17; ++n) {
+        for (uint32_t root = 0; root < n; ++root) {
+            EXPECT_EQ(to_vrank(root, root, n), 0u);
+            for (uint32_t r = 0; r < n; ++r) {
+                EXPECT_EQ(from_vrank(to_vrank(r, root, n), root, n), r);
+            }
+        }
+    }
+}
+
+TEST(Patterns, BlocksTileTheVector) {
+    for (uint64_t count : {0ull, 1ull, 5ull, 63ull, 64ull, 1000ull}) {
+        for (uint32_t n = 1; n <= 64; ++n) {
+            uint64_t next = 0;
+            uint64_t largest = 0;
+            for (uint32_t i = 0; i < n; ++i) {
+                uint64_t off;
+                uint64_t len;
+                block_range(count, n, i, &off, &len);
+                EXPECT_EQ(off, next);
+                next = off + len;
+                largest = std::max(largest, len);
+                uint64_t off0;
+                uint64_t len0;
+                block_range(count, n, 0, &off0, &len0);
+                EXPECT_LE(len, len0);  // block 0 is a largest block
+            }
+            EXPECT_EQ(next, count);
+            EXPECT_LE(largest, count / n + 1);
+        }
+    }
+}
+
+TEST(Patterns, PowersAndLogs) {
+    EXPECT_EQ(pow2_floor(1), 1u);
+    EXPECT_EQ(pow2_floor(2), 2u);
+    EXPECT_EQ(pow2_floor(3), 2u);
+    EXPECT_EQ(pow2_floor(1023), 512u);
+    EXPECT_EQ(pow2_floor(1024), 1024u);
+    EXPECT_EQ(log2_ceil(1), 0u);
+    EXPECT_EQ(log2_ceil(2), 1u);
+    EXPECT_EQ(log2_ceil(5), 3u);
+    EXPECT_EQ(log2_ceil(1024), 10u);
+    EXPECT_EQ(log2_ceil(1025), 11u);
+}
