@@ -21,6 +21,15 @@ constexpr UInt128 kMaxBytes = (UInt128{1} << 63) - 1;  // byte sizes must fit in
 
 using Result = std::optional<Verdict>;
 
+// a * b, saturating at the largest UInt128 (any saturated value is far above kMaxBytes).
+UInt128 times(UInt128 a, UInt128 b) {
+    const UInt128 product = a * b;
+    if (a != 0 && product / a != b) {
+        return ~UInt128{0};
+    }
+    return product;
+}
+
 Verdict verdict(ucc_status_t status, int rule, const std::string &why) {
     return Verdict{status, rule, "V" + std::to_string(rule) + ": " + why};
 }
@@ -382,8 +391,8 @@ Result v11_sizes(const ucc_coll_args_t &a, const TeamView &t, const std::vector<
         const UInt128 esize = element_size(u.datatype());
         UInt128 extent = 0;  // bytes of this buffer the rank touches
         if (u.info != nullptr) {
-            extent = u.info->count * esize;
-            const UInt128 team_bytes = u.block ? extent * t.size : extent;
+            extent = times(u.info->count, esize);
+            const UInt128 team_bytes = u.block ? times(extent, t.size) : extent;
             if (team_bytes > kMaxBytes) {
                 return invalid(11, u.name + " byte size " + str(team_bytes) + " overflows");
             }
@@ -393,7 +402,7 @@ Result v11_sizes(const ucc_coll_args_t &a, const TeamView &t, const std::vector<
                 if (count == 0) {
                     continue;  // a zero-count block touches nothing; its displacement is unused
                 }
-                const UInt128 end = (UInt128{v_displacement(a, *u.info_v, i)} + count) * esize;
+                const UInt128 end = times(UInt128{v_displacement(a, *u.info_v, i)} + count, esize);
                 if (end > kMaxBytes) {
                     return invalid(11, u.name + " block " + std::to_string(i) + " ends at byte " +
                                            str(end) + ", which overflows");
@@ -401,11 +410,11 @@ Result v11_sizes(const ucc_coll_args_t &a, const TeamView &t, const std::vector<
                 extent = std::max(extent, end);
             }
         } else {  // reduce_scatterv dst: T = sum of counts, no displacements
-            const UInt128 total = sum_counts(a, *u.info_v, t.size) * esize;
+            const UInt128 total = times(sum_counts(a, *u.info_v, t.size), esize);
             if (total > kMaxBytes) {
                 return invalid(11, u.name + " byte size " + str(total) + " overflows");
             }
-            extent = in_place ? total : v_count(a, *u.info_v, t.rank) * esize;
+            extent = in_place ? total : times(v_count(a, *u.info_v, t.rank), esize);
         }
         if (u.buffer() == nullptr && extent != 0) {
             return invalid(11, u.name + " buffer is NULL for " + str(extent) + " bytes");

@@ -29,6 +29,8 @@ struct Verdict {
     std::string why;
 };
 
+// Applies V1..V11 in order. Throws std::invalid_argument if t.size == 0 or t.rank >= t.size (a
+// harness bug, not an argument the library can see).
 Verdict validate(const ucc_coll_args_t &a, const TeamView &t);
 
 // What ucc_collective_init must return for these args on this rank; *why (if given) receives the

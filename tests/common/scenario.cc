@@ -423,6 +423,10 @@ void rank_program(const Shared &sh, uint32_t rank) {
                 return;
             }
         }
+        if (s.skew_ps > 0) {
+            const uint64_t h = mix(s.seed ^ mix(rank * 0x10001ull + post * 0x9e37ull + 1));
+            sim::Cluster::current()->advance(rank, static_cast<int64_t>(h % (s.skew_ps + 1)));
+        }
         (*sh.post_s)[post][rank] = sim::now_s();
         if (post == 0 && s.init_and_post) {
             st = ucc_collective_init_and_post(&d.args, &req, env.team);
@@ -524,6 +528,9 @@ std::string describe(const Scenario &s) {
     }
     if (s.init_and_post) {
         os << " init_and_post=1";
+    }
+    if (s.skew_ps > 0) {
+        os << " skew=" << sim::format_time_ps(static_cast<int64_t>(s.skew_ps));
     }
     return os.str();
 }

@@ -41,6 +41,10 @@ struct Scenario {
     // The first post goes through ucc_collective_init_and_post instead of
     // ucc_collective_init + ucc_collective_post (re-posts use ucc_collective_post).
     bool init_and_post = false;
+    // Before each post, rank r computes for a pseudo-random virtual time in
+    // [0, skew_ps] picoseconds (a function of seed, r and the post), so
+    // ranks post at different times.
+    uint64_t skew_ps = 0;
 };
 
 struct Outcome {
