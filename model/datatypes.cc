@@ -64,10 +64,6 @@ bool is_generic_dt(ucc_datatype_t dt) {
     return (dt & kClassMask) == UCC_DATATYPE_GENERIC;
 }
 
-uint64_t predefined_id(ucc_datatype_t dt) {
-    return dt >> UCC_DATATYPE_SHIFT;
-}
-
 const ucc_generic_dt_ops_t *generic_ops(ucc_datatype_t dt) {
     const auto *generic = reinterpret_cast<const GenericDt *>(dt & ~kClassMask);
     return generic == nullptr ? nullptr : &generic->ops;

@@ -35,7 +35,9 @@ bool is_predefined_dt(ucc_datatype_t dt);
 // Low 3 bits of the handle are 001 (the pointer part may still be NULL).
 bool is_generic_dt(ucc_datatype_t dt);
 // Predefined id (0..17) of a predefined datatype.
-uint64_t predefined_id(ucc_datatype_t dt);
+constexpr uint64_t predefined_id(ucc_datatype_t dt) {
+    return dt >> UCC_DATATYPE_SHIFT;
+}
 // The ops copy a generic handle points at (see the layout assumption above); NULL for a NULL
 // pointer.
 const ucc_generic_dt_ops_t *generic_ops(ucc_datatype_t dt);

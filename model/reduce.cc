@@ -222,41 +222,41 @@ void normalize_long_doubles(uint8_t *acc, size_t long_doubles) {
 // acc = acc (op) x for one vector of a predefined datatype.
 void combine(uint64_t id, ucc_reduction_op_t op, uint8_t *acc, const uint8_t *x, size_t count) {
     switch (id) {
-        case 0:
+        case predefined_id(UCC_DT_INT8):
             return combine_int<int8_t>(op, acc, x, count);
-        case 1:
+        case predefined_id(UCC_DT_INT16):
             return combine_int<int16_t>(op, acc, x, count);
-        case 2:
+        case predefined_id(UCC_DT_INT32):
             return combine_int<int32_t>(op, acc, x, count);
-        case 3:
+        case predefined_id(UCC_DT_INT64):
             return combine_int<int64_t>(op, acc, x, count);
-        case 4:
+        case predefined_id(UCC_DT_INT128):
             return combine_int<Int128>(op, acc, x, count);
-        case 5:
+        case predefined_id(UCC_DT_UINT8):
             return combine_int<uint8_t>(op, acc, x, count);
-        case 6:
+        case predefined_id(UCC_DT_UINT16):
             return combine_int<uint16_t>(op, acc, x, count);
-        case 7:
+        case predefined_id(UCC_DT_UINT32):
             return combine_int<uint32_t>(op, acc, x, count);
-        case 8:
+        case predefined_id(UCC_DT_UINT64):
             return combine_int<uint64_t>(op, acc, x, count);
-        case 9:
+        case predefined_id(UCC_DT_UINT128):
             return combine_int<UInt128>(op, acc, x, count);
-        case 10:
+        case predefined_id(UCC_DT_FLOAT16):
             return combine_real<Half>(op, acc, x, count);
-        case 11:
+        case predefined_id(UCC_DT_FLOAT32):
             return combine_real<Native<float>>(op, acc, x, count);
-        case 12:
+        case predefined_id(UCC_DT_FLOAT64):
             return combine_real<Native<double>>(op, acc, x, count);
-        case 13:
+        case predefined_id(UCC_DT_BFLOAT16):
             return combine_real<BFloat>(op, acc, x, count);
-        case 14:
+        case predefined_id(UCC_DT_FLOAT128):
             return combine_real<LongDouble>(op, acc, x, count);
-        case 15:
+        case predefined_id(UCC_DT_FLOAT32_COMPLEX):
             return combine_complex<Native<float>>(op, acc, x, count);
-        case 16:
+        case predefined_id(UCC_DT_FLOAT64_COMPLEX):
             return combine_complex<Native<double>>(op, acc, x, count);
-        case 17:
+        case predefined_id(UCC_DT_FLOAT128_COMPLEX):
             return combine_complex<LongDouble>(op, acc, x, count);
         default:
             throw std::invalid_argument("reduction on predefined id " + std::to_string(id));
@@ -266,41 +266,41 @@ void combine(uint64_t id, ucc_reduction_op_t op, uint8_t *acc, const uint8_t *x,
 // acc = acc / n for the AVG of one vector of a predefined datatype.
 void average(uint64_t id, uint8_t *acc, size_t count, uint32_t n) {
     switch (id) {
-        case 0:
+        case predefined_id(UCC_DT_INT8):
             return average_int<int8_t>(acc, count, n);
-        case 1:
+        case predefined_id(UCC_DT_INT16):
             return average_int<int16_t>(acc, count, n);
-        case 2:
+        case predefined_id(UCC_DT_INT32):
             return average_int<int32_t>(acc, count, n);
-        case 3:
+        case predefined_id(UCC_DT_INT64):
             return average_int<int64_t>(acc, count, n);
-        case 4:
+        case predefined_id(UCC_DT_INT128):
             return average_int<Int128>(acc, count, n);
-        case 5:
+        case predefined_id(UCC_DT_UINT8):
             return average_int<uint8_t>(acc, count, n);
-        case 6:
+        case predefined_id(UCC_DT_UINT16):
             return average_int<uint16_t>(acc, count, n);
-        case 7:
+        case predefined_id(UCC_DT_UINT32):
             return average_int<uint32_t>(acc, count, n);
-        case 8:
+        case predefined_id(UCC_DT_UINT64):
             return average_int<uint64_t>(acc, count, n);
-        case 9:
+        case predefined_id(UCC_DT_UINT128):
             return average_int<UInt128>(acc, count, n);
-        case 10:
+        case predefined_id(UCC_DT_FLOAT16):
             return average_real<Half>(acc, count, n);
-        case 11:
+        case predefined_id(UCC_DT_FLOAT32):
             return average_real<Native<float>>(acc, count, n);
-        case 12:
+        case predefined_id(UCC_DT_FLOAT64):
             return average_real<Native<double>>(acc, count, n);
-        case 13:
+        case predefined_id(UCC_DT_BFLOAT16):
             return average_real<BFloat>(acc, count, n);
-        case 14:
+        case predefined_id(UCC_DT_FLOAT128):
             return average_real<LongDouble>(acc, count, n);
-        case 15:
+        case predefined_id(UCC_DT_FLOAT32_COMPLEX):
             return average_complex<Native<float>>(acc, count, n);
-        case 16:
+        case predefined_id(UCC_DT_FLOAT64_COMPLEX):
             return average_complex<Native<double>>(acc, count, n);
-        case 17:
+        case predefined_id(UCC_DT_FLOAT128_COMPLEX):
             return average_complex<LongDouble>(acc, count, n);
         default:
             throw std::invalid_argument("average on predefined id " + std::to_string(id));
@@ -351,6 +351,9 @@ bool op_supported(ucc_datatype_t dt, ucc_reduction_op_t op) {
         return false;
     }
     const uint64_t id = predefined_id(dt);
+    // Ids 0..9 are the integers, 10..14 the real floats, 15..17 the complex types.
+    const bool integer = id <= predefined_id(UCC_DT_UINT128);
+    const bool complex = id >= predefined_id(UCC_DT_FLOAT32_COMPLEX);
     switch (op) {
         case UCC_OP_SUM:
         case UCC_OP_PROD:
@@ -358,14 +361,14 @@ bool op_supported(ucc_datatype_t dt, ucc_reduction_op_t op) {
             return true;  // every predefined type
         case UCC_OP_MAX:
         case UCC_OP_MIN:
-            return id <= 14;  // integers and real floats, not complex
+            return !complex;
         case UCC_OP_LAND:
         case UCC_OP_LOR:
         case UCC_OP_LXOR:
         case UCC_OP_BAND:
         case UCC_OP_BOR:
         case UCC_OP_BXOR:
-            return id <= 9;  // integers only
+            return integer;
         default:
             return false;  // MAXLOC, MINLOC, anything >= UCC_OP_LAST
     }
@@ -392,7 +395,7 @@ std::vector<uint8_t> fold(ucc_datatype_t dt, ucc_reduction_op_t op,
     if (op == UCC_OP_AVG) {
         average(id, acc.data(), count, static_cast<uint32_t>(inputs.size()));
     }
-    if (id == 14 || id == 17) {  // FLOAT128, FLOAT128_COMPLEX: padding of every result is zero
+    if (dt == UCC_DT_FLOAT128 || dt == UCC_DT_FLOAT128_COMPLEX) {  // every result's padding is 0
         normalize_long_doubles(acc.data(), bytes / LongDouble::kSize);
     }
     return acc;

@@ -54,16 +54,21 @@ ucc_status_t Coll::reduce(void *dst, const void *a, const void *b, size_t count)
     return UCC_OK;
 }
 
-void Coll::finalize_avg(void *buf, size_t count) {
-    if (args_.op != UCC_OP_AVG || args_.generic != nullptr) {
-        return;
-    }
+void Coll::finalize_result(void *buf, size_t count) {
     Transport &t = env_.transport();
-    t.charge(Work::kReduce, count * args_.esize);
-    if (t.timing_only() || count == 0) {
+    if (t.timing_only() || count == 0 || args_.generic != nullptr) {
         return;
     }
-    dt::avg_finalize(args_.dt, buf, count, size_);
+    if (args_.op == UCC_OP_AVG) {
+        t.charge(Work::kReduce, count * args_.esize);
+        dt::avg_finalize(args_.dt, buf, count, size_);
+    } else if (args_.dt == UCC_DT_FLOAT128 || args_.dt == UCC_DT_FLOAT128_COMPLEX) {
+        // 10 value bytes per 16-byte long double, the rest zero.
+        auto *p = static_cast<uint8_t *>(buf);
+        for (size_t i = 0; i < count * args_.esize; i += 16) {
+            std::memset(p + i + 10, 0, 6);
+        }
+    }
 }
 
 void Coll::copy(void *dst, const void *src, size_t bytes) {

@@ -191,8 +191,10 @@ class Coll {
 
     // dst[i] = a[i] (op) b[i] for the collective's datatype and op (AVG reduces with SUM).
     ucc_status_t reduce(void *dst, const void *a, const void *b, size_t count);
-    // Final step of AVG: divide by the team size (no-op for other ops).
-    void finalize_avg(void *buf, size_t count);
+    // Last step of a reduction on its result: AVG divides by the team size;
+    // float128 values get their padding bytes zeroed (results are bitwise
+    // reproducible even where no arithmetic happened, e.g. a team of one).
+    void finalize_result(void *buf, size_t count);
     void copy(void *dst, const void *src, size_t bytes);
     // Scratch memory owned by this collective instance, freed when it ends.
     uint8_t *scratch(size_t bytes);

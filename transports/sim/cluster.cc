@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <boost/context/detail/exception.hpp>
 #include <boost/context/stack_context.hpp>
 #include <boost/fiber/algo/algorithm.hpp>
 #include <boost/fiber/context.hpp>
@@ -125,6 +126,15 @@ class StackPool {
     StackPool(const StackPool &) = delete;
     StackPool &operator=(const StackPool &) = delete;
 
+    // Shared by the cluster and every fiber's allocator, on one thread. (Not
+    // std::shared_ptr: its type info would leak out of libucc.so.)
+    void ref() { ++refs_; }
+    void unref() {
+        if (--refs_ == 0) {
+            delete this;
+        }
+    }
+
     // Top of a fresh or recycled stack of stack_bytes(); nullptr when out of memory.
     void *take() {
         if (!free_.empty()) {
@@ -161,15 +171,25 @@ class StackPool {
     size_t next_slot_ = 0;
     std::vector<std::pair<char *, size_t>> slabs_;
     std::vector<void *> free_;
+    size_t refs_ = 1;
 };
 
 namespace {
 
-// Boost.Context stack allocator over a StackPool. The pool is shared so that it
-// outlives every fiber, whenever Boost.Fiber releases them.
+// Boost.Context stack allocator over a StackPool. Each copy holds a reference
+// so that the pool outlives every fiber, whenever Boost.Fiber releases them.
 class PooledStack {
   public:
-    explicit PooledStack(std::shared_ptr<StackPool> pool) : pool_(std::move(pool)) {}
+    explicit PooledStack(StackPool *pool) : pool_(pool) { pool_->ref(); }
+    PooledStack(const PooledStack &o) : pool_(o.pool_) { pool_->ref(); }
+    PooledStack(PooledStack &&o) noexcept : pool_(o.pool_) { o.pool_ = nullptr; }
+    PooledStack &operator=(const PooledStack &) = delete;
+    PooledStack &operator=(PooledStack &&) = delete;
+    ~PooledStack() {
+        if (pool_ != nullptr) {
+            pool_->unref();
+        }
+    }
     boost::context::stack_context allocate() {
         void *top = pool_->take();
         if (top == nullptr) {
@@ -183,7 +203,7 @@ class PooledStack {
     void deallocate(boost::context::stack_context &sc) noexcept { pool_->give(sc.sp); }
 
   private:
-    std::shared_ptr<StackPool> pool_;
+    StackPool *pool_;
 };
 
 }  // namespace
@@ -274,7 +294,7 @@ Cluster::Cluster(const ClusterParams &p, std::function<void(uint32_t)> program)
       rng_(p.seed),
       ranks_(p.n_ranks),
       primary_(p.n_ranks, nullptr),
-      stacks_(std::make_shared<StackPool>(p.stack_bytes, p.n_ranks <= kGuardRanksMax)),
+      stacks_(new StackPool(p.stack_bytes, p.n_ranks <= kGuardRanksMax)),
       hash_(0xcbf29ce484222325ull) {}
 
 Cluster::~Cluster() {
@@ -298,6 +318,7 @@ Cluster::~Cluster() {
     for (Message *m : free_messages_) {
         delete m;
     }
+    stacks_->unref();
 }
 
 Cluster *Cluster::current() {
@@ -622,6 +643,8 @@ void Cluster::rank_main(uint32_t r) {
     rs.ctx = boost::fibers::context::active();
     try {
         program_(r);
+    } catch (const boost::context::detail::forced_unwind &) {
+        throw;  // Boost.Context unwinding a fiber's stack: not the program's
     } catch (...) {
         note("ucc_sim: rank " + std::to_string(r) + ": the program threw an exception");
         if (status_ == UCC_OK) {

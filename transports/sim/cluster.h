@@ -13,7 +13,14 @@
 // idle(): it blocks until its next event (or until the global clock catches up
 // with t_r). No ready rank and no pending event while some rank has not
 // finished is a deadlock: it is reported, and the cluster switches to abort
-// mode so that well-behaved programs unwind.
+// mode so that well-behaved programs unwind. A rank that never lets the world
+// advance (1,000,000 idle() calls in a row that cannot block, or 100,000,000
+// empty progress() calls without idle()) gets a message and std::abort()
+// rather than a silent hang.
+//
+// Fiber stacks come from mmap'd slabs, committed lazily, with a guard page per
+// stack up to 8,192 ranks (beyond that the kernel's map-count limit forbids
+// one mapping per stack).
 //
 // Determinism: everything that affects a run (event order, jitter, tie-breaks)
 // comes from the cluster's seeded PRNG and from the FIFO fiber order; the same
@@ -340,7 +347,7 @@ class Cluster {
     std::vector<Message *> free_messages_;
     FreeList<RecvOp> recv_ops_;
     FreeList<FlushOp> flush_ops_;
-    std::shared_ptr<StackPool> stacks_;
+    StackPool *stacks_ = nullptr;  // reference-counted: fibers may outlive the cluster
     SimScheduler *sched_ = nullptr;
     int64_t now_ps_ = 0;
     uint64_t seq_ = 0;

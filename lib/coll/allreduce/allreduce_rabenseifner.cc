@@ -93,7 +93,7 @@ Task allreduce_rabenseifner(Coll &c) {
         uint64_t off;
         uint64_t len;
         range_of(a.count, p, lo, hi, &off, &len);
-        c.finalize_avg(acc + off * es, len);
+        c.finalize_result(acc + off * es, len);
     }
     // Recursive doubling allgather of the finished blocks.
     step = 100;

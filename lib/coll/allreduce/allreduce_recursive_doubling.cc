@@ -51,7 +51,7 @@ Task allreduce_recursive_doubling(Coll &c) {
             UCC_CO_TRY(c.reduce(acc, acc, tmp, a.count));
         }
     }
-    c.finalize_avg(acc, a.count);
+    c.finalize_result(acc, a.count);
     if (r + p < n) {
         Req s = c.send(r + p, 1000, acc, bytes);
         UCC_CO_TRY(co_await c.wait(s));

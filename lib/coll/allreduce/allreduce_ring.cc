@@ -25,7 +25,7 @@ Task allreduce_ring(Coll &c) {
         c.copy(acc, a.src, a.count * es);
     }
     if (n == 1) {
-        c.finalize_avg(acc, a.count);
+        c.finalize_result(acc, a.count);
         co_return UCC_OK;
     }
     const uint32_t right = (r + 1) % n;
@@ -51,7 +51,7 @@ Task allreduce_ring(Coll &c) {
     }
     const uint32_t mine = (r + 1) % n;
     patterns::block_range(a.count, n, mine, &off, &len);
-    c.finalize_avg(acc + off * es, len);
+    c.finalize_result(acc + off * es, len);
     for (uint32_t s = 0; s + 1 < n; ++s) {
         const uint32_t sb = (r + 1 + n - s) % n;
         const uint32_t rb = (r + n - s) % n;

@@ -45,7 +45,7 @@ Task reduce_knomial(Coll &c) {
         }
     }
     if (is_root) {
-        c.finalize_avg(acc, a.count);
+        c.finalize_result(acc, a.count);
         co_return UCC_OK;
     }
     const uint32_t parent = patterns::from_vrank(static_cast<uint32_t>(node.parent), a.root, n);
