@@ -13,5 +13,15 @@ std::span<const Algorithm> reduce_algorithms();
 std::span<const Algorithm> barrier_algorithms();
 std::span<const Algorithm> allgather_algorithms();
 std::span<const Algorithm> alltoall_algorithms();
+std::span<const Algorithm> allgatherv_algorithms();
+std::span<const Algorithm> alltoallv_algorithms();
+std::span<const Algorithm> fanin_algorithms();
+std::span<const Algorithm> fanout_algorithms();
+std::span<const Algorithm> gather_algorithms();
+std::span<const Algorithm> gatherv_algorithms();
+std::span<const Algorithm> reduce_scatter_algorithms();
+std::span<const Algorithm> reduce_scatterv_algorithms();
+std::span<const Algorithm> scatter_algorithms();
+std::span<const Algorithm> scatterv_algorithms();
 
 }  // namespace ucc::coll

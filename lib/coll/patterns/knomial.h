@@ -82,3 +82,20 @@ inline void block_range(uint64_t count, uint32_t n, uint32_t i, uint64_t *offset
 }
 
 }  // namespace ucc::coll::patterns
+
+namespace ucc::coll::patterns {
+
+// The virtual ranks a k-nomial subtree covers: [v, v + span) — contiguous,
+// because a child sets one digit below its parent's lowest non-zero digit.
+inline uint32_t knomial_span(uint32_t v, uint32_t n, uint32_t k) {
+    uint64_t pos = 1;
+    while (pos < n && (v / pos) % k == 0) {
+        pos *= k;
+    }
+    // v's subtree: all ranks that share v's digits from its lowest non-zero
+    // digit's position upwards; for the root, everyone.
+    uint64_t end = v == 0 ? n : v + pos;
+    return static_cast<uint32_t>((end < n ? end : n) - v);
+}
+
+}  // namespace ucc::coll::patterns

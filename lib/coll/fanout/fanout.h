@@ -1,0 +1,10 @@
+// Fan-out algorithms.
+#pragma once
+
+#include "lib/coll/coll.h"
+
+namespace ucc::coll {
+
+Task fanout_knomial(Coll &c);
+
+}  // namespace ucc::coll

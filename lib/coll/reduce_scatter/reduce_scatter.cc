@@ -1,0 +1,23 @@
+// Reduce-scatter and reduce-scatterv: the algorithm tables.
+#include "lib/coll/reduce_scatter/reduce_scatter.h"
+#include "lib/coll/algorithms.h"
+
+namespace ucc::coll {
+
+std::span<const Algorithm> reduce_scatter_algorithms() {
+    static constexpr Algorithm kTable[] = {
+        {UCC_COLL_TYPE_REDUCE_SCATTER, "ring", "ring; n-1 rounds, bandwidth-optimal",
+         reduce_scatter_ring, supports_any},
+    };
+    return kTable;
+}
+
+std::span<const Algorithm> reduce_scatterv_algorithms() {
+    static constexpr Algorithm kTable[] = {
+        {UCC_COLL_TYPE_REDUCE_SCATTERV, "ring", "ring over blocks of any size; n-1 rounds",
+         reduce_scatterv_ring, supports_any},
+    };
+    return kTable;
+}
+
+}  // namespace ucc::coll
