@@ -177,8 +177,12 @@ class Coll {
     Args &mutable_args() { return args_; }
     bool timing_only() const { return env_.transport().timing_only(); }
 
-    // Tag of one message: team and sequence come from the core, `step` from the algorithm.
-    Tag tag(uint32_t step) const { return tag_base_ | (step & 0xffffu); }
+    // Tag of one message: team and sequence come from the core, `step` from the
+    // algorithm (15 bits; the top bit of the step field marks the core's own
+    // synchronisation messages, see sync.cc).
+    Tag tag(uint32_t step) const { return tag_base_ | step_space_ | (step & 0x7fffu); }
+    // Switches between the algorithm's step space (0) and the core's (0x8000).
+    void set_step_space(uint32_t space) { step_space_ = space; }
 
     Req send(uint32_t peer, uint32_t step, const void *buf, size_t bytes);
     Req recv(uint32_t peer, uint32_t step, void *buf, size_t bytes);
@@ -205,6 +209,7 @@ class Coll {
     uint32_t rank_;
     uint32_t size_;
     Tag tag_base_;
+    uint32_t step_space_ = 0;
     std::vector<std::unique_ptr<uint8_t[]>> scratch_;
 };
 
@@ -223,6 +228,11 @@ struct Algorithm {
 inline bool supports_any(const Args &, uint32_t) {
     return true;
 }
+
+// Runs `alg` between an entry and an exit barrier (UCC_SYNC_COLLECTIVES): no
+// rank touches a peer's buffers before all have entered, and none completes
+// before all have finished.
+Task run_synchronized(Coll &c, AlgFn alg);
 
 // Every algorithm of one collective type (defined in lib/coll/<coll>/<coll>.cc).
 std::span<const Algorithm> algorithms(ucc_coll_type_t type);

@@ -94,7 +94,10 @@ ucc_status_t coll_init(ucc_coll_args_t *coll_args, ucc_coll_req_h *request, ucc_
         r->has_cb = coll_args->cb.cb != nullptr;
         r->cb = coll_args->cb;
     }
-    r->trivial = ucc::core::coll_is_trivial(r->nargs, t.size);
+    // Zero-size collectives complete at post, except on synchronised teams
+    // where even they keep barrier semantics.
+    r->trivial =
+        t.sync_type != UCC_SYNC_COLLECTIVES && ucc::core::coll_is_trivial(r->nargs, t.size);
     if (!r->trivial) {
         r->alg = ucc::core::select_algorithm(ctx, r->nargs, t.size, &why);
         if (r->alg == nullptr) {
@@ -143,7 +146,9 @@ ucc_status_t coll_post(ucc_coll_req_h request) {
     r->deadline = r->timeout > 0 ? ctx.transport->now() + r->timeout
                                  : std::numeric_limits<double>::infinity();
     r->coll = std::make_unique<ucc::coll::Coll>(t, r->nargs, t.rank, t.size, t.tag_base(seq));
-    r->task = r->alg->run(*r->coll);
+    r->task = t.sync_type == UCC_SYNC_COLLECTIVES
+                  ? ucc::coll::run_synchronized(*r->coll, r->alg->run)
+                  : r->alg->run(*r->coll);
     ctx.active.push_back(r);
     r->active_it = std::prev(ctx.active.end());
     r->in_active = true;

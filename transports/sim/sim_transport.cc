@@ -640,8 +640,8 @@ double SimTransport::now() const {
 }
 
 void SimTransport::idle(double deadline) {
-    if (cluster_ == nullptr) {
-        return;
+    if (cluster_ == nullptr || inbox_head_ != nullptr) {
+        return;  // messages wait to be matched: the caller has work to do
     }
     cluster_->idle(rank_, deadline);
 }
