@@ -61,6 +61,12 @@ ucc_status_t coll_init(ucc_coll_args_t *coll_args, ucc_coll_req_h *request, ucc_
     }
     Team &t = team->team;
     Context &ctx = *t.ctx;
+    if (t.placeholder) {
+        UCC_LOG(ctx.log, kError,
+                "ucc_collective_init: this handle is a split placeholder for a member that was "
+                "not included");
+        return UCC_ERR_INVALID_PARAM;
+    }
     if (t.state != TeamState::kActive) {
         UCC_LOG(ctx.log, kError, "ucc_collective_init: the team is not active (%s)",
                 t.state == TeamState::kCreating ? "creation not complete" : "creation failed");

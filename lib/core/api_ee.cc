@@ -1,4 +1,4 @@
-// C API: execution engines, events and triggered post; team split.
+// C API: execution engines, events and triggered post.
 //
 // Not available yet (see README, "Status"): every call validates its handles
 // and answers UCC_ERR_NOT_IMPLEMENTED with one log line, so programs that probe
@@ -81,17 +81,4 @@ UCC_EXPORT ucc_status_t ucc_collective_triggered_post(ucc_ee_h ee, ucc_ev_t *ee_
         return UCC_ERR_INVALID_PARAM;
     }
     return unavailable(__func__);
-}
-
-UCC_EXPORT ucc_status_t ucc_team_create_from_parent(uint64_t my_ep, uint32_t included,
-                                                    ucc_team_h parent_team, ucc_team_h *new_team) {
-    (void)my_ep;
-    (void)included;
-    if (parent_team == nullptr || new_team == nullptr) {
-        log_error("ucc_team_create_from_parent: %s is NULL",
-                  parent_team == nullptr ? "parent_team" : "new_team");
-        return UCC_ERR_INVALID_PARAM;
-    }
-    log_error("ucc_team_create_from_parent: team split is not available in this build");
-    return UCC_ERR_NOT_IMPLEMENTED;
 }
