@@ -100,6 +100,24 @@ ucc_status_t coll_init(ucc_coll_args_t *coll_args, ucc_coll_req_h *request, ucc_
         r->has_cb = coll_args->cb.cb != nullptr;
         r->cb = coll_args->cb;
     }
+    if (coll_args->mask & UCC_COLL_ARGS_FIELD_ACTIVE_SET) {
+        // Validated (V5): a bcast whose members are distinct, root and caller included.
+        auto env = std::make_unique<ucc::core::ActiveSetEnv>();
+        env->team = &t;
+        int64_t stride = coll_args->active_set.stride % static_cast<int64_t>(t.size);
+        env->stride = static_cast<uint64_t>(stride < 0 ? stride + t.size : stride);
+        env->start = coll_args->active_set.start;
+        env->size = static_cast<uint32_t>(coll_args->active_set.size);
+        for (uint32_t i = 0; i < env->size; ++i) {
+            if (env->member(i) == t.rank) {
+                r->set_rank = i;
+            }
+            if (env->member(i) == coll_args->root) {
+                r->nargs.root = i;
+            }
+        }
+        r->active_set = std::move(env);
+    }
     // Zero-size collectives complete at post, except on synchronised teams
     // where even they keep barrier semantics.
     r->trivial =
@@ -139,10 +157,19 @@ ucc_status_t coll_post(ucc_coll_req_h request) {
         return t.error;
     }
     // Tag: ordered teams match by sequence number, unordered ones by the user's
-    // tag plus how often this request was posted (persistent re-posts).
-    uint32_t seq = team_is_ordered(t) ? t.seq++
-                                      : (static_cast<uint32_t>(r->args.tag) |
-                                         (static_cast<uint32_t>(r->posts & 0xffff) << 16));
+    // tag plus how often this request was posted (persistent re-posts). Active
+    // sets do not consume the team's sequence (non-members do not call): they
+    // match by the user's tag (or 0) in a space of their own, relying on
+    // per-pair ordering for consecutive operations.
+    const bool has_tag = (r->args.mask & UCC_COLL_ARGS_FIELD_TAG) != 0;
+    uint32_t seq = 0;
+    if (r->active_set) {
+        seq = 0x80000000u | (has_tag ? static_cast<uint32_t>(r->args.tag) : 0u);
+    } else if (team_is_ordered(t)) {
+        seq = t.seq++;
+    } else {
+        seq = static_cast<uint32_t>(r->args.tag) | (static_cast<uint32_t>(r->posts & 0x7fff) << 16);
+    }
     r->posts++;
     r->super.status = UCC_INPROGRESS;
     if (r->trivial) {
@@ -151,7 +178,12 @@ ucc_status_t coll_post(ucc_coll_req_h request) {
     }
     r->deadline = r->timeout > 0 ? ctx.transport->now() + r->timeout
                                  : std::numeric_limits<double>::infinity();
-    r->coll = std::make_unique<ucc::coll::Coll>(t, r->nargs, t.rank, t.size, t.tag_base(seq));
+    if (r->active_set) {
+        r->coll = std::make_unique<ucc::coll::Coll>(*r->active_set, r->nargs, r->set_rank,
+                                                    r->active_set->size, t.tag_base(seq));
+    } else {
+        r->coll = std::make_unique<ucc::coll::Coll>(t, r->nargs, t.rank, t.size, t.tag_base(seq));
+    }
     r->task = t.sync_type == UCC_SYNC_COLLECTIVES
                   ? ucc::coll::run_synchronized(*r->coll, r->alg->run)
                   : r->alg->run(*r->coll);

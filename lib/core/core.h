@@ -150,6 +150,21 @@ struct Team final : coll::CollEnv {
     }
 };
 
+// An active set (UCC_COLL_ARGS_FIELD_ACTIVE_SET): the collective runs among
+// team ranks (start + i*stride) mod n, i in [0, size), renumbered 0..size-1.
+struct ActiveSetEnv final : coll::CollEnv {
+    Team *team = nullptr;
+    uint64_t start = 0;
+    uint64_t stride = 0;  // already reduced mod n, non-negative
+    uint32_t size = 0;
+    uint32_t member(uint32_t i) const {
+        return static_cast<uint32_t>((start + static_cast<uint64_t>(i) * stride) % team->size);
+    }
+    Transport &transport() override { return team->transport(); }
+    Peer peer_of(uint32_t i) const override { return team->peer_of(member(i)); }
+    coll::Scheduler &scheduler() override { return team->scheduler(); }
+};
+
 struct CollRequest {
     ucc_coll_req_t super;  // must stay the first member: ucc_collective_test reads it
 
@@ -163,6 +178,8 @@ struct CollRequest {
     coll::Args nargs;
     const coll::Algorithm *alg = nullptr;
     std::unique_ptr<coll::Coll> coll;
+    std::unique_ptr<ActiveSetEnv> active_set;  // set when the collective runs on a subset
+    uint32_t set_rank = 0;                     // this rank's index in the active set
     Task task;
     Owner owner;
     bool persistent = false;
