@@ -35,7 +35,9 @@ bool setup(World &w) {
     tp.mask = UCC_TEAM_PARAM_FIELD_OOB;
     ucc::sim::oob(&tp.oob);
     ucc_status_t st = ucc_team_create_post(&w.ctx, 1, &tp, &w.team);
-    while (st == UCC_OK && (st = ucc_team_create_test(w.team)) == UCC_INPROGRESS) {
+    if (st == UCC_OK) {
+        while ((st = ucc_team_create_test(w.team)) == UCC_INPROGRESS) {
+        }
     }
     return st == UCC_OK;
 }
