@@ -52,6 +52,13 @@ struct Xfer {
     size_t bytes = 0;                // bytes actually received (recv) / sent (send)
     void *owner = nullptr;           // for the sink: who waits on this transfer
     void *transport_priv = nullptr;  // private to the transport (for cancel)
+    // Opaque description of the operation this transfer belongs to (0: none).
+    // A transport that can carry it compares the sender's and the receiver's
+    // at matching: on a difference the receive fails with UCC_ERR_INVALID_PARAM
+    // and `peer_signature` holds the sender's (desync detection).
+    uint64_t signature = 0;
+    uint64_t peer_signature = 0;
+    uint32_t peer_index = 0;  // the caller's name for the peer (e.g. team rank)
     bool done() const { return status != UCC_INPROGRESS && status != UCC_OPERATION_INITIALIZED; }
 };
 
@@ -123,6 +130,18 @@ class Transport {
     // True once the world this transport lives in has given up (the simulator
     // found a deadlock): nothing will ever complete; unwind with an error.
     virtual bool aborted() const { return false; }
+    // Desync diagnosis (after a failure): finds a message that arrived with a
+    // tag t such that (t & mask) == (base & mask) but a signature other than
+    // `signature`. Transports that cannot tell return false.
+    virtual bool find_conflict(Tag base, Tag mask, uint64_t signature, Peer *peer,
+                               uint64_t *theirs) const {
+        (void)base;
+        (void)mask;
+        (void)signature;
+        (void)peer;
+        (void)theirs;
+        return false;
+    }
 
     void set_sink(CompletionSink *sink) { sink_ = sink; }
 

@@ -8,9 +8,58 @@
 
 namespace ucc::coll {
 
+namespace {
+
+const char *type_name(uint32_t bit) {
+    static constexpr const char *kNames[] = {
+        "allgather",      "allgatherv",      "allreduce", "alltoall", "alltoallv", "barrier",
+        "bcast",          "fanin",           "fanout",    "gather",   "gatherv",   "reduce",
+        "reduce_scatter", "reduce_scatterv", "scatter",   "scatterv"};
+    return bit < 16 ? kNames[bit] : "unknown";
+}
+
+bool is_v(ucc_coll_type_t t) {
+    return t == UCC_COLL_TYPE_ALLGATHERV || t == UCC_COLL_TYPE_ALLTOALLV ||
+           t == UCC_COLL_TYPE_GATHERV || t == UCC_COLL_TYPE_SCATTERV ||
+           t == UCC_COLL_TYPE_REDUCE_SCATTERV;
+}
+
+}  // namespace
+
+// Layout: [63] 1 | [62:58] type bit | [57:54] op | [53:32] root (22 bits) |
+// [31:0] bytes per rank (low 32 bits; 0 for v-collectives and no-data types).
+uint64_t signature_of(const Args &a) {
+    uint64_t bit = 0;
+    while (bit < 16 && (static_cast<uint64_t>(a.type) >> bit) != 1) {
+        ++bit;
+    }
+    const bool reduction = a.type == UCC_COLL_TYPE_ALLREDUCE || a.type == UCC_COLL_TYPE_REDUCE ||
+                           a.type == UCC_COLL_TYPE_REDUCE_SCATTER ||
+                           a.type == UCC_COLL_TYPE_REDUCE_SCATTERV;
+    const uint64_t op = reduction && a.generic == nullptr ? static_cast<uint64_t>(a.op) & 0xf : 0;
+    const uint64_t count = is_v(a.type) ? 0 : (a.count * a.esize) & 0xffffffffu;
+    return (uint64_t{1} << 63) | (bit << 58) | (op << 54) |
+           ((static_cast<uint64_t>(a.root) & 0x3fffff) << 32) | count;
+}
+
+std::string describe_signature(uint64_t sig) {
+    return std::string(type_name(static_cast<uint32_t>((sig >> 58) & 0x1f))) +
+           "(root=" + std::to_string((sig >> 32) & 0x3fffff) +
+           " op=" + std::to_string((sig >> 54) & 0xf) +
+           " bytes=" + std::to_string(sig & 0xffffffffu) + ")";
+}
+
+void WaitAll::report_desync(const Xfer &x) {
+    if (owner_ != nullptr) {
+        owner_->env().report_desync(x.peer_index, x.signature, x.peer_signature);
+    }
+}
+
 Req Coll::send(uint32_t peer, uint32_t step, const void *buf, size_t bytes) {
     auto x = std::make_unique<Xfer>();
     x->status = UCC_INPROGRESS;
+    x->signature = signature_;
+    x->peer_index = peer;
     Transport &t = env_.transport();
     ucc_status_t st = t.isend(env_.peer_of(peer), tag(step), buf, bytes, args_.src_mem, x.get());
     if (st < 0) {
@@ -22,6 +71,8 @@ Req Coll::send(uint32_t peer, uint32_t step, const void *buf, size_t bytes) {
 Req Coll::recv(uint32_t peer, uint32_t step, void *buf, size_t bytes) {
     auto x = std::make_unique<Xfer>();
     x->status = UCC_INPROGRESS;
+    x->signature = signature_;
+    x->peer_index = peer;
     Transport &t = env_.transport();
     ucc_status_t st = t.irecv(env_.peer_of(peer), tag(step), buf, bytes, args_.dst_mem, x.get());
     if (st < 0) {
@@ -36,7 +87,7 @@ WaitAll Coll::wait_all(std::span<Req> reqs) {
     for (Req &r : reqs) {
         xs.push_back(r.xfer());
     }
-    return WaitAll(std::move(xs));
+    return WaitAll(std::move(xs), this);
 }
 
 ucc_status_t Coll::reduce(void *dst, const void *a, const void *b, size_t count) {

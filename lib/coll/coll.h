@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "lib/transport.h"
@@ -119,7 +120,7 @@ class Scheduler {
 // first error status among them (UCC_OK otherwise).
 class WaitAll {
   public:
-    WaitAll(std::vector<Xfer *> xs) : xs_(std::move(xs)) {}
+    WaitAll(std::vector<Xfer *> xs, Coll *owner = nullptr) : xs_(std::move(xs)), owner_(owner) {}
     bool await_ready() {
         for (Xfer *x : xs_) {
             if (x != nullptr && !x->done()) {
@@ -145,6 +146,9 @@ class WaitAll {
             }
             x->owner = nullptr;
             if (x->status < 0) {
+                if (x->peer_signature != 0) {
+                    report_desync(*x);
+                }
                 return x->status;
             }
         }
@@ -152,7 +156,9 @@ class WaitAll {
     }
 
   private:
+    void report_desync(const Xfer &x);
     std::vector<Xfer *> xs_;
+    Coll *owner_;
     WaitState ws_;
 };
 
@@ -163,13 +169,32 @@ class CollEnv {
     virtual Transport &transport() = 0;
     virtual Peer peer_of(uint32_t team_rank) const = 0;
     virtual Scheduler &scheduler() = 0;
+    // Two ranks ran different collectives under one tag (signatures differ).
+    virtual void report_desync(uint32_t peer, uint64_t mine, uint64_t theirs) {
+        (void)peer;
+        (void)mine;
+        (void)theirs;
+    }
 };
+
+// A collective's signature: what every rank must agree on (type, root, op,
+// per-rank element count for non-v collectives), packed so that a mismatch
+// can name the field. 0 is never a valid signature.
+uint64_t signature_of(const Args &a);
+std::string describe_signature(uint64_t sig);
 
 // One running instance of a collective on one rank.
 class Coll {
   public:
     Coll(CollEnv &env, const Args &args, uint32_t rank, uint32_t size, Tag tag_base)
-        : env_(env), args_(args), rank_(rank), size_(size), tag_base_(tag_base) {}
+        : env_(env),
+          args_(args),
+          rank_(rank),
+          size_(size),
+          tag_base_(tag_base),
+          signature_(signature_of(args)) {}
+    CollEnv &env() { return env_; }
+    uint64_t signature() const { return signature_; }
 
     uint32_t rank() const { return rank_; }
     uint32_t size() const { return size_; }
@@ -189,7 +214,7 @@ class Coll {
 
     template <class... R>
     WaitAll wait(R &...reqs) {
-        return WaitAll(std::vector<Xfer *>{reqs.xfer()...});
+        return WaitAll(std::vector<Xfer *>{reqs.xfer()...}, this);
     }
     WaitAll wait_all(std::span<Req> reqs);
 
@@ -209,6 +234,7 @@ class Coll {
     uint32_t rank_;
     uint32_t size_;
     Tag tag_base_;
+    uint64_t signature_;
     uint32_t step_space_ = 0;
     std::vector<std::unique_ptr<uint8_t[]>> scratch_;
 };

@@ -27,6 +27,19 @@ void CollRequest::complete(ucc_status_t st) {
         team->ctx->active.erase(active_it);
         in_active = false;
     }
+    if (st < 0 && coll) {
+        // A peer that ran another collective under this sequence number leaves
+        // its messages unmatched here: name it (desync).
+        Peer peer = 0;
+        uint64_t theirs = 0;
+        const Tag mask = ~Tag{0xffff};
+        if (team->ctx->transport->find_conflict(coll->tag(0), mask, coll->signature(), &peer,
+                                                &theirs)) {
+            int64_t who = active_set ? -1 : team->peers.index_of(peer);
+            team->report_desync(who < 0 ? UINT32_MAX : static_cast<uint32_t>(who),
+                                coll->signature(), theirs);
+        }
+    }
     task.reset();  // cancels whatever the algorithm still had posted
     coll.reset();
     if (st < 0 && team->error == UCC_OK) {

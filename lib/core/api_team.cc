@@ -204,6 +204,22 @@ uint32_t hash32(const void *data, size_t n, uint32_t h) {
 
 Team::~Team() = default;
 
+void Team::report_desync(uint32_t peer, uint64_t mine, uint64_t theirs) {
+    const char *field = "bytes per rank";
+    if (((mine ^ theirs) >> 58) & 0x1f) {
+        field = "coll_type";
+    } else if (((mine ^ theirs) >> 32) & 0x3fffff) {
+        field = "root";
+    } else if (((mine ^ theirs) >> 54) & 0xf) {
+        field = "op";
+    }
+    UCC_LOG(ctx->log, kError,
+            "DESYNC on team %u: rank %u posted %s, rank %u posted %s at the same sequence number "
+            "(%s differs)",
+            id, rank, coll::describe_signature(mine).c_str(), peer,
+            coll::describe_signature(theirs).c_str(), field);
+}
+
 }  // namespace ucc::core
 
 namespace {

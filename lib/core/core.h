@@ -121,6 +121,7 @@ struct Team final : coll::CollEnv {
     Transport &transport() override { return *ctx->transport; }
     Peer peer_of(uint32_t team_rank) const override { return peers.at(team_rank); }
     coll::Scheduler &scheduler() override { return *ctx; }
+    void report_desync(uint32_t peer, uint64_t mine, uint64_t theirs) override;
 
     Context *ctx;
     TeamState state = TeamState::kCreating;
@@ -163,6 +164,9 @@ struct ActiveSetEnv final : coll::CollEnv {
     Transport &transport() override { return team->transport(); }
     Peer peer_of(uint32_t i) const override { return team->peer_of(member(i)); }
     coll::Scheduler &scheduler() override { return team->scheduler(); }
+    void report_desync(uint32_t peer, uint64_t mine, uint64_t theirs) override {
+        team->report_desync(member(peer), mine, theirs);
+    }
 };
 
 struct CollRequest {

@@ -135,6 +135,7 @@ struct Message : OpBase {
     uint64_t value = 0;         // atomic add operand
     void *local_buf = nullptr;  // get: where the reply lands
     Xfer *xfer = nullptr;       // get: the origin's request (null once cancelled)
+    uint64_t signature = 0;     // the sending operation's signature (Xfer::signature)
     std::vector<uint8_t> payload;
 };
 

@@ -149,6 +149,7 @@ ucc_status_t SimTransport::isend(Peer peer, Tag tag, const void *buf, size_t byt
     m->dst = peer;
     m->tag = tag;
     m->bytes = bytes;
+    m->signature = x->signature;
     if (bytes > 0 && !cluster_->timing_only()) {
         const auto *p = static_cast<const uint8_t *>(buf);
         m->payload.assign(p, p + bytes);
@@ -165,6 +166,12 @@ ucc_status_t SimTransport::isend(Peer peer, Tag tag, const void *buf, size_t byt
 ucc_status_t SimTransport::match(const Message &m, void *buf, size_t capacity, Xfer *x) {
     cluster_->advance(rank_, cluster_->net().o_recv_ps);
     ++stats_.msgs_recv;
+    if (m.signature != 0 && x->signature != 0 && m.signature != x->signature) {
+        // The two sides run different operations under one tag: desync.
+        x->peer_signature = m.signature;
+        x->bytes = 0;
+        return UCC_ERR_INVALID_PARAM;
+    }
     if (m.bytes > capacity) {
         x->bytes = 0;
         return UCC_ERR_NO_MESSAGE;
@@ -637,6 +644,24 @@ double SimTransport::now() const {
         return 0;
     }
     return static_cast<double>(cluster_->clock_ps(rank_)) / 1e12;
+}
+
+bool SimTransport::find_conflict(Tag base, Tag mask, uint64_t signature, Peer *peer,
+                                 uint64_t *theirs) const {
+    // std::map: peers and tags in ascending order, so the answer is deterministic.
+    for (const auto &[key, q] : unexpected_) {
+        if ((key.second & mask) != (base & mask)) {
+            continue;
+        }
+        for (const Message *m = q.head; m != nullptr; m = m->next) {
+            if (m->signature != 0 && m->signature != signature) {
+                *peer = key.first;
+                *theirs = m->signature;
+                return true;
+            }
+        }
+    }
+    return false;
 }
 
 void SimTransport::idle(double deadline) {

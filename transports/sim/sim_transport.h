@@ -87,6 +87,8 @@ class SimTransport final : public ucc::Transport {
     int progress() override;
     double now() const override;
     void idle(double deadline) override;
+    bool find_conflict(Tag base, Tag mask, uint64_t signature, Peer *peer,
+                       uint64_t *theirs) const override;
     void charge(Work kind, size_t bytes) override;
     bool timing_only() const override;
     bool aborted() const override;
