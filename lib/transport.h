@@ -69,6 +69,20 @@ struct MemRegion {
     void *transport_priv = nullptr;
 };
 
+// What the core tells a transport about a collective, for timelines.
+struct SpanInfo {
+    const char *collective = "";  // "allreduce", ...
+    const char *algorithm = "";   // "recursive_doubling", ...
+    const char *dtype = "";       // "float32", ...
+    uint32_t team_id = 0;
+    uint32_t seq = 0;  // sequence number (or tag) the collective runs under
+    uint32_t team_size = 0;
+    uint32_t rank = 0;  // this member's team rank
+    uint64_t in_elems = 0;
+    uint64_t out_elems = 0;
+    Tag tag_base = 0;  // tags of its messages share this prefix (tag & ~0xffff)
+};
+
 // Compute-cost classes the simulator charges virtual time for.
 enum class Work : uint8_t { kCopy, kReduce };
 
@@ -130,6 +144,13 @@ class Transport {
     // True once the world this transport lives in has given up (the simulator
     // found a deadlock): nothing will ever complete; unwind with an error.
     virtual bool aborted() const { return false; }
+    // Observability: a collective starts / ends on this rank. A transport that
+    // records timelines (the simulator) keeps them; the default ignores them.
+    virtual void trace_begin(const SpanInfo &span) { (void)span; }
+    virtual void trace_end(const SpanInfo &span, ucc_status_t status) {
+        (void)span;
+        (void)status;
+    }
     // Desync diagnosis (after a failure): finds a message that arrived with a
     // tag t such that (t & mask) == (base & mask) but a signature other than
     // `signature`. Transports that cannot tell return false.

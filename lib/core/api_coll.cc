@@ -5,6 +5,7 @@
 #include <string>
 
 #include "lib/core/core.h"
+#include "lib/dt/dt.h"
 #include "lib/util/common.h"
 
 using ucc::api_guard;
@@ -39,6 +40,9 @@ void CollRequest::complete(ucc_status_t st) {
             team->report_desync(who < 0 ? UINT32_MAX : static_cast<uint32_t>(who),
                                 coll->signature(), theirs);
         }
+    }
+    if (coll) {
+        team->ctx->transport->trace_end(span, st);
     }
     task.reset();  // cancels whatever the algorithm still had posted
     coll.reset();
@@ -197,6 +201,19 @@ ucc_status_t coll_post(ucc_coll_req_h request) {
     } else {
         r->coll = std::make_unique<ucc::coll::Coll>(t, r->nargs, t.rank, t.size, t.tag_base(seq));
     }
+    ucc::SpanInfo &sp = r->span;
+    sp.collective = ucc::core::coll_type_name(r->args.coll_type);
+    sp.algorithm = r->alg->name;
+    sp.dtype = r->nargs.esize != 0 ? ucc::dt::name(r->nargs.dt) : "none";
+    sp.team_id = t.id;
+    sp.seq = seq;
+    sp.team_size = r->coll->size();
+    sp.rank = r->coll->rank();
+    sp.in_elems = r->nargs.src_count;
+    sp.out_elems =
+        r->args.coll_type == UCC_COLL_TYPE_BCAST ? r->nargs.src_count : r->nargs.dst_count;
+    sp.tag_base = t.tag_base(seq);
+    ctx.transport->trace_begin(sp);
     r->task = t.sync_type == UCC_SYNC_COLLECTIVES
                   ? ucc::coll::run_synchronized(*r->coll, r->alg->run)
                   : r->alg->run(*r->coll);

@@ -192,6 +192,7 @@ struct CollRequest {
     ucc_coll_callback_t cb{};
     double timeout = 0;
     double deadline = std::numeric_limits<double>::infinity();
+    SpanInfo span;  // for timelines
     std::list<CollRequest *>::iterator active_it;
     bool in_active = false;
     uint64_t posts = 0;
