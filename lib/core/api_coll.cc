@@ -95,8 +95,8 @@ ucc_status_t coll_init(ucc_coll_args_t *coll_args, ucc_coll_req_h *request, ucc_
         return t.error;
     }
     std::string why;
-    ucc_status_t st =
-        ucc::core::validate_coll_args(*coll_args, t.size, t.rank, team_is_ordered(t), &why);
+    ucc_status_t st = ucc::core::validate_coll_args(*coll_args, t.size, t.rank, team_is_ordered(t),
+                                                    &why, ctx.transport->timing_only());
     if (st != UCC_OK) {
         UCC_LOG(ctx.log, kError, "ucc_collective_init: %s", why.c_str());
         return st;
@@ -106,7 +106,8 @@ ucc_status_t coll_init(ucc_coll_args_t *coll_args, ucc_coll_req_h *request, ucc_
     r->team = &t;
     r->args = *coll_args;
     r->owner.req = r.get();
-    ucc::core::normalize_coll_args(*coll_args, t.size, t.rank, &r->nargs);
+    ucc::core::normalize_coll_args(*coll_args, t.size, t.rank, &r->nargs,
+                                   ctx.transport->timing_only());
     r->nargs.radix = static_cast<uint32_t>(ctx.config.get_int("KNOMIAL_RADIX"));
     const uint64_t flags = (coll_args->mask & UCC_COLL_ARGS_FIELD_FLAGS) ? coll_args->flags : 0;
     r->persistent = (flags & UCC_COLL_ARGS_FLAG_PERSISTENT) != 0;

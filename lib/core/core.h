@@ -204,11 +204,13 @@ struct CollRequest {
 ucc_status_t team_create_start(Team *team);
 
 // Validation of collective arguments (rules V1..V11 of model/VALIDITY.md).
+// `timing_only`: buffers are never touched (simulated timing-only runs), so
+// NULL buffers are accepted.
 ucc_status_t validate_coll_args(const ucc_coll_args_t &a, uint32_t team_size, uint32_t rank,
-                                bool ordered, std::string *why);
+                                bool ordered, std::string *why, bool timing_only = false);
 // Fills normalised arguments from validated ones.
 void normalize_coll_args(const ucc_coll_args_t &a, uint32_t team_size, uint32_t rank,
-                         coll::Args *out);
+                         coll::Args *out, bool timing_only = false);
 // Whether the collective moves no data at all on any rank (zero size).
 bool coll_is_trivial(const coll::Args &a, uint32_t team_size);
 
