@@ -144,6 +144,33 @@ class Transport {
     // True once the world this transport lives in has given up (the simulator
     // found a deadlock): nothing will ever complete; unwind with an error.
     virtual bool aborted() const { return false; }
+    // Peer exchange without per-rank O(n) memory, for transports that own the
+    // OOB (the simulator's): every participant of `oob` contributes its own
+    // peer and `value`; the result maps each OOB ep to its peer — as a
+    // progression (start + i*stride) or a table shared by all participants —
+    // and gives the max value. UCC_ERR_NOT_SUPPORTED: use the OOB allgather.
+    struct Exchange {
+        std::shared_ptr<const std::vector<Peer>> table;  // null when arithmetic
+        Peer start = 0;
+        int64_t stride = 1;
+        uint64_t max_value = 0;
+        bool checks_agree = true;  // every participant gave the same `check`
+    };
+    virtual ucc_status_t exchange_post(const ucc_oob_coll_t &oob, uint64_t value, uint64_t check,
+                                       void **req) {
+        (void)oob;
+        (void)value;
+        (void)check;
+        (void)req;
+        return UCC_ERR_NOT_SUPPORTED;
+    }
+    // UCC_INPROGRESS until done (and may block a simulated rank until its next
+    // event); on any other status the request is released.
+    virtual ucc_status_t exchange_test(void *req, Exchange *out) {
+        (void)req;
+        (void)out;
+        return UCC_ERR_NOT_SUPPORTED;
+    }
     // Observability: a collective starts / ends on this rank. A transport that
     // records timelines (the simulator) keeps them; the default ignores them.
     virtual void trace_begin(const SpanInfo &span) { (void)span; }

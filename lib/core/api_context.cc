@@ -13,6 +13,16 @@ using ucc::core::log_error;
 namespace ucc::core {
 
 int64_t PeerMap::index_of(Peer p) const {
+    if (!table_) {
+        const int64_t d = static_cast<int64_t>(p) - static_cast<int64_t>(start_);
+        if (stride_ == 0) {
+            return d == 0 && size_ > 0 ? 0 : -1;
+        }
+        if (d % stride_ != 0 || d / stride_ < 0 || static_cast<uint64_t>(d / stride_) >= size_) {
+            return -1;
+        }
+        return d / stride_;
+    }
     for (uint64_t i = 0; i < size_; ++i) {
         if (at(i) == p) {
             return static_cast<int64_t>(i);
@@ -32,7 +42,7 @@ PeerMap PeerMap::from_table(std::vector<Peer> table) {
     for (size_t i = 0; i < table.size(); ++i) {
         if (table[i] != static_cast<Peer>(static_cast<int64_t>(m.start_) +
                                           static_cast<int64_t>(i) * m.stride_)) {
-            m.table_ = std::move(table);
+            m.table_ = std::make_shared<const std::vector<Peer>>(std::move(table));
             return m;
         }
     }
@@ -282,6 +292,24 @@ UCC_EXPORT ucc_status_t ucc_context_create(ucc_lib_h lib_handle, const ucc_conte
             ctx.has_oob = true;
             ctx.oob = params->oob;
             uint32_t n = ctx.oob.n_oob_eps;
+            void *xreq = nullptr;
+            if (ctx.transport->exchange_post(ctx.oob, 0, 0, &xreq) == UCC_OK) {
+                // The transport shares the table: no O(n) copy per context.
+                ucc::Transport::Exchange ex;
+                ucc_status_t st;
+                while ((st = ctx.transport->exchange_test(xreq, &ex)) == UCC_INPROGRESS) {
+                }
+                if (st != UCC_OK) {
+                    log_error("ucc_context_create: OOB peer exchange failed: %s",
+                              ucc_status_string(st));
+                    return st;
+                }
+                ctx.peers = ucc::core::PeerMap::from_exchange(ex, n);
+                ctx.log.set_prefix("ctx_ep=" + std::to_string(ctx.oob.oob_ep));
+                lib.n_contexts++;
+                *context = h.release();
+                return UCC_OK;
+            }
             size_t alen = ctx.address.size();
             std::vector<uint8_t> all(alen * n);
             ucc_status_t st = oob_allgather_blocking(ctx.oob, ctx.address.data(), all.data(), alen);

@@ -54,6 +54,15 @@ class OobExchange final : public Poller {
 
     ucc_status_t start() {
         Context &ctx = *t_->ctx;
+        if (ctx.transport->exchange_post(
+                oob_, ctx.next_team_id, t_->has_user_id ? (t_->user_id + 1) : 0, &req_) == UCC_OK) {
+            // The transport shares the peer table: nothing O(n) per member.
+            shared_ = true;
+            ctx.pollers.push_back(this);
+            it_ = std::prev(ctx.pollers.end());
+            listed_ = true;
+            return UCC_OK;
+        }
         alen_ = ctx.address.size();
         rec_ = alen_ + sizeof(OobRecord);
         send_.resize(rec_);
@@ -72,6 +81,9 @@ class OobExchange final : public Poller {
     }
 
     bool poll() override {
+        if (shared_) {
+            return poll_shared();
+        }
         ucc_status_t st = oob_.req_test(req_);
         if (st == UCC_INPROGRESS) {
             return false;
@@ -89,6 +101,36 @@ class OobExchange final : public Poller {
     ~OobExchange() override { unlist(); }
 
   private:
+    bool poll_shared() {
+        Context &ctx = *t_->ctx;
+        Transport::Exchange ex;
+        ucc_status_t st = ctx.transport->exchange_test(req_, &ex);
+        if (st == UCC_INPROGRESS) {
+            return false;
+        }
+        unlist();
+        if (st == UCC_OK && !ex.checks_agree) {
+            UCC_LOG(ctx.log, kError, "team members disagree on the team id (this one has %s%llu)",
+                    t_->has_user_id ? "" : "none/", static_cast<unsigned long long>(t_->user_id));
+            st = UCC_ERR_INVALID_PARAM;
+        }
+        if (st == UCC_OK) {
+            t_->peers = PeerMap::from_exchange(ex, oob_.n_oob_eps);
+            if (t_->peers.at(t_->rank) != ctx.transport->self()) {
+                UCC_LOG(ctx.log, kError,
+                        "team OOB position %u does not hold this process's address", t_->rank);
+                st = UCC_ERR_INVALID_PARAM;
+            } else {
+                ctx.next_team_id = ex.max_value + 1;
+                t_->id = (t_->has_user_id && t_->user_id <= kUserIdMax)
+                             ? static_cast<uint16_t>(t_->user_id)
+                             : internal_id(ex.max_value);
+            }
+        }
+        finish_creation(t_, st);
+        return true;
+    }
+
     void unlist() {
         if (listed_) {
             t_->ctx->pollers.erase(it_);
@@ -144,6 +186,7 @@ class OobExchange final : public Poller {
     std::vector<uint8_t> recv_;
     std::list<Poller *>::iterator it_;
     bool listed_ = false;
+    bool shared_ = false;
 };
 
 // Agrees on a team id without an OOB: max-reduction by recursive doubling with

@@ -35,16 +35,27 @@ class PeerMap {
     }
     // Takes an explicit table and stores it arithmetically if it is a progression.
     static PeerMap from_table(std::vector<Peer> table);
+    // A table shared with other maps (e.g. by every rank of a simulation).
+    static PeerMap shared(std::shared_ptr<const std::vector<Peer>> table) {
+        PeerMap m;
+        m.size_ = table->size();
+        m.table_ = std::move(table);
+        return m;
+    }
+    // From a transport's peer exchange.
+    static PeerMap from_exchange(const Transport::Exchange &ex, uint64_t size) {
+        return ex.table ? shared(ex.table) : strided(size, ex.start, ex.stride);
+    }
 
     uint64_t size() const { return size_; }
     Peer at(uint64_t i) const {
-        if (table_.empty()) {
+        if (!table_) {
             return static_cast<Peer>(static_cast<int64_t>(start_) +
                                      static_cast<int64_t>(i) * stride_);
         }
-        return table_[i];
+        return (*table_)[i];
     }
-    bool is_strided() const { return table_.empty(); }
+    bool is_strided() const { return !table_; }
     // Index of `p` in the map, or -1.
     int64_t index_of(Peer p) const;
 
@@ -52,7 +63,7 @@ class PeerMap {
     uint64_t size_ = 0;
     Peer start_ = 0;
     int64_t stride_ = 1;
-    std::vector<Peer> table_;
+    std::shared_ptr<const std::vector<Peer>> table_;  // null: arithmetic
 };
 
 struct Lib {

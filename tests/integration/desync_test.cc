@@ -24,8 +24,13 @@ void program(uint32_t r, ucc_coll_type_t mine, uint64_t root, std::vector<Outcom
     ucc_context_params_t cp{};
     cp.mask = UCC_CONTEXT_PARAM_FIELD_OOB;
     ucc::sim::oob(&cp.oob);
+    // The report is an ERROR log line: make sure the level lets it through.
+    ucc_context_config_h cc;
+    ucc_context_config_read(lib, nullptr, &cc);
+    ucc_context_config_modify(cc, nullptr, "LOG_LEVEL", "ERROR");
     ucc_context_h ctx;
-    ucc_context_create(lib, &cp, nullptr, &ctx);
+    ucc_context_create(lib, &cp, cc, &ctx);
+    ucc_context_config_release(cc);
     ucc_team_params_t tp{};
     tp.mask = UCC_TEAM_PARAM_FIELD_OOB;
     ucc::sim::oob(&tp.oob);

@@ -24,6 +24,7 @@
 #include <thread>
 
 #include "transports/sim/sim_transport.h"
+#include "transports/sim/timeline.h"
 
 namespace ucc::sim {
 
@@ -834,6 +835,70 @@ ucc_status_t Cluster::oob_allgather(const void *src, void *recv, size_t size, vo
     return UCC_OK;
 }
 
+ucc_status_t Cluster::exchange_start(uint64_t endpoint, uint64_t value, uint64_t check,
+                                     OobRequest **request) {
+    uint32_t r = running_rank();
+    if (r == kNoRank || request == nullptr) {
+        return UCC_ERR_INVALID_PARAM;
+    }
+    RankState &rs = ranks_[r];
+    const uint64_t id = (uint64_t{1} << 63) | rs.exchange_calls++;
+    auto it = oob_rounds_.find(id);
+    if (it == oob_rounds_.end()) {
+        auto round = std::make_unique<OobRound>();
+        round->id = id;
+        round->exchange = true;
+        round->endpoints.assign(n_, 0);
+        round->reqs.assign(n_, nullptr);
+        it = oob_rounds_.emplace(id, std::move(round)).first;
+    }
+    OobRound *round = it->second.get();
+    round->endpoints[r] = endpoint;
+    round->max_value = std::max(round->max_value, value);
+    round->min_check = std::min(round->min_check, check);
+    round->max_check = std::max(round->max_check, check);
+    auto *req = new OobRequest();
+    req->round = round;
+    req->round_id = id;
+    req->rank = r;
+    round->reqs[r] = req;
+    rs.oob = req;
+    round->max_entry_ps = std::max(round->max_entry_ps, clock_ps(r));
+    *request = req;
+    if (++round->arrived < n_) {
+        return UCC_OK;
+    }
+    // Everyone is in: publish the table once (or just its progression).
+    bool arithmetic = true;
+    const uint64_t first = round->endpoints[0];
+    const int64_t stride =
+        n_ > 1 ? static_cast<int64_t>(round->endpoints[1] - round->endpoints[0]) : 1;
+    for (uint32_t i = 0; i < n_ && arithmetic; ++i) {
+        arithmetic =
+            round->endpoints[i] == static_cast<uint64_t>(static_cast<int64_t>(round->endpoints[0]) +
+                                                         static_cast<int64_t>(i) * stride);
+    }
+    std::shared_ptr<const std::vector<uint64_t>> table;
+    if (!arithmetic) {
+        table = std::make_shared<const std::vector<uint64_t>>(std::move(round->endpoints));
+    }
+    for (OobRequest *q : round->reqs) {
+        q->table = table;
+        q->start = first;
+        q->stride = stride;
+        q->max_value = round->max_value;
+        q->checks_agree = round->min_check == round->max_check;
+    }
+    std::vector<uint64_t>().swap(round->endpoints);
+    int64_t depth = 0;
+    while ((uint64_t{1} << depth) < n_) {
+        ++depth;
+    }
+    push_event(Event{round->max_entry_ps + depth * params_.net.lat_inter_ps, 0, 0, nullptr, id, 0,
+                     EventKind::kOobDone});
+    return UCC_OK;
+}
+
 void Cluster::complete_oob_round(uint64_t id) {
     auto it = oob_rounds_.find(id);
     if (it == oob_rounds_.end()) {
@@ -938,10 +1003,31 @@ RunResult run(const ClusterParams &p, std::function<void(uint32_t rank)> program
                                     : "ucc_sim: no program to run\n";
         return res;
     }
+    std::unique_ptr<Timeline> timeline;
+    if (!p.timeline.empty()) {
+        std::string error;
+        timeline = Timeline::open(p.timeline, p.timeline_ranks, p.n_ranks, p.seed, p.net.describe(),
+                                  &error);
+        if (!timeline) {
+            res.status = UCC_ERR_INVALID_PARAM;
+            res.report = "ucc_sim: " + error + "\n";
+            return res;
+        }
+    }
     auto body = [&]() {
         try {
             Cluster c(p, std::move(program));
+            c.set_timeline(timeline.get());
             res = c.execute();
+            std::string error;
+            if (timeline &&
+                !timeline->close([&c](uint32_t r) { return c.rank_state(r).clock_ps; }, &error)) {
+                c.note("ucc_sim: " + error);
+                res.report += "ucc_sim: " + error + "\n";
+                if (res.status == UCC_OK) {
+                    res.status = UCC_ERR_NO_RESOURCE;
+                }
+            }
         } catch (const std::bad_alloc &) {
             res = RunResult();
             res.status = UCC_ERR_NO_MEMORY;
@@ -983,6 +1069,11 @@ double now_s() {
         return 0;
     }
     return static_cast<double>(c->clock_ps(c->running_rank())) / 1e12;
+}
+
+bool Cluster::is_cluster_oob(const ucc_oob_coll_t &oob) const {
+    return oob.allgather == oob_allgather_cb && oob.req_test == oob_test_cb &&
+           oob.coll_info == this && oob.n_oob_eps == n_ && oob.oob_ep == running_rank();
 }
 
 ucc_status_t oob(ucc_oob_coll_t *out) {

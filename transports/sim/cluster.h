@@ -57,6 +57,10 @@ struct ClusterParams {
     NetworkModel net;
     size_t stack_bytes = 256 * 1024;  // per rank fiber; lazily committed, pooled
     bool timing_only = false;         // move no payload bytes
+    // Chrome trace JSON timeline (transports/sim/timeline.h): the file to write
+    // (empty: none, nothing is recorded) and the ranks it records ("" = all).
+    std::string timeline;
+    std::string timeline_ranks;
 };
 
 struct RunResult {
@@ -91,6 +95,7 @@ class Cluster;
 class SimScheduler;
 class SimTransport;
 class StackPool;
+class Timeline;
 struct OobRequest;
 struct OobRound;
 
@@ -136,6 +141,7 @@ struct Message : OpBase {
     void *local_buf = nullptr;  // get: where the reply lands
     Xfer *xfer = nullptr;       // get: the origin's request (null once cancelled)
     uint64_t signature = 0;     // the sending operation's signature (Xfer::signature)
+    uint64_t flow = 0;          // timeline flow id (0: none); never affects the run
     std::vector<uint8_t> payload;
 };
 
@@ -166,12 +172,14 @@ struct RankState {
     int64_t clock_ps = 0;     // local clock, >= global now while running
     int64_t nic_free_ps = 0;  // when the NIC can start the next message
     boost::fibers::context *ctx = nullptr;
-    SimTransport *endpoints = nullptr;  // list through SimTransport::next_in_rank_
-    OobRequest *oob = nullptr;          // pending OOB allgather, for reports
-    uint32_t wake_gen = 0;              // invalidates stale timer events
-    uint32_t oob_calls = 0;             // k-th allgather matches everyone's k-th
-    uint32_t spins = 0;                 // idle() calls that did not block
-    uint32_t polls = 0;                 // empty progress() calls since the last idle()
+    SimTransport *endpoints = nullptr;     // list through SimTransport::next_in_rank_
+    OobRequest *oob = nullptr;             // pending OOB allgather, for reports
+    const char *last_algorithm = nullptr;  // of the rank's latest collective (static string)
+    uint32_t wake_gen = 0;                 // invalidates stale timer events
+    uint32_t oob_calls = 0;                // k-th allgather matches everyone's k-th
+    uint32_t exchange_calls = 0;           // k-th peer exchange matches everyone's k-th
+    uint32_t spins = 0;                    // idle() calls that did not block
+    uint32_t polls = 0;                    // empty progress() calls since the last idle()
     bool blocked = false;
     bool finished = false;
     bool primary_used = false;  // the endpoint id == rank has been handed out
@@ -185,6 +193,12 @@ struct OobRequest {
     uint32_t rank = 0;
     ucc_status_t status = UCC_INPROGRESS;
     bool done = false;
+    // Peer exchanges (exchange_start): the shared result.
+    std::shared_ptr<const std::vector<uint64_t>> table;  // null when arithmetic
+    uint64_t start = 0;
+    int64_t stride = 1;
+    uint64_t max_value = 0;
+    bool checks_agree = true;
 };
 
 struct OobRound {
@@ -195,6 +209,12 @@ struct OobRound {
     bool mismatch = false;
     std::vector<uint8_t> data;       // n * size, rank i at i * size
     std::vector<OobRequest *> reqs;  // by rank; null if not called yet or freed
+    // Peer exchanges: every rank's endpoint id and the max of the values.
+    bool exchange = false;
+    std::vector<uint64_t> endpoints;
+    uint64_t max_value = 0;
+    uint64_t min_check = UINT64_MAX;
+    uint64_t max_check = 0;
 };
 
 class Cluster {
@@ -214,6 +234,9 @@ class Cluster {
     uint32_t size() const { return n_; }
     const NetworkModel &net() const { return params_.net; }
     bool timing_only() const { return params_.timing_only; }
+    // The run's timeline; null when none was asked for (then nothing is recorded).
+    Timeline *timeline() const { return timeline_; }
+    void set_timeline(Timeline *t) { timeline_ = t; }
     bool aborted() const { return aborted_; }
     int64_t now_ps() const { return now_ps_; }
     uint32_t running_rank() const;  // kNoRank in the event loop
@@ -243,6 +266,13 @@ class Cluster {
 
     // OOB allgather (the functions behind oob()).
     ucc_status_t oob_allgather(const void *src, void *recv, size_t size, void **request);
+    // A peer exchange over all ranks, kept in cluster memory: every rank gives
+    // its endpoint id and a value; the result (endpoint of every rank, stored
+    // once and shared, or as a progression; the max value) costs each rank O(1).
+    ucc_status_t exchange_start(uint64_t endpoint, uint64_t value, uint64_t check,
+                                OobRequest **request);
+    // Whether `oob` is this cluster's all-ranks OOB as seen by the running rank.
+    bool is_cluster_oob(const ucc_oob_coll_t &oob) const;
     ucc_status_t oob_test(OobRequest *req);
     ucc_status_t oob_free(OobRequest *req);
 
@@ -350,6 +380,7 @@ class Cluster {
     FreeList<FlushOp> flush_ops_;
     StackPool *stacks_ = nullptr;  // reference-counted: fibers may outlive the cluster
     SimScheduler *sched_ = nullptr;
+    Timeline *timeline_ = nullptr;  // owned by run()
     int64_t now_ps_ = 0;
     uint64_t seq_ = 0;
     uint64_t events_done_ = 0;

@@ -1,9 +1,12 @@
 // The simulator's transport: matching, RMA and time for one endpoint.
 #include "transports/sim/sim_transport.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+
+#include "transports/sim/timeline.h"
 
 namespace ucc::sim {
 
@@ -24,6 +27,12 @@ uint64_t get_u64(const uint8_t *p) {
 // [addr, addr + bytes) inside [base, base + length), overflow-safe.
 bool inside(uint64_t addr, uint64_t bytes, uint64_t base, uint64_t length) {
     return addr >= base && addr - base <= length && bytes <= length - (addr - base);
+}
+
+// The rank's local time as it would read now, without touching its state (the
+// timeline observes the run, it never changes it).
+int64_t peek_clock_ps(Cluster *c, uint32_t r) {
+    return std::max(c->rank_state(r).clock_ps, c->now_ps());
 }
 
 std::string endpoint_name(const Cluster *c, uint64_t id) {
@@ -154,6 +163,10 @@ ucc_status_t SimTransport::isend(Peer peer, Tag tag, const void *buf, size_t byt
         const auto *p = static_cast<const uint8_t *>(buf);
         m->payload.assign(p, p + bytes);
     }
+    if (Timeline *tl = cluster_->timeline(); tl != nullptr) [[unlikely]] {
+        m->flow = tl->on_send(rank_, id_, cluster_->rank_of_endpoint(peer), tag, bytes,
+                              peek_clock_ps(cluster_, rank_));
+    }
     cluster_->send_packet(rank_, m, bytes);
     ++stats_.msgs_sent;
     stats_.bytes_sent += bytes;
@@ -164,6 +177,9 @@ ucc_status_t SimTransport::isend(Peer peer, Tag tag, const void *buf, size_t byt
 }
 
 ucc_status_t SimTransport::match(const Message &m, void *buf, size_t capacity, Xfer *x) {
+    if (Timeline *tl = cluster_->timeline(); tl != nullptr) [[unlikely]] {
+        tl->on_recv(rank_, id_, m.tag, m.bytes, m.flow, peek_clock_ps(cluster_, rank_));
+    }
     cluster_->advance(rank_, cluster_->net().o_recv_ps);
     ++stats_.msgs_recv;
     if (m.signature != 0 && x->signature != 0 && m.signature != x->signature) {
@@ -646,6 +662,35 @@ double SimTransport::now() const {
     return static_cast<double>(cluster_->clock_ps(rank_)) / 1e12;
 }
 
+ucc_status_t SimTransport::exchange_post(const ucc_oob_coll_t &oob, uint64_t value, uint64_t check,
+                                         void **req) {
+    // Only for the cluster's own all-ranks OOB, where OOB ep == rank.
+    if (cluster_ == nullptr || !cluster_->is_cluster_oob(oob) || req == nullptr) {
+        return UCC_ERR_NOT_SUPPORTED;
+    }
+    OobRequest *r = nullptr;
+    UCC_TRY(cluster_->exchange_start(id_, value, check, &r));
+    *req = r;
+    return UCC_OK;
+}
+
+ucc_status_t SimTransport::exchange_test(void *req, Exchange *out) {
+    auto *r = static_cast<OobRequest *>(req);
+    ucc_status_t st = cluster_->oob_test(r);
+    if (st == UCC_INPROGRESS) {
+        return st;
+    }
+    if (st == UCC_OK) {
+        out->table = r->table;
+        out->start = r->start;
+        out->stride = r->stride;
+        out->max_value = r->max_value;
+        out->checks_agree = r->checks_agree;
+    }
+    cluster_->oob_free(r);
+    return st;
+}
+
 bool SimTransport::find_conflict(Tag base, Tag mask, uint64_t signature, Peer *peer,
                                  uint64_t *theirs) const {
     // std::map: peers and tags in ascending order, so the answer is deterministic.
@@ -677,6 +722,25 @@ void SimTransport::charge(Work kind, size_t bytes) {
     }
     const NetworkModel &net = cluster_->net();
     cluster_->advance(rank_, kind == Work::kCopy ? net.copy_ps(bytes) : net.reduce_ps(bytes));
+}
+
+void SimTransport::trace_begin(const SpanInfo &span) {
+    if (cluster_ == nullptr) {
+        return;
+    }
+    cluster_->rank_state(rank_).last_algorithm = span.algorithm;
+    if (Timeline *tl = cluster_->timeline(); tl != nullptr) [[unlikely]] {
+        tl->span_begin(rank_, id_, span, peek_clock_ps(cluster_, rank_));
+    }
+}
+
+void SimTransport::trace_end(const SpanInfo &span, ucc_status_t status) {
+    if (cluster_ == nullptr) {
+        return;
+    }
+    if (Timeline *tl = cluster_->timeline(); tl != nullptr) [[unlikely]] {
+        tl->span_end(rank_, id_, span, status, peek_clock_ps(cluster_, rank_));
+    }
 }
 
 bool SimTransport::timing_only() const {

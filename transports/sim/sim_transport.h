@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "lib/transport.h"
+#include "lib/util/common.h"
 #include "transports/sim/cluster.h"
 
 namespace ucc::sim {
@@ -87,9 +88,16 @@ class SimTransport final : public ucc::Transport {
     int progress() override;
     double now() const override;
     void idle(double deadline) override;
+    ucc_status_t exchange_post(const ucc_oob_coll_t &oob, uint64_t value, uint64_t check,
+                               void **req) override;
+    ucc_status_t exchange_test(void *req, Exchange *out) override;
     bool find_conflict(Tag base, Tag mask, uint64_t signature, Peer *peer,
                        uint64_t *theirs) const override;
     void charge(Work kind, size_t bytes) override;
+    // Remember the algorithm (ucc_sim_last_algorithm) and, when the run records
+    // a timeline, the collective's slice (transports/sim/timeline.h).
+    void trace_begin(const SpanInfo &span) override;
+    void trace_end(const SpanInfo &span, ucc_status_t status) override;
     bool timing_only() const override;
     bool aborted() const override;
 

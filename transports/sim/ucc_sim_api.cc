@@ -1,13 +1,16 @@
 // The simulator's C API (include/ucc/sim/ucc_sim.h).
 #include "ucc/sim/ucc_sim.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 #include "lib/util/common.h"
 #include "transports/sim/cluster.h"
 #include "transports/sim/network.h"
+#include "transports/sim/timeline.h"
 
 namespace {
 
@@ -16,6 +19,7 @@ constexpr uint32_t kRanksMax = 1u << 20;
 // Results of the last run started from this thread.
 thread_local uint64_t tls_last_hash = 0;
 thread_local double tls_last_time_s = 0;
+thread_local uint64_t tls_last_events = 0;
 
 struct RankMain {
     void (*fn)(void *);
@@ -48,6 +52,19 @@ ucc_status_t sim_run(const ucc_sim_params_t *params, void (*rank_main)(void *), 
     if (params->mask & UCC_SIM_PARAM_FIELD_FLAGS) {
         flags = params->flags;
     }
+    if (params->mask & UCC_SIM_PARAM_FIELD_TIMING_ONLY) {
+        p.timing_only = params->timing_only != 0;
+    }
+    if ((params->mask & UCC_SIM_PARAM_FIELD_TIMELINE) && params->timeline != nullptr) {
+        p.timeline = params->timeline;
+        if (p.timeline.empty()) {
+            std::fprintf(stderr, "[ucc] ERROR ucc_sim_run: timeline is an empty path\n");
+            return UCC_ERR_INVALID_PARAM;
+        }
+    }
+    if ((params->mask & UCC_SIM_PARAM_FIELD_TIMELINE_RANKS) && params->timeline_ranks != nullptr) {
+        p.timeline_ranks = params->timeline_ranks;
+    }
     if (p.n_ranks == 0 || p.n_ranks > kRanksMax) {
         std::fprintf(stderr, "[ucc] ERROR ucc_sim_run: n_ranks=%u is not in [1, %u]\n", p.n_ranks,
                      kRanksMax);
@@ -58,15 +75,27 @@ ucc_status_t sim_run(const ucc_sim_params_t *params, void (*rank_main)(void *), 
         std::fprintf(stderr, "[ucc] ERROR ucc_sim_run: %s\n", error.c_str());
         return UCC_ERR_INVALID_PARAM;
     }
+    if (!p.timeline.empty()) {
+        std::string error;
+        ucc::sim::RankSet set;
+        if (!ucc::sim::RankSet::parse(p.timeline_ranks, p.n_ranks, &set, &error)) {
+            std::fprintf(stderr, "[ucc] ERROR ucc_sim_run: timeline_ranks: %s\n", error.c_str());
+            return UCC_ERR_INVALID_PARAM;
+        }
+    }
     bool quiet = (flags & UCC_SIM_FLAG_QUIET) != 0;
     if (!quiet) {
-        std::fprintf(stderr, "ucc_sim: seed=%" PRIu64 " ranks=%u network=%s\n", p.seed, p.n_ranks,
-                     p.net.describe().c_str());
+        std::fprintf(stderr, "ucc_sim: seed=%" PRIu64 " ranks=%u network=%s%s\n", p.seed,
+                     p.n_ranks, p.net.describe().c_str(), p.timing_only ? " timing-only" : "");
     }
     RankMain rm{rank_main, arg};
     ucc::sim::RunResult res = ucc::sim::run(p, [rm](uint32_t) { rm.fn(rm.arg); });
+    if (res.status == UCC_ERR_INVALID_PARAM && res.events == 0 && !res.report.empty()) {
+        std::fputs(res.report.c_str(), stderr);  // refused before it started (e.g. the timeline)
+    }
     tls_last_hash = res.trace_hash;
     tls_last_time_s = res.virtual_time_s;
+    tls_last_events = res.events;
     if (!quiet) {
         std::fprintf(stderr,
                      "ucc_sim: virtual time %.9g s, %" PRIu64 " events, trace hash 0x%016" PRIx64
@@ -124,4 +153,31 @@ UCC_EXPORT uint64_t ucc_sim_trace_hash(void) {
 
 UCC_EXPORT double ucc_sim_last_time(void) {
     return tls_last_time_s;
+}
+
+UCC_EXPORT uint64_t ucc_sim_last_events(void) {
+    return tls_last_events;
+}
+
+UCC_EXPORT const char *ucc_sim_last_algorithm(void) {
+    try {
+        return ucc::sim::last_algorithm();
+    } catch (...) {
+        return "";
+    }
+}
+
+UCC_EXPORT ucc_status_t ucc_sim_network_describe(const char *spec, char *buf, size_t len) {
+    return ucc::api_guard("ucc_sim_network_describe", [&] {
+        ucc::sim::NetworkModel m;
+        std::string error;
+        ucc_status_t st = ucc::sim::parse_network(spec, &m, &error);
+        const std::string text = st == UCC_OK ? m.describe() : error;
+        if (buf != nullptr && len > 0) {
+            size_t n = std::min(len - 1, text.size());
+            std::memcpy(buf, text.data(), n);
+            buf[n] = '\0';
+        }
+        return st;
+    });
 }

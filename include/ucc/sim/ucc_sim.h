@@ -22,11 +22,14 @@ BEGIN_C_DECLS
 
 /** Which fields of ucc_sim_params_t are set (others take their defaults). */
 enum ucc_sim_params_field {
-    UCC_SIM_PARAM_FIELD_N_RANKS = UCC_BIT(0),    /*!< n_ranks (default 1) */
-    UCC_SIM_PARAM_FIELD_SEED = UCC_BIT(1),       /*!< seed (default 1) */
-    UCC_SIM_PARAM_FIELD_NETWORK = UCC_BIT(2),    /*!< network (default "hdr") */
-    UCC_SIM_PARAM_FIELD_STACK_SIZE = UCC_BIT(3), /*!< stack_size (default 256 KiB) */
-    UCC_SIM_PARAM_FIELD_FLAGS = UCC_BIT(4)       /*!< flags (default 0) */
+    UCC_SIM_PARAM_FIELD_N_RANKS = UCC_BIT(0),       /*!< n_ranks (default 1) */
+    UCC_SIM_PARAM_FIELD_SEED = UCC_BIT(1),          /*!< seed (default 1) */
+    UCC_SIM_PARAM_FIELD_NETWORK = UCC_BIT(2),       /*!< network (default "hdr") */
+    UCC_SIM_PARAM_FIELD_STACK_SIZE = UCC_BIT(3),    /*!< stack_size (default 256 KiB) */
+    UCC_SIM_PARAM_FIELD_FLAGS = UCC_BIT(4),         /*!< flags (default 0) */
+    UCC_SIM_PARAM_FIELD_TIMING_ONLY = UCC_BIT(5),   /*!< timing_only (default 0) */
+    UCC_SIM_PARAM_FIELD_TIMELINE = UCC_BIT(6),      /*!< timeline (default NULL: none) */
+    UCC_SIM_PARAM_FIELD_TIMELINE_RANKS = UCC_BIT(7) /*!< timeline_ranks (default: all) */
 };
 
 /** Run options. */
@@ -43,6 +46,19 @@ typedef struct ucc_sim_params {
                               such as "hdr,ppn=16,lat_inter=2us,bw_inter=12.5GB/s" */
     size_t stack_size;   /*!< bytes of stack per rank fiber */
     uint64_t flags;      /*!< ucc_sim_flags */
+    /** Non-zero: timing-only run. No payload byte is moved, copied or reduced
+     *  and collective buffers need not exist (any pointer, NULL included, is
+     *  accepted); every message, its size and its cost are simulated exactly
+     *  as with payload, so the virtual time and the trace hash are the same. */
+    int timing_only;
+    /** Path of a Chrome trace JSON file (chrome://tracing, Perfetto) to write:
+     *  one track per rank, a slice per collective and per algorithm step, a
+     *  flow arrow per message between recorded ranks; virtual microseconds.
+     *  NULL: no timeline, nothing recorded. Does not change the run. */
+    const char *timeline;
+    /** Ranks the timeline records, e.g. "0-7,512" (NULL, "" or "all": every
+     *  rank). Ranks must be below n_ranks. */
+    const char *timeline_ranks;
 } ucc_sim_params_t;
 
 /**
@@ -52,8 +68,10 @@ typedef struct ucc_sim_params {
  * 0x..." at the end.
  *
  * @return UCC_OK; UCC_ERR_INVALID_PARAM for bad parameters (n_ranks 0 or above
- *         1,048,576, a bad network spec); UCC_ERR_NO_MESSAGE when the ranks
- *         deadlocked (a report of what each rank waited for goes to stderr).
+ *         1,048,576, a bad network spec, a bad timeline_ranks list, a timeline
+ *         file that cannot be created); UCC_ERR_NO_MESSAGE when the ranks
+ *         deadlocked (a report of what each rank waited for goes to stderr);
+ *         UCC_ERR_NO_RESOURCE when the timeline could not be written in full.
  */
 ucc_status_t ucc_sim_run(const ucc_sim_params_t *params, void (*rank_main)(void *arg), void *arg);
 
@@ -77,6 +95,24 @@ uint64_t ucc_sim_trace_hash(void);
 
 /** Virtual seconds taken by the last run started from this thread. */
 double ucc_sim_last_time(void);
+
+/** Events the last run started from this thread processed. */
+uint64_t ucc_sim_last_events(void);
+
+/**
+ * Inside a rank: the name of the algorithm of the calling rank's most recently
+ * posted collective ("ring", "knomial", ...); "" when it has posted none (or
+ * only zero-size ones), or outside a rank. The string lives as long as libucc.
+ */
+const char *ucc_sim_last_algorithm(void);
+
+/**
+ * Parses a network spec (as ucc_sim_params_t.network takes it) and writes the
+ * model it gives, in full, into @a buf ("hdr,ppn=8,lat_intra=300ns,..."), or
+ * on UCC_ERR_INVALID_PARAM the reason. At most @a len bytes are written, the
+ * terminating NUL included (nothing when len is 0).
+ */
+ucc_status_t ucc_sim_network_describe(const char *spec, char *buf, size_t len);
 
 END_C_DECLS
 
