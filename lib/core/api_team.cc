@@ -8,6 +8,7 @@
 //    whole context) names the members' context eps, so no exchange of addresses is
 //    needed; the team id is the user's, or agreed by a max-reduction over the
 //    transport on a reserved tag.
+#include <algorithm>
 #include <cstring>
 
 #include "lib/core/core.h"
@@ -333,6 +334,24 @@ ucc_status_t create_via_ep_map(Team *t, const ucc_team_params_t *params, bool ha
             return UCC_ERR_INVALID_PARAM;
         }
         t->peers = ctx.peers;
+    } else if (m.type == UCC_EP_MAP_STRIDED && ctx.peers.is_strided()) {
+        // Strided over strided stays arithmetic: O(1) per member.
+        const int64_t first = static_cast<int64_t>(m.strided.start);
+        const int64_t last = first + static_cast<int64_t>(t->size - 1) * m.strided.stride;
+        const auto n_ctx = static_cast<int64_t>(ctx.peers.size());
+        if (first < 0 || first >= n_ctx || last < 0 || last >= n_ctx ||
+            (m.strided.stride == 0 && t->size > 1)) {
+            log_error(
+                "ucc_team_create_post: strided ep_map {start %llu, stride %lld, %u eps} "
+                "leaves the context's %lld eps or repeats one",
+                static_cast<unsigned long long>(m.strided.start),
+                static_cast<long long>(m.strided.stride), t->size, static_cast<long long>(n_ctx));
+            return UCC_ERR_INVALID_PARAM;
+        }
+        const int64_t ctx_stride = static_cast<int64_t>(ctx.peers.at(1 % ctx.peers.size())) -
+                                   static_cast<int64_t>(ctx.peers.at(0));
+        t->peers = ucc::core::PeerMap::strided(t->size, ctx.peers.at(first),
+                                               ctx_stride * m.strided.stride);
     } else {
         std::vector<ucc::Peer> table(t->size);
         for (uint64_t i = 0; i < t->size; ++i) {
@@ -344,6 +363,13 @@ ucc_status_t create_via_ep_map(Team *t, const ucc_team_params_t *params, bool ha
                 return UCC_ERR_INVALID_PARAM;
             }
             table[i] = ctx.peers.at(e);
+        }
+        // Each team ep names one participant: no context ep twice.
+        std::vector<ucc::Peer> sorted = table;
+        std::sort(sorted.begin(), sorted.end());
+        if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
+            log_error("ucc_team_create_post: ep_map names a context ep twice");
+            return UCC_ERR_INVALID_PARAM;
         }
         t->peers = ucc::core::PeerMap::from_table(std::move(table));
     }
@@ -429,6 +455,12 @@ UCC_EXPORT ucc_status_t ucc_team_create_post(ucc_context_h *contexts, uint32_t n
             }
         }
         if (has_map) {
+            if ((p.ep_map.type == UCC_EP_MAP_CB && p.ep_map.cb.cb == nullptr) ||
+                (p.ep_map.type == UCC_EP_MAP_ARRAY && p.ep_map.array.map == nullptr)) {
+                log_error("ucc_team_create_post: ep_map has a NULL %s",
+                          p.ep_map.type == UCC_EP_MAP_CB ? "cb.cb" : "array.map");
+                return UCC_ERR_INVALID_PARAM;
+            }
             if (p.ep_map.type < UCC_EP_MAP_FULL || p.ep_map.type > UCC_EP_MAP_CB) {
                 log_error("ucc_team_create_post: invalid ep_map.type %d",
                           static_cast<int>(p.ep_map.type));
@@ -524,7 +556,7 @@ UCC_EXPORT ucc_status_t ucc_team_create_post(ucc_context_h *contexts, uint32_t n
 
         auto creation = std::make_unique<CreationPoller>();
         ucc_status_t st = UCC_OK;
-        if (size == 1) {
+        if (size == 1 && !has_map) {
             t.rank = 0;
             t.peers = ucc::core::PeerMap::strided(1, ctx.transport->self(), 1);
             t.id = (t.has_user_id && t.user_id <= 0x7fff)
@@ -589,6 +621,12 @@ UCC_EXPORT ucc_status_t ucc_team_create_test(ucc_team_h team) {
         if (t.state == TeamState::kCreating) {
             // Progress the context here, so looping on this call alone is enough.
             t.ctx->progress();
+            if (t.state == TeamState::kCreating && t.ctx->transport->aborted()) {
+                // The world gave up (simulated deadlock): the creation fails.
+                t.create_task.reset();
+                t.create_poller.reset();
+                ucc::core::finish_creation(&t, UCC_ERR_NO_MESSAGE);
+            }
         }
         return t.create_status;
     });

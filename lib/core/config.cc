@@ -15,6 +15,9 @@ bool valid_level(const std::string &v) {
     LogLevel l;
     return parse_log_level(v, &l);
 }
+bool valid_level_or_empty(const std::string &v) {
+    return v.empty() || valid_level(v);
+}
 bool valid_size(const std::string &v) {
     int64_t x;
     return parse_size(v, &x) && x >= 0;
@@ -32,7 +35,8 @@ constexpr const char *kAlgDoc =
     "Algorithm name, or 'auto' to choose by message size and team size.";
 
 constexpr ConfigVar kContextVars[] = {
-    {"LOG_LEVEL", "", "Log level of the context; empty: the library's level.", nullptr},
+    {"LOG_LEVEL", "", "Log level of the context; empty: the library's level.",
+     valid_level_or_empty},
     {"ALLREDUCE_ALG", "auto", kAlgDoc, nullptr},
     {"ALLGATHER_ALG", "auto", kAlgDoc, nullptr},
     {"ALLGATHERV_ALG", "auto", kAlgDoc, nullptr},

@@ -128,6 +128,14 @@ uint64_t read_entry(const void *a, bool wide, uint32_t i) {
     return wide ? static_cast<const uint64_t *>(a)[i] : static_cast<const uint32_t *>(a)[i];
 }
 
+// a + b, or kMaxBytes when it does not fit in 63 bits.
+uint64_t add_sat(uint64_t a, uint64_t b) {
+    if (a >= kMaxBytes || b >= kMaxBytes - a) {
+        return kMaxBytes;
+    }
+    return a + b;
+}
+
 // a * b, or kMaxBytes when it does not fit in 63 bits.
 uint64_t mul_sat(uint64_t a, uint64_t b) {
     if (a != 0 && b > (kMaxBytes - 1) / a) {
@@ -378,7 +386,7 @@ ucc_status_t validate_coll_args(const ucc_coll_args_t &a, uint32_t n, uint32_t r
             if (!inplace) {
                 uint64_t total = 0;
                 for (uint32_t i = 0; i < n; ++i) {
-                    total += read_entry(a.dst.info_v.counts, c64, i);
+                    total = add_sat(total, read_entry(a.dst.info_v.counts, c64, i));
                 }
                 if (sc != total) {
                     return bad_count("src.count != the sum of dst counts");
@@ -404,15 +412,27 @@ ucc_status_t validate_coll_args(const ucc_coll_args_t &a, uint32_t n, uint32_t r
     auto check_info_v = [&](const ucc_coll_buffer_info_v_t &b, size_t es, bool displs,
                             const char *which) {
         bool any = false;
+        uint64_t total = 0;
         for (uint32_t i = 0; i < n; ++i) {
             uint64_t c = read_entry(b.counts, c64, i);
+            if (c == 0) {
+                continue;  // an empty block's displacement is never used
+            }
             uint64_t d = displs ? read_entry(b.displacements, d64, i) : 0;
-            if (d > kMaxBytes - 1 - c || mul_sat(c + d, es) >= kMaxBytes) {
+            if (mul_sat(add_sat(c, d), es) >= kMaxBytes) {
                 return fail(UCC_ERR_INVALID_PARAM, std::string(which) +
                                                        " count/displacement of ep " +
                                                        std::to_string(i) + " overflows");
             }
-            any |= c != 0;
+            total = add_sat(total, c);
+            any = true;
+        }
+        if (!displs && mul_sat(total, es) >= kMaxBytes) {
+            return fail(UCC_ERR_INVALID_PARAM, std::string(which) + " counts sum overflows");
+        }
+        if (!displs && !inplace) {
+            // reduce_scatterv's dst receives only this rank's block.
+            any = read_entry(b.counts, c64, rank) != 0;
         }
         if (any && es != 0 && b.buffer == nullptr && !timing_only) {
             return fail(UCC_ERR_INVALID_PARAM, std::string(which) + ".buffer is NULL");
@@ -435,6 +455,10 @@ ucc_status_t validate_coll_args(const ucc_coll_args_t &a, uint32_t n, uint32_t r
     if ((t == UCC_COLL_TYPE_ALLGATHER || t == UCC_COLL_TYPE_GATHER) && u.src &&
         mul_sat(mul_sat(n, a.src.info.count), src_es) >= kMaxBytes) {
         return fail(UCC_ERR_INVALID_PARAM, "team size * src.count overflows");
+    }
+    if ((t == UCC_COLL_TYPE_SCATTER || (t == UCC_COLL_TYPE_REDUCE_SCATTER && !inplace)) && u.dst &&
+        mul_sat(mul_sat(n, a.dst.info.count), dst_es) >= kMaxBytes) {
+        return fail(UCC_ERR_INVALID_PARAM, "team size * dst.count overflows");
     }
     return UCC_OK;
 }
