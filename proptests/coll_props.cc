@@ -10,8 +10,10 @@
 // and, in proptests/validity_props.cc, P45 with rules V1-V11 of model/VALIDITY.md.
 //
 // Knobs (environment):
-//   UCC_PROPTEST_SCALE=<x>  multiplies the number of cases of every property (default 1.0, which
-//                           keeps the binary near a minute on 2 cores; 10 runs ten times as many).
+//   UCC_PROPTEST_SCALE=<x>  multiplies the number of cases of every property (default 1.0: about
+//                           5000 scenarios for EveryByteMatchesModel, 10000 argument sets for
+//                           Validity.InitStatusMatchesModel, 25-45 s in all on 2 cores in a normal
+//                           build; 10 runs ten times as many, 0.1 a tenth).
 //   RC_PARAMS="max_success=N"        runs N cases per property instead (overrides the scale).
 //   RC_PARAMS="seed=S"               another random sequence.
 //   RC_PARAMS="reproduce=..."        replays a failure: the token is printed with every failure,
@@ -34,9 +36,9 @@ namespace {
 using ucc::testkit::Outcome;
 using ucc::testkit::Scenario;
 
-constexpr ucc_coll_type_t kColls[] = {UCC_COLL_TYPE_ALLREDUCE, UCC_COLL_TYPE_BCAST,
-                                      UCC_COLL_TYPE_REDUCE,    UCC_COLL_TYPE_BARRIER,
-                                      UCC_COLL_TYPE_ALLGATHER, UCC_COLL_TYPE_ALLTOALL};
+const std::vector<ucc_coll_type_t> kColls = {UCC_COLL_TYPE_ALLREDUCE, UCC_COLL_TYPE_BCAST,
+                                             UCC_COLL_TYPE_REDUCE,    UCC_COLL_TYPE_BARRIER,
+                                             UCC_COLL_TYPE_ALLGATHER, UCC_COLL_TYPE_ALLTOALL};
 
 // Total bytes of src+dst over all ranks a drawn scenario may allocate.
 constexpr uint64_t kByteBudget = 4ull << 20;
@@ -45,7 +47,9 @@ bool is_reduction(ucc_coll_type_t t) {
     return t == UCC_COLL_TYPE_ALLREDUCE || t == UCC_COLL_TYPE_REDUCE;
 }
 
-bool is_rooted(ucc_coll_type_t t) { return t == UCC_COLL_TYPE_BCAST || t == UCC_COLL_TYPE_REDUCE; }
+bool is_rooted(ucc_coll_type_t t) {
+    return t == UCC_COLL_TYPE_BCAST || t == UCC_COLL_TYPE_REDUCE;
+}
 
 std::vector<std::string> algorithms(ucc_coll_type_t t) {
     switch (t) {
@@ -95,10 +99,10 @@ std::vector<ucc_reduction_op_t> supported_ops(ucc_datatype_t dt) {
 uint32_t draw_team_size(uint32_t max_big) {
     const auto small = rc::gen::inRange<uint32_t>(1, 9);
     const auto pow2 = rc::gen::element<uint32_t>(1, 2, 4, 8, 16, 32, 64);
-    const auto prime = rc::gen::element<uint32_t>(3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41,
-                                                  43, 47, 53, 59, 61);
-    const auto odd = rc::gen::map(rc::gen::inRange<uint32_t>(0, 32),
-                                  [](uint32_t k) { return 2 * k + 1; });
+    const auto prime =
+        rc::gen::element<uint32_t>(3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61);
+    const auto odd =
+        rc::gen::map(rc::gen::inRange<uint32_t>(0, 32), [](uint32_t k) { return 2 * k + 1; });
     const auto any = rc::gen::inRange<uint32_t>(1, 65);
     if (max_big <= 64) {
         return *rc::gen::weightedOneOf<uint32_t>(
@@ -176,7 +180,8 @@ Scenario draw_scenario(const DrawOptions &o) {
     s.type = o.any_coll ? *rc::gen::elementOf(kColls) : o.coll;
     s.alg = *rc::gen::elementOf(algorithms(s.type));
     s.n = draw_team_size(quadratic(s.type, s.alg) ? 128 : 1024);
-    s.radix = *rc::gen::inRange<uint32_t>(2, 9);
+    s.radix = *rc::gen::weightedOneOf<uint32_t>(
+        {{12, rc::gen::inRange<uint32_t>(2, 9)}, {1, rc::gen::inRange<uint32_t>(9, 65)}});
     if (s.type != UCC_COLL_TYPE_BARRIER) {
         if (o.float_types) {
             s.dt = *rc::gen::element(UCC_DT_FLOAT16, UCC_DT_BFLOAT16, UCC_DT_FLOAT32,
@@ -200,6 +205,8 @@ Scenario draw_scenario(const DrawOptions &o) {
     s.seed = *rc::gen::inRange<uint64_t>(1, UINT64_MAX);
     s.value_seed = *rc::gen::inRange<uint64_t>(1, 1ull << 32);
     s.null_buffers = s.count == 0 && *rc::gen::arbitrary<bool>();
+    s.reduce_nonroot_dst = s.type == UCC_COLL_TYPE_REDUCE && *rc::gen::arbitrary<bool>();
+    s.poison_inplace_src = s.inplace && *rc::gen::arbitrary<bool>();
     s.init_and_post = *rc::gen::weightedElement<bool>({{3, false}, {1, true}});
     s.skew_ps = *rc::gen::weightedElement<uint64_t>(
         {{6, 0}, {1, 1'000'000}, {1, 50'000'000}, {1, 2'000'000'000}});
@@ -233,18 +240,27 @@ void tag(const Scenario &s) {
     const std::string coll = ucc::testkit::coll_name(s.type);
     RC_TAG("coll=" + coll, "alg=" + coll + "/" + s.alg,
            std::string("n=") + ucc::testkit::team_size_class(s.n),
+           std::string("size=") + (s.n <= 8    ? "1-8"
+                                   : s.n <= 64 ? "9-64"
+                                               : "65+"),
            std::string("count=") + count_class(s.count), std::string("root=") + root_class(s),
            std::string("inplace=") + (s.inplace ? "1" : "0"),
            std::string("persistent=") + (s.posts > 1 ? "1" : "0"),
-           std::string("team=") + (s.team_ep_map ? "ep_map" : "oob"));
+           std::string("team=") + (s.team_ep_map ? "ep_map" : "oob"),
+           std::string("post=") + (s.init_and_post ? "init_and_post" : "init+post"),
+           std::string("skew=") + (s.skew_ps > 0 ? "1" : "0"));
+    RC_CLASSIFY(s.null_buffers, "extra=null_buffers");
+    RC_CLASSIFY(s.reduce_nonroot_dst, "extra=reduce_nonroot_dst");
+    RC_CLASSIFY(s.poison_inplace_src, "extra=poison_inplace_src");
 }
 
 // P2: everything needed to reproduce a failure besides RapidCheck's token.
 std::string context(const Scenario &s) {
     const std::string d = ucc::testkit::describe(s);
     char line[160];
-    std::snprintf(line, sizeof(line), "\nsim seed %" PRIu64 ", config hash 0x%016" PRIx64
-                  ", ucc %s", s.seed, ucc::testkit::fnv1a(d), ucc_get_version_string());
+    std::snprintf(line, sizeof(line),
+                  "\nsim seed %" PRIu64 ", config hash 0x%016" PRIx64 ", ucc %s", s.seed,
+                  ucc::testkit::fnv1a(d), ucc_get_version_string());
     return "scenario: " + d + line;
 }
 
@@ -261,7 +277,6 @@ std::string hex(uint64_t v) {
     Outcome again = ucc::testkit::run_scenario(s);
     msg += "\nreplay: trace hash " + hex(o.run.trace_hash) + " then " + hex(again.run.trace_hash) +
            (again.failure == o.failure ? ", same outcome" : ", different outcome");
-    RC_LOG() << msg << std::endl;
     RC_FAIL(msg);
 }
 
@@ -315,8 +330,9 @@ void check_times(const Scenario &s, const Outcome &o) {
 // P1
 void check_replay(const Scenario &s, const Outcome &o) {
     Outcome again = ucc::testkit::run_scenario(s);
-    if (again.run.trace_hash != o.run.trace_hash || again.run.virtual_time_s != o.run.virtual_time_s ||
-        again.run.events != o.run.events || again.dst != o.dst || again.failure != o.failure) {
+    if (again.run.trace_hash != o.run.trace_hash ||
+        again.run.virtual_time_s != o.run.virtual_time_s || again.run.events != o.run.events ||
+        again.dst != o.dst || again.failure != o.failure) {
         std::ostringstream os;
         os << "P1: a replay differs: trace hash " << hex(o.run.trace_hash) << " vs "
            << hex(again.run.trace_hash) << ", virtual time " << o.run.virtual_time_s << " vs "
@@ -331,7 +347,7 @@ void check_replay(const Scenario &s, const Outcome &o) {
 
 // P4, P6-P9, P11 for every collective and algorithm (plus P5 for allreduce,
 // P14 for barrier, P12 for zero counts and a P1 replay of about 1 case in 20).
-UCC_PROP(CollProps, EveryByteMatchesModel, 400, ()) {
+UCC_PROP(CollProps, EveryByteMatchesModel, 5000, ()) {
     const Scenario s = draw_scenario(DrawOptions{});
     const bool replay = *rc::gen::inRange(0, 20) == 0;
     tag(s);
@@ -346,7 +362,7 @@ UCC_PROP(CollProps, EveryByteMatchesModel, 400, ()) {
 }
 
 // P5: floating-point allreduce, every algorithm, results bitwise equal everywhere.
-UCC_PROP(CollProps, AllreduceBitwiseIdenticalOnAllRanks, 120, ()) {
+UCC_PROP(CollProps, AllreduceBitwiseIdenticalOnAllRanks, 1200, ()) {
     DrawOptions opt;
     opt.any_coll = false;
     opt.coll = UCC_COLL_TYPE_ALLREDUCE;
@@ -359,7 +375,7 @@ UCC_PROP(CollProps, AllreduceBitwiseIdenticalOnAllRanks, 120, ()) {
 
 // P12: zero counts (NULL buffers half the time) through init+post,
 // init_and_post and persistent re-posts complete with UCC_OK and touch nothing.
-UCC_PROP(CollProps, ZeroCountCompletesWithNullBuffers, 120, ()) {
+UCC_PROP(CollProps, ZeroCountCompletesWithNullBuffers, 1000, ()) {
     DrawOptions opt;
     opt.zero_count = true;
     const Scenario s = draw_scenario(opt);
@@ -372,7 +388,7 @@ UCC_PROP(CollProps, ZeroCountCompletesWithNullBuffers, 120, ()) {
 
 // P14: nobody leaves a barrier before everyone entered it, with ranks entering
 // at skewed times and persistent re-posts.
-UCC_PROP(CollProps, BarrierCompletesAfterEveryPost, 120, ()) {
+UCC_PROP(CollProps, BarrierCompletesAfterEveryPost, 1000, ()) {
     DrawOptions opt;
     opt.any_coll = false;
     opt.coll = UCC_COLL_TYPE_BARRIER;
@@ -385,7 +401,7 @@ UCC_PROP(CollProps, BarrierCompletesAfterEveryPost, 120, ()) {
 
 // P1: the same scenario and seed give the same trace hash, virtual time, event
 // count and bytes.
-UCC_PROP(CollProps, ReplayIsDeterministic, 50, ()) {
+UCC_PROP(CollProps, ReplayIsDeterministic, 400, ()) {
     const Scenario s = draw_scenario(DrawOptions{});
     tag(s);
     const Outcome o = run_checked(s);

@@ -17,7 +17,9 @@
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
 
+#include <sstream>
 #include <string>
+#include <utility>
 
 namespace ucc::proptest {
 
@@ -56,9 +58,9 @@ void check_property(Testable &&testable, int base_cases) {
 
 }  // namespace ucc::proptest
 
-#define UCC_PROP(Suite, Name, base_cases, ArgList)                                  \
-    void ucc_prop_impl_##Suite##_##Name ArgList;                                    \
-    TEST(Suite, Name) {                                                             \
+#define UCC_PROP(Suite, Name, base_cases, ArgList)                                    \
+    void ucc_prop_impl_##Suite##_##Name ArgList;                                      \
+    TEST(Suite, Name) {                                                               \
         ::ucc::proptest::check_property(&ucc_prop_impl_##Suite##_##Name, base_cases); \
-    }                                                                               \
+    }                                                                                 \
     void ucc_prop_impl_##Suite##_##Name ArgList

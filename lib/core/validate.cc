@@ -2,8 +2,10 @@
 // model/VALIDITY.md, checked in that order, local information only. Fields a
 // rule does not name are never read (they may hold junk).
 #include <cmath>
+#include <cstring>
 #include <numeric>
 #include <string>
+#include <type_traits>
 
 #include "lib/core/core.h"
 #include "lib/dt/dt.h"
@@ -18,6 +20,15 @@ constexpr uint64_t kMaxBytes = uint64_t{1} << 63;
 
 bool one_bit(uint64_t v) {
     return v != 0 && (v & (v - 1)) == 0;
+}
+
+// A C caller may store any integer in an enum field: read its bits, never load
+// an out-of-range enum value.
+template <class E>
+int64_t raw(const E &e) {
+    std::underlying_type_t<E> v;
+    std::memcpy(&v, &e, sizeof v);
+    return static_cast<int64_t>(v);
 }
 
 bool is_rooted(ucc_coll_type_t t) {
@@ -120,7 +131,7 @@ Use buffers_used(ucc_coll_type_t t, bool inplace, bool is_root) {
     return u;
 }
 
-bool valid_mem(ucc_memory_type_t m) {
+bool valid_mem(int64_t m) {
     return (m >= UCC_MEMORY_TYPE_HOST && m < UCC_MEMORY_TYPE_LAST) || m == UCC_MEMORY_TYPE_UNKNOWN;
 }
 
@@ -194,16 +205,17 @@ ucc_status_t validate_coll_args(const ucc_coll_args_t &a, uint32_t n, uint32_t r
         return st;
     };
     // V1
-    uint64_t type = static_cast<uint64_t>(a.coll_type);
+    uint64_t type = static_cast<uint64_t>(raw(a.coll_type));
     if (!one_bit(type) || (type & ~kAllTypes) != 0) {
         return fail(UCC_ERR_INVALID_PARAM,
                     "coll_type " + std::to_string(type) + " is not a collective type");
     }
     const ucc_coll_type_t t = a.coll_type;
     // V2
-    if (a.error_type != UCC_ERR_TYPE_LOCAL && a.error_type != UCC_ERR_TYPE_GLOBAL) {
+    const int64_t error_type = raw(a.error_type);
+    if (error_type != UCC_ERR_TYPE_LOCAL && error_type != UCC_ERR_TYPE_GLOBAL) {
         return fail(UCC_ERR_INVALID_PARAM,
-                    "error_type " + std::to_string(static_cast<int>(a.error_type)) + " is invalid");
+                    "error_type " + std::to_string(error_type) + " is invalid");
     }
     const uint64_t flags = (a.mask & UCC_COLL_ARGS_FIELD_FLAGS) ? a.flags : 0;
     // V3
@@ -264,26 +276,25 @@ ucc_status_t validate_coll_args(const ucc_coll_args_t &a, uint32_t n, uint32_t r
     const bool c64 = (flags & UCC_COLL_ARGS_FLAG_COUNT_64BIT) != 0;
     const bool d64 = (flags & UCC_COLL_ARGS_FLAG_DISPLACEMENTS_64BIT) != 0;
     // V7
-    auto check_dt = [&](ucc_datatype_t dt, ucc_memory_type_t mem, const char *which) {
+    auto check_dt = [&](ucc_datatype_t dt, int64_t mem, const char *which) {
         if (!dt::is_valid(dt)) {
             return fail(UCC_ERR_INVALID_PARAM,
                         std::string(which) + ".datatype " + std::to_string(dt) + " is invalid");
         }
         if (!valid_mem(mem)) {
-            return fail(UCC_ERR_INVALID_PARAM, std::string(which) + ".mem_type " +
-                                                   std::to_string(static_cast<int>(mem)) +
-                                                   " is invalid");
+            return fail(UCC_ERR_INVALID_PARAM,
+                        std::string(which) + ".mem_type " + std::to_string(mem) + " is invalid");
         }
         return UCC_OK;
     };
     if (u.src || u.src_v) {
         const ucc_datatype_t dt = u.src ? a.src.info.datatype : a.src.info_v.datatype;
-        const ucc_memory_type_t mem = u.src ? a.src.info.mem_type : a.src.info_v.mem_type;
+        const int64_t mem = u.src ? raw(a.src.info.mem_type) : raw(a.src.info_v.mem_type);
         UCC_TRY(check_dt(dt, mem, "src"));
     }
     if (u.dst || u.dst_v || u.dst_v_nodispl) {
         const ucc_datatype_t dt = u.dst ? a.dst.info.datatype : a.dst.info_v.datatype;
-        const ucc_memory_type_t mem = u.dst ? a.dst.info.mem_type : a.dst.info_v.mem_type;
+        const int64_t mem = u.dst ? raw(a.dst.info.mem_type) : raw(a.dst.info_v.mem_type);
         UCC_TRY(check_dt(dt, mem, "dst"));
     }
     if (u.src_v && (a.src.info_v.counts == nullptr || a.src.info_v.displacements == nullptr)) {
@@ -306,13 +317,15 @@ ucc_status_t validate_coll_args(const ucc_coll_args_t &a, uint32_t n, uint32_t r
         }
         const ucc_datatype_t dt = uses_src ? src_dt : dst_dt;
         if (dt::is_predefined(dt)) {
-            if (a.op < UCC_OP_SUM || a.op >= UCC_OP_LAST) {
+            if (raw(a.op) < UCC_OP_SUM || raw(a.op) >= UCC_OP_LAST) {
                 return fail(UCC_ERR_INVALID_PARAM,
-                            "op " + std::to_string(static_cast<int>(a.op)) + " is invalid");
+                            "op " + std::to_string(raw(a.op)) + " is invalid");
             }
         }
-        if (!dt::reduction_supported(dt, a.op)) {
-            return fail(UCC_ERR_NOT_SUPPORTED, std::string("reduction ") + dt::op_name(a.op) +
+        // Generic types ignore op (it may hold anything).
+        const ucc_reduction_op_t op = dt::is_predefined(dt) ? a.op : UCC_OP_SUM;
+        if (!dt::reduction_supported(dt, op)) {
+            return fail(UCC_ERR_NOT_SUPPORTED, std::string("reduction ") + dt::op_name(op) +
                                                    " on " + dt::name(dt) + " is not supported");
         }
     }
@@ -474,7 +487,7 @@ void normalize_coll_args(const ucc_coll_args_t &a, uint32_t n, uint32_t rank, co
     x.inplace = (flags & UCC_COLL_ARGS_FLAG_IN_PLACE) && inplace_applies(t, is_root);
     x.counts64 = (flags & UCC_COLL_ARGS_FLAG_COUNT_64BIT) != 0;
     x.displs64 = (flags & UCC_COLL_ARGS_FLAG_DISPLACEMENTS_64BIT) != 0;
-    x.op = is_reduction(t) ? a.op : UCC_OP_SUM;
+    x.op = UCC_OP_SUM;
     const Use u = buffers_used(t, x.inplace, is_root);
     if (u.src) {
         x.src = a.src.info.buffer;
@@ -519,6 +532,9 @@ void normalize_coll_args(const ucc_coll_args_t &a, uint32_t n, uint32_t rank, co
     x.esize = (u.src || u.src_v || u.dst || u.dst_v || u.dst_v_nodispl) ? dt::size_of(x.dt) : 0;
     x.generic =
         dt::is_generic(x.dt) ? reinterpret_cast<const void *>(x.dt & ~uint64_t{7}) : nullptr;
+    if (is_reduction(t) && x.generic == nullptr) {
+        x.op = a.op;  // validated (V8)
+    }
     // The main count each algorithm works with.
     switch (t) {
         case UCC_COLL_TYPE_ALLREDUCE:

@@ -248,8 +248,17 @@ void prepare(const Scenario &s, std::vector<RankData> &ranks) {
         a.op = s.op;
         a.src.info = {d.src.data(), src_count, s.dt, UCC_MEMORY_TYPE_HOST};
         a.dst.info = {d.dst.data(), dst_count, s.dt, UCC_MEMORY_TYPE_HOST};
-        if (s.type == UCC_COLL_TYPE_REDUCE && r != s.root) {
+        if (s.type == UCC_COLL_TYPE_REDUCE && r != s.root && !s.reduce_nonroot_dst) {
             a.dst.info = {nullptr, 0, s.dt, UCC_MEMORY_TYPE_HOST};
+        }
+        const bool src_unused =
+            s.inplace &&
+            (s.type == UCC_COLL_TYPE_ALLREDUCE || s.type == UCC_COLL_TYPE_ALLGATHER ||
+             s.type == UCC_COLL_TYPE_ALLTOALL || (s.type == UCC_COLL_TYPE_REDUCE && r == s.root));
+        if (s.poison_inplace_src && src_unused) {
+            // P23: an address no rank may touch, an absurd count, an invalid datatype.
+            a.src.info = {reinterpret_cast<void *>(uintptr_t{0xdead0000}), UINT64_MAX,
+                          UCC_PREDEFINED_DT(1000), UCC_MEMORY_TYPE_HOST};
         }
         if (s.null_buffers) {
             if (a.src.info.count == 0) {
@@ -275,6 +284,7 @@ struct EnvParams {
     uint32_t radix = 0;                              // 0: leave the default
     bool team_ep_map = false;
     bool unordered = false;
+    std::string log_level;  // context LOG_LEVEL; empty: the default
 };
 
 std::string status_error(const char *what, ucc_status_t st) {
@@ -306,6 +316,9 @@ std::string setup(const EnvParams &p, uint32_t rank, uint32_t n, RankEnv *env) {
     if (!p.alg.empty()) {
         std::string var = upper(type_name(p.type)) + "_ALG";
         st = ucc_context_config_modify(ccfg, nullptr, var.c_str(), p.alg.c_str());
+    }
+    if (st == UCC_OK && !p.log_level.empty()) {
+        st = ucc_context_config_modify(ccfg, nullptr, "LOG_LEVEL", p.log_level.c_str());
     }
     if (st == UCC_OK && p.radix != 0) {
         st = ucc_context_config_modify(ccfg, nullptr, "KNOMIAL_RADIX",
@@ -485,6 +498,7 @@ void init_program(const InitShared &sh, uint32_t rank) {
     EnvParams ep;
     ep.team_ep_map = c.team_ep_map;
     ep.unordered = c.unordered;
+    ep.log_level = c.quiet ? "FATAL" : "";
     RankEnv env;
     std::string &error = (*sh.errors)[rank];
     error = setup(ep, rank, c.n, &env);
@@ -528,6 +542,12 @@ std::string describe(const Scenario &s) {
     }
     if (s.init_and_post) {
         os << " init_and_post=1";
+    }
+    if (s.reduce_nonroot_dst) {
+        os << " reduce_nonroot_dst=1";
+    }
+    if (s.poison_inplace_src) {
+        os << " poison_inplace_src=1";
     }
     if (s.skew_ps > 0) {
         os << " skew=" << sim::format_time_ps(static_cast<int64_t>(s.skew_ps));

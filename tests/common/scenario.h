@@ -45,6 +45,13 @@ struct Scenario {
     // [0, skew_ps] picoseconds (a function of seed, r and the post), so
     // ranks post at different times.
     uint64_t skew_ps = 0;
+    // Reduce: non-roots pass a real dst buffer of `count` elements, which must
+    // stay unchanged (P6); otherwise they pass NULL with count 0.
+    bool reduce_nonroot_dst = false;
+    // In place (allreduce, allgather, alltoall; reduce at the root): src, which
+    // is unused, holds poison -- an unmapped address, count UINT64_MAX and an
+    // invalid datatype (P23).
+    bool poison_inplace_src = false;
 };
 
 struct Outcome {
@@ -75,6 +82,7 @@ struct InitCase {
     uint32_t n = 4;
     bool team_ep_map = false;  // as Scenario::team_ep_map
     bool unordered = false;    // team created with UCC_COLLECTIVE_POST_UNORDERED
+    bool quiet = true;         // context LOG_LEVEL=FATAL: no error lines for rejected args
     std::string network = "ideal";
     uint64_t seed = 1;
     // What each rank passes to ucc_collective_init (size n). Pointers inside
