@@ -154,101 +154,273 @@ std::string upper(const char *s) {
 }
 
 const char *type_name(ucc_coll_type_t t) {
-    switch (t) {
-        case UCC_COLL_TYPE_ALLREDUCE:
-            return "allreduce";
-        case UCC_COLL_TYPE_BCAST:
-            return "bcast";
-        case UCC_COLL_TYPE_REDUCE:
-            return "reduce";
-        case UCC_COLL_TYPE_BARRIER:
-            return "barrier";
-        case UCC_COLL_TYPE_ALLGATHER:
-            return "allgather";
-        case UCC_COLL_TYPE_ALLTOALL:
-            return "alltoall";
-        default:
-            return "other";
+    static constexpr const char *kNames[] = {
+        "allgather",      "allgatherv",      "allreduce", "alltoall", "alltoallv", "barrier",
+        "bcast",          "fanin",           "fanout",    "gather",   "gatherv",   "reduce",
+        "reduce_scatter", "reduce_scatterv", "scatter",   "scatterv"};
+    for (uint32_t b = 0; b < 16; ++b) {
+        if (static_cast<uint64_t>(t) == (uint64_t{1} << b)) {
+            return kNames[b];
+        }
     }
+    return "other";
 }
 
 struct RankData {
     Region src;
     Region dst;
+    // v-collectives: counts and displacements as the library reads them
+    // (32- or 64-bit entries per the scenario's flags).
+    std::vector<uint8_t> src_counts;
+    std::vector<uint8_t> src_displs;
+    std::vector<uint8_t> dst_counts;
+    std::vector<uint8_t> dst_displs;
     ucc_coll_args_t args{};
     ucc_status_t status = UCC_OK;
     std::string error;
 };
 
-// Counts of rank r's buffers.
-void counts_of(const Scenario &s, uint64_t *src_count, uint64_t *dst_count) {
-    *src_count = 0;
-    *dst_count = 0;
+// Where rank r's buffers, counts and inputs are, for every collective type.
+struct Layout {
+    uint64_t src_alloc = 0;  // elements allocated
+    uint64_t dst_alloc = 0;
+    uint64_t src_count = 0;  // info.count (non-v descriptions)
+    uint64_t dst_count = 0;
+    bool src_v = false;  // src is an info_v description
+    bool dst_v = false;
+    bool dst_displs = true;                // reduce_scatterv's dst has counts only
+    std::vector<uint64_t> sc, sd, dc, dd;  // v counts and displacements (elements)
+    // Input regions {in dst?, offset, count}, filled for every post.
+    struct Input {
+        bool in_dst;
+        uint64_t off;
+        uint64_t count;
+    };
+    std::vector<Input> inputs;
+    bool dst_none = false;  // this rank passes no dst (NULL, count 0)
+};
+
+// Block sizes of the v-collectives: 0..count, zeros included, a function of
+// the scenario so that every rank computes the same table.
+uint64_t vcount(const Scenario &s, uint64_t i, uint64_t j) {
+    if (s.count == 0) {
+        return 0;
+    }
+    const uint64_t h = mix(s.value_seed * 7919 + i * 1000003 + j);
+    return h % 5 == 0 ? 0 : 1 + h % s.count;
+}
+
+// Displacements of blocks `c` with a gap of 0..2 elements before each one.
+std::vector<uint64_t> displs_with_gaps(const Scenario &s, const std::vector<uint64_t> &c,
+                                       uint64_t salt, uint64_t *extent) {
+    std::vector<uint64_t> d(c.size());
+    uint64_t at = 0;
+    for (size_t i = 0; i < c.size(); ++i) {
+        at += mix(s.value_seed + salt * 31 + i) % 3;
+        d[i] = at;
+        at += c[i];
+    }
+    *extent = at + 1;
+    return d;
+}
+
+Layout layout_of(const Scenario &s, uint32_t r) {
+    Layout L;
+    const uint64_t n = s.n;
+    const uint64_t B = s.count;
+    const bool root = r == s.root;
     switch (s.type) {
         case UCC_COLL_TYPE_ALLREDUCE:
         case UCC_COLL_TYPE_REDUCE:
-            *src_count = s.count;
-            *dst_count = s.count;
+            L.src_alloc = L.src_count = B;
+            L.dst_alloc = L.dst_count = B;
+            L.inputs.push_back({s.inplace, 0, B});
             break;
         case UCC_COLL_TYPE_BCAST:
-            *src_count = s.count;
+            L.src_alloc = L.src_count = B;
+            L.inputs.push_back({false, 0, B});
             break;
         case UCC_COLL_TYPE_ALLGATHER:
-            *src_count = s.count;
-            *dst_count = s.count * s.n;
+            L.src_alloc = L.src_count = B;
+            L.dst_alloc = L.dst_count = B * n;
+            L.inputs.push_back({s.inplace, s.inplace ? r * B : 0, B});
+            break;
+        case UCC_COLL_TYPE_GATHER:
+            L.src_alloc = L.src_count = B;
+            L.dst_alloc = L.dst_count = root ? B * n : 0;
+            L.dst_none = !root;
+            L.inputs.push_back({s.inplace && root, s.inplace && root ? r * B : 0, B});
+            break;
+        case UCC_COLL_TYPE_SCATTER:
+            L.src_alloc = L.src_count = root ? B * n : 0;
+            L.dst_alloc = L.dst_count = B;
+            if (root) {
+                L.inputs.push_back({false, 0, B * n});
+            }
             break;
         case UCC_COLL_TYPE_ALLTOALL:
-            *src_count = s.count * s.n;
-            *dst_count = s.count * s.n;
+            L.src_alloc = L.src_count = B * n;
+            L.dst_alloc = L.dst_count = B * n;
+            L.inputs.push_back({s.inplace, 0, B * n});
             break;
-        default:
+        case UCC_COLL_TYPE_REDUCE_SCATTER:
+            L.src_alloc = L.src_count = B * n;
+            L.dst_alloc = L.dst_count = s.inplace ? B * n : B;
+            L.inputs.push_back({s.inplace, 0, B * n});
+            break;
+        case UCC_COLL_TYPE_ALLGATHERV:
+        case UCC_COLL_TYPE_GATHERV: {
+            std::vector<uint64_t> c(n);
+            for (uint64_t i = 0; i < n; ++i) {
+                c[i] = vcount(s, i, 0);
+            }
+            uint64_t extent = 0;
+            std::vector<uint64_t> d = displs_with_gaps(s, c, 1, &extent);
+            const bool has_dst = s.type == UCC_COLL_TYPE_ALLGATHERV || root;
+            const bool in_place_here = s.inplace && has_dst;
+            L.src_alloc = L.src_count = c[r];
+            if (has_dst) {
+                L.dst_v = true;
+                L.dst_alloc = extent;
+                L.dc = c;
+                L.dd = d;
+            } else {
+                L.dst_none = true;
+            }
+            L.inputs.push_back({in_place_here, in_place_here ? d[r] : 0, c[r]});
+            break;
+        }
+        case UCC_COLL_TYPE_SCATTERV: {
+            std::vector<uint64_t> c(n);
+            for (uint64_t i = 0; i < n; ++i) {
+                c[i] = vcount(s, i, 0);
+            }
+            uint64_t extent = 0;
+            std::vector<uint64_t> d = displs_with_gaps(s, c, 2, &extent);
+            if (root) {
+                L.src_v = true;
+                L.src_alloc = extent;
+                L.sc = c;
+                L.sd = d;
+                L.inputs.push_back({false, 0, extent});
+            }
+            L.dst_alloc = L.dst_count = c[r];
+            break;
+        }
+        case UCC_COLL_TYPE_ALLTOALLV: {
+            // What i sends to j; symmetric in place (dst describes both ways).
+            auto amount = [&](uint64_t i, uint64_t j) {
+                return s.inplace ? vcount(s, std::min(i, j), std::max(i, j) + 1)
+                                 : vcount(s, i, j + 1);
+            };
+            std::vector<uint64_t> sc(n);
+            std::vector<uint64_t> rc(n);
+            for (uint64_t i = 0; i < n; ++i) {
+                sc[i] = amount(r, i);
+                rc[i] = amount(i, r);
+            }
+            uint64_t sext = 0;
+            uint64_t rext = 0;
+            L.src_v = L.dst_v = true;
+            L.sc = sc;
+            L.sd = displs_with_gaps(s, sc, 3 + r, &sext);
+            L.dc = rc;
+            L.dd = displs_with_gaps(s, rc, 5 + r, &rext);
+            L.src_alloc = sext;
+            L.dst_alloc = rext;
+            L.inputs.push_back({s.inplace, 0, s.inplace ? rext : sext});
+            break;
+        }
+        case UCC_COLL_TYPE_REDUCE_SCATTERV: {
+            std::vector<uint64_t> c(n);
+            uint64_t total = 0;
+            for (uint64_t i = 0; i < n; ++i) {
+                c[i] = vcount(s, i, 0);
+                total += c[i];
+            }
+            L.src_alloc = L.src_count = total;
+            L.dst_v = true;
+            L.dst_displs = false;
+            L.dc = c;
+            L.dst_alloc = s.inplace ? total : c[r];
+            L.inputs.push_back({s.inplace, 0, total});
+            break;
+        }
+        default:  // barrier, fanin, fanout: no buffers
             break;
     }
+    return L;
+}
+
+// Serialises a v-array with 32- or 64-bit entries.
+std::vector<uint8_t> v_array(const std::vector<uint64_t> &v, bool wide) {
+    std::vector<uint8_t> out(v.size() * (wide ? 8 : 4) + 8);
+    for (size_t i = 0; i < v.size(); ++i) {
+        if (wide) {
+            std::memcpy(out.data() + i * 8, &v[i], 8);
+        } else {
+            uint32_t x = static_cast<uint32_t>(v[i]);
+            std::memcpy(out.data() + i * 4, &x, 4);
+        }
+    }
+    return out;
 }
 
 // Inputs of post `post` on rank r: a pure function of (scenario, rank, post).
 void fill_inputs(const Scenario &s, RankData &d, uint32_t r, uint32_t post) {
     const size_t es = dt::size_of(s.dt);
-    uint64_t src_count;
-    uint64_t dst_count;
-    counts_of(s, &src_count, &dst_count);
+    const Layout L = layout_of(s, r);
     const uint64_t vseed = s.value_seed + post * 1000003ull;
-    fill(d.src.data(), s.dt, s.op, src_count, r, vseed);
-    if (s.inplace) {
-        if (s.type == UCC_COLL_TYPE_ALLGATHER) {
-            fill(d.dst.data() + r * s.count * es, s.dt, s.op, s.count, r, vseed);
-        } else {
-            fill(d.dst.data(), s.dt, s.op, dst_count, r, vseed);
-        }
+    for (const Layout::Input &in : L.inputs) {
+        uint8_t *base = in.in_dst ? d.dst.data() : d.src.data();
+        fill(base + in.off * es, s.dt, s.op, in.count, r, vseed);
     }
     if (s.type == UCC_COLL_TYPE_BCAST && r != s.root) {
-        fill(d.src.data(), s.dt, s.op, src_count, r + 5555, vseed);  // to be overwritten
+        fill(d.src.data(), s.dt, s.op, L.src_count, r + 5555, vseed);  // to be overwritten
     }
 }
 
 // Allocates buffers (stale dst contents, guards) and builds args for every rank.
 void prepare(const Scenario &s, std::vector<RankData> &ranks) {
     const size_t es = dt::size_of(s.dt);
-    uint64_t src_count;
-    uint64_t dst_count;
-    counts_of(s, &src_count, &dst_count);
     for (uint32_t r = 0; r < s.n; ++r) {
         RankData &d = ranks[r];
-        d.src.alloc(src_count * es);
-        d.dst.alloc(dst_count * es);
-        fill(d.dst.data(), s.dt, s.op, dst_count, r + 7777, s.value_seed);  // stale contents
+        const Layout L = layout_of(s, r);
+        d.src.alloc(L.src_alloc * es);
+        d.dst.alloc(L.dst_alloc * es);
+        fill(d.dst.data(), s.dt, s.op, L.dst_alloc, r + 7777, s.value_seed);  // stale contents
         fill_inputs(s, d, r, 0);
+        d.src_counts = v_array(L.sc, s.wide_counts);
+        d.src_displs = v_array(L.sd, s.wide_displs);
+        d.dst_counts = v_array(L.dc, s.wide_counts);
+        d.dst_displs = v_array(L.dd, s.wide_displs);
         ucc_coll_args_t &a = d.args;
         std::memset(&a, 0, sizeof(a));
         a.mask = UCC_COLL_ARGS_FIELD_FLAGS;
         a.coll_type = s.type;
         a.flags = (s.inplace ? UCC_COLL_ARGS_FLAG_IN_PLACE : 0) |
-                  (s.posts > 1 ? UCC_COLL_ARGS_FLAG_PERSISTENT : 0);
+                  (s.posts > 1 ? UCC_COLL_ARGS_FLAG_PERSISTENT : 0) |
+                  (s.wide_counts ? UCC_COLL_ARGS_FLAG_COUNT_64BIT : 0) |
+                  (s.wide_displs ? UCC_COLL_ARGS_FLAG_DISPLACEMENTS_64BIT : 0);
         a.root = s.root;
         a.op = s.op;
-        a.src.info = {d.src.data(), src_count, s.dt, UCC_MEMORY_TYPE_HOST};
-        a.dst.info = {d.dst.data(), dst_count, s.dt, UCC_MEMORY_TYPE_HOST};
-        if (s.type == UCC_COLL_TYPE_REDUCE && r != s.root && !s.reduce_nonroot_dst) {
+        if (L.src_v) {
+            a.src.info_v = {d.src.data(), reinterpret_cast<ucc_count_t *>(d.src_counts.data()),
+                            reinterpret_cast<ucc_aint_t *>(d.src_displs.data()), s.dt,
+                            UCC_MEMORY_TYPE_HOST};
+        } else {
+            a.src.info = {d.src.data(), L.src_count, s.dt, UCC_MEMORY_TYPE_HOST};
+        }
+        if (L.dst_v) {
+            a.dst.info_v = {
+                d.dst.data(), reinterpret_cast<ucc_count_t *>(d.dst_counts.data()),
+                L.dst_displs ? reinterpret_cast<ucc_aint_t *>(d.dst_displs.data()) : nullptr, s.dt,
+                UCC_MEMORY_TYPE_HOST};
+        } else {
+            a.dst.info = {d.dst.data(), L.dst_count, s.dt, UCC_MEMORY_TYPE_HOST};
+        }
+        if (L.dst_none ||
+            (s.type == UCC_COLL_TYPE_REDUCE && r != s.root && !s.reduce_nonroot_dst)) {
             a.dst.info = {nullptr, 0, s.dt, UCC_MEMORY_TYPE_HOST};
         }
         const bool src_unused =
@@ -524,7 +696,8 @@ void init_program(const InitShared &sh, uint32_t rank) {
 }  // namespace
 
 bool coll_has_reduction(ucc_coll_type_t t) {
-    return t == UCC_COLL_TYPE_ALLREDUCE || t == UCC_COLL_TYPE_REDUCE;
+    return t == UCC_COLL_TYPE_ALLREDUCE || t == UCC_COLL_TYPE_REDUCE ||
+           t == UCC_COLL_TYPE_REDUCE_SCATTER || t == UCC_COLL_TYPE_REDUCE_SCATTERV;
 }
 
 std::string describe(const Scenario &s) {
@@ -548,6 +721,9 @@ std::string describe(const Scenario &s) {
     }
     if (s.poison_inplace_src) {
         os << " poison_inplace_src=1";
+    }
+    if (s.wide_counts || s.wide_displs) {
+        os << " counts64=" << s.wide_counts << " displs64=" << s.wide_displs;
     }
     if (s.skew_ps > 0) {
         os << " skew=" << sim::format_time_ps(static_cast<int64_t>(s.skew_ps));

@@ -52,6 +52,10 @@ struct Scenario {
     // is unused, holds poison -- an unmapped address, count UINT64_MAX and an
     // invalid datatype (P23).
     bool poison_inplace_src = false;
+    // v-collectives: 64-bit count / displacement arrays (flags COUNT_64BIT,
+    // DISPLACEMENTS_64BIT); 32-bit entries otherwise.
+    bool wide_counts = false;
+    bool wide_displs = false;
 };
 
 struct Outcome {
