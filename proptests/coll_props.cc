@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/coll/coll.h"
 #include "lib/dt/dt.h"
 #include "proptests/prop_support.h"
 #include "tests/common/scenario.h"
@@ -36,43 +37,53 @@ namespace {
 using ucc::testkit::Outcome;
 using ucc::testkit::Scenario;
 
-const std::vector<ucc_coll_type_t> kColls = {UCC_COLL_TYPE_ALLREDUCE, UCC_COLL_TYPE_BCAST,
-                                             UCC_COLL_TYPE_REDUCE,    UCC_COLL_TYPE_BARRIER,
-                                             UCC_COLL_TYPE_ALLGATHER, UCC_COLL_TYPE_ALLTOALL};
+const std::vector<ucc_coll_type_t> kColls = {
+    UCC_COLL_TYPE_ALLREDUCE,      UCC_COLL_TYPE_BCAST,           UCC_COLL_TYPE_REDUCE,
+    UCC_COLL_TYPE_BARRIER,        UCC_COLL_TYPE_ALLGATHER,       UCC_COLL_TYPE_ALLTOALL,
+    UCC_COLL_TYPE_ALLGATHERV,     UCC_COLL_TYPE_ALLTOALLV,       UCC_COLL_TYPE_GATHER,
+    UCC_COLL_TYPE_GATHERV,        UCC_COLL_TYPE_SCATTER,         UCC_COLL_TYPE_SCATTERV,
+    UCC_COLL_TYPE_REDUCE_SCATTER, UCC_COLL_TYPE_REDUCE_SCATTERV, UCC_COLL_TYPE_FANIN,
+    UCC_COLL_TYPE_FANOUT};
+
+bool no_data(ucc_coll_type_t t) {
+    return t == UCC_COLL_TYPE_BARRIER || t == UCC_COLL_TYPE_FANIN || t == UCC_COLL_TYPE_FANOUT;
+}
+
+bool is_v(ucc_coll_type_t t) {
+    return t == UCC_COLL_TYPE_ALLGATHERV || t == UCC_COLL_TYPE_ALLTOALLV ||
+           t == UCC_COLL_TYPE_GATHERV || t == UCC_COLL_TYPE_SCATTERV ||
+           t == UCC_COLL_TYPE_REDUCE_SCATTERV;
+}
 
 // Total bytes of src+dst over all ranks a drawn scenario may allocate.
 constexpr uint64_t kByteBudget = 4ull << 20;
 
 bool is_reduction(ucc_coll_type_t t) {
-    return t == UCC_COLL_TYPE_ALLREDUCE || t == UCC_COLL_TYPE_REDUCE;
+    return t == UCC_COLL_TYPE_ALLREDUCE || t == UCC_COLL_TYPE_REDUCE ||
+           t == UCC_COLL_TYPE_REDUCE_SCATTER || t == UCC_COLL_TYPE_REDUCE_SCATTERV;
 }
 
 bool is_rooted(ucc_coll_type_t t) {
-    return t == UCC_COLL_TYPE_BCAST || t == UCC_COLL_TYPE_REDUCE;
+    return t == UCC_COLL_TYPE_BCAST || t == UCC_COLL_TYPE_REDUCE || t == UCC_COLL_TYPE_GATHER ||
+           t == UCC_COLL_TYPE_GATHERV || t == UCC_COLL_TYPE_SCATTER ||
+           t == UCC_COLL_TYPE_SCATTERV || t == UCC_COLL_TYPE_FANIN || t == UCC_COLL_TYPE_FANOUT;
 }
 
+// "auto" and every algorithm the library's table has for the type.
 std::vector<std::string> algorithms(ucc_coll_type_t t) {
-    switch (t) {
-        case UCC_COLL_TYPE_ALLREDUCE:
-            return {"auto", "recursive_doubling", "rabenseifner", "ring"};
-        case UCC_COLL_TYPE_BCAST:
-        case UCC_COLL_TYPE_REDUCE:
-            return {"auto", "knomial"};
-        case UCC_COLL_TYPE_BARRIER:
-            return {"auto", "dissemination", "knomial"};
-        case UCC_COLL_TYPE_ALLGATHER:
-            return {"auto", "bruck", "ring"};
-        case UCC_COLL_TYPE_ALLTOALL:
-            return {"auto", "pairwise", "linear"};
-        default:
-            return {"auto"};
+    std::vector<std::string> v = {"auto"};
+    for (const ucc::coll::Algorithm &a : ucc::coll::algorithms(t)) {
+        v.emplace_back(a.name);
     }
+    return v;
 }
 
 // Algorithms whose message count grows with n^2: teams above 128 ranks would
 // make a case take seconds.
 bool quadratic(ucc_coll_type_t t, const std::string &alg) {
-    return t == UCC_COLL_TYPE_ALLTOALL || alg == "ring" ||
+    return t == UCC_COLL_TYPE_ALLTOALL || t == UCC_COLL_TYPE_ALLTOALLV ||
+           t == UCC_COLL_TYPE_ALLGATHERV || t == UCC_COLL_TYPE_REDUCE_SCATTER ||
+           t == UCC_COLL_TYPE_REDUCE_SCATTERV || alg == "ring" ||
            (t == UCC_COLL_TYPE_ALLGATHER && alg == "auto");
 }
 
@@ -136,9 +147,19 @@ uint64_t team_bytes_per_count(ucc_coll_type_t t, uint32_t n, size_t es) {
         case UCC_COLL_TYPE_ALLGATHER:
             return (1ull + n) * n * es;
         case UCC_COLL_TYPE_ALLTOALL:
+        case UCC_COLL_TYPE_ALLTOALLV:
             return 2ull * n * n * es;
+        case UCC_COLL_TYPE_ALLGATHERV:
+        case UCC_COLL_TYPE_REDUCE_SCATTER:
+        case UCC_COLL_TYPE_REDUCE_SCATTERV:
+            return (2ull + n) * n * es;
+        case UCC_COLL_TYPE_GATHER:
+        case UCC_COLL_TYPE_GATHERV:
+        case UCC_COLL_TYPE_SCATTER:
+        case UCC_COLL_TYPE_SCATTERV:
+            return 3ull * n * es + 2ull;
         default:
-            return 0;
+            return 1;
     }
 }
 
@@ -182,7 +203,7 @@ Scenario draw_scenario(const DrawOptions &o) {
     s.n = draw_team_size(quadratic(s.type, s.alg) ? 128 : 1024);
     s.radix = *rc::gen::weightedOneOf<uint32_t>(
         {{12, rc::gen::inRange<uint32_t>(2, 9)}, {1, rc::gen::inRange<uint32_t>(9, 65)}});
-    if (s.type != UCC_COLL_TYPE_BARRIER) {
+    if (!no_data(s.type)) {
         if (o.float_types) {
             s.dt = *rc::gen::element(UCC_DT_FLOAT16, UCC_DT_BFLOAT16, UCC_DT_FLOAT32,
                                      UCC_DT_FLOAT64, UCC_DT_FLOAT128, UCC_DT_FLOAT32_COMPLEX,
@@ -196,8 +217,13 @@ Scenario draw_scenario(const DrawOptions &o) {
         s.count = std::min<uint64_t>(s.count, kByteBudget / per);
         s.root = is_rooted(s.type) ? draw_root(s.n) : 0;
         s.inplace = *rc::gen::arbitrary<bool>();
+        if (is_v(s.type)) {
+            s.wide_counts = *rc::gen::arbitrary<bool>();
+            s.wide_displs = *rc::gen::arbitrary<bool>();
+        }
     } else {
         s.count = 0;
+        s.root = is_rooted(s.type) ? draw_root(s.n) : 0;
     }
     s.posts = *rc::gen::weightedElement<uint32_t>({{12, 1}, {3, 2}, {2, 3}, {2, 4}});
     s.team_ep_map = *rc::gen::arbitrary<bool>();

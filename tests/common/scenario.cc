@@ -234,7 +234,8 @@ Layout layout_of(const Scenario &s, uint32_t r) {
         case UCC_COLL_TYPE_REDUCE:
             L.src_alloc = L.src_count = B;
             L.dst_alloc = L.dst_count = B;
-            L.inputs.push_back({s.inplace, 0, B});
+            // In place means something for reduce at the root only.
+            L.inputs.push_back({s.inplace && (s.type == UCC_COLL_TYPE_ALLREDUCE || root), 0, B});
             break;
         case UCC_COLL_TYPE_BCAST:
             L.src_alloc = L.src_count = B;
@@ -371,9 +372,13 @@ void fill_inputs(const Scenario &s, RankData &d, uint32_t r, uint32_t post) {
     const size_t es = dt::size_of(s.dt);
     const Layout L = layout_of(s, r);
     const uint64_t vseed = s.value_seed + post * 1000003ull;
+    // src always holds this rank's inputs (also where in-place ignores it, so
+    // that an unused src is still well-formed data); in-place inputs in dst.
+    fill(d.src.data(), s.dt, s.op, L.src_alloc, r, vseed);
     for (const Layout::Input &in : L.inputs) {
-        uint8_t *base = in.in_dst ? d.dst.data() : d.src.data();
-        fill(base + in.off * es, s.dt, s.op, in.count, r, vseed);
+        if (in.in_dst) {
+            fill(d.dst.data() + in.off * es, s.dt, s.op, in.count, r, vseed);
+        }
     }
     if (s.type == UCC_COLL_TYPE_BCAST && r != s.root) {
         fill(d.src.data(), s.dt, s.op, L.src_count, r + 5555, vseed);  // to be overwritten
