@@ -113,10 +113,9 @@ bool RankSet::parse(const std::string &spec, uint32_t n, RankSet *out, std::stri
 }
 
 bool RankSet::contains(uint32_t r) const {
-    auto it = std::upper_bound(ranges_.begin(), ranges_.end(), r,
-                               [](uint32_t v, const std::pair<uint32_t, uint32_t> &range) {
-                                   return v < range.first;
-                               });
+    auto it = std::upper_bound(
+        ranges_.begin(), ranges_.end(), r,
+        [](uint32_t v, const std::pair<uint32_t, uint32_t> &range) { return v < range.first; });
     return it != ranges_.begin() && r <= std::prev(it)->second;
 }
 
@@ -136,8 +135,7 @@ std::string format_us(int64_t ps) {
     char buf[48];
     const char *sign = ps < 0 ? "-" : "";
     uint64_t v = ps < 0 ? 0 - static_cast<uint64_t>(ps) : static_cast<uint64_t>(ps);
-    std::snprintf(buf, sizeof(buf), "%s%" PRIu64 ".%06" PRIu64, sign, v / 1'000'000,
-                  v % 1'000'000);
+    std::snprintf(buf, sizeof(buf), "%s%" PRIu64 ".%06" PRIu64, sign, v / 1'000'000, v % 1'000'000);
     return buf;
 }
 
@@ -203,9 +201,11 @@ std::unique_ptr<Timeline> Timeline::open(const std::string &path, const std::str
             char buf[320];
             std::snprintf(buf, sizeof(buf),
                           "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%" PRIu64
-                          ",\"tid\":0,\"args\":{\"name\":\"rank %" PRIu64 "\"}},\n"
+                          ",\"tid\":0,\"args\":{\"name\":\"rank %" PRIu64
+                          "\"}},\n"
                           "{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":%" PRIu64
-                          ",\"tid\":0,\"args\":{\"sort_index\":%" PRIu64 "}},\n"
+                          ",\"tid\":0,\"args\":{\"sort_index\":%" PRIu64
+                          "}},\n"
                           "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%" PRIu64
                           ",\"tid\":0,\"args\":{\"name\":\"collectives\"}}",
                           r, r, r, r, r);
@@ -309,8 +309,8 @@ void Timeline::close_step(uint32_t rank, OpenSpan *sp, int64_t t_ps) {
                   ",\"sent bytes\":%" PRIu64 ",\"recv msgs\":%" PRIu64 ",\"recv bytes\":%" PRIu64
                   "}}",
                   name, rank, sp->lane, format_us(sp->step_begin_ps).c_str(),
-                  format_us(t_ps - sp->step_begin_ps).c_str(), step, sp->sent_msgs,
-                  sp->sent_bytes, sp->recv_msgs, sp->recv_bytes);
+                  format_us(t_ps - sp->step_begin_ps).c_str(), step, sp->sent_msgs, sp->sent_bytes,
+                  sp->recv_msgs, sp->recv_bytes);
     if (!sp->steps.empty()) {
         sp->steps += ",\n";
     }
@@ -332,19 +332,17 @@ void Timeline::activity(uint32_t rank, OpenSpan *sp, Tag tag, int64_t t_ps) {
 
 void Timeline::write_span(uint32_t rank, OpenSpan &sp, int64_t end_ps, const char *status) {
     close_step(rank, &sp, end_ps);
-    std::string json = "{\"name\":" + json_string(sp.collective) +
-                       ",\"cat\":\"collective\",\"ph\":\"X\",\"pid\":" + std::to_string(rank) +
-                       ",\"tid\":" + std::to_string(sp.lane) + ",\"ts\":" + format_us(sp.begin_ps) +
-                       ",\"dur\":" + format_us(end_ps - sp.begin_ps) +
-                       ",\"args\":{\"Collective name\":" + json_string(sp.collective) +
-                       ",\"In msg nelems\":" + std::to_string(sp.in_elems) +
-                       ",\"Out msg nelems\":" + std::to_string(sp.out_elems) +
-                       ",\"Group size\":" + std::to_string(sp.team_size) +
-                       ",\"dtype\":" + json_string(sp.dtype) +
-                       ",\"algorithm\":" + json_string(sp.algorithm) +
-                       ",\"seq\":" + std::to_string(sp.seq) +
-                       ",\"team\":" + std::to_string(sp.team_id) +
-                       ",\"rank\":" + std::to_string(sp.team_rank);
+    std::string json =
+        "{\"name\":" + json_string(sp.collective) +
+        ",\"cat\":\"collective\",\"ph\":\"X\",\"pid\":" + std::to_string(rank) +
+        ",\"tid\":" + std::to_string(sp.lane) + ",\"ts\":" + format_us(sp.begin_ps) +
+        ",\"dur\":" + format_us(end_ps - sp.begin_ps) +
+        ",\"args\":{\"Collective name\":" + json_string(sp.collective) +
+        ",\"In msg nelems\":" + std::to_string(sp.in_elems) +
+        ",\"Out msg nelems\":" + std::to_string(sp.out_elems) +
+        ",\"Group size\":" + std::to_string(sp.team_size) + ",\"dtype\":" + json_string(sp.dtype) +
+        ",\"algorithm\":" + json_string(sp.algorithm) + ",\"seq\":" + std::to_string(sp.seq) +
+        ",\"team\":" + std::to_string(sp.team_id) + ",\"rank\":" + std::to_string(sp.team_rank);
     if (status != nullptr) {
         json += ",\"status\":" + json_string(status);
     }
@@ -397,12 +395,7 @@ uint64_t Timeline::on_send(uint32_t rank, uint64_t ep, uint32_t dst_rank, Tag ta
         return 0;
     }
     const uint64_t id = next_flow_++;
-    char buf[200];
-    std::snprintf(buf, sizeof(buf),
-                  "{\"name\":\"message\",\"cat\":\"message\",\"ph\":\"s\",\"id\":%" PRIu64
-                  ",\"pid\":%u,\"tid\":%u,\"ts\":%s}",
-                  id, rank, sp->lane, format_us(t_ps).c_str());
-    event(buf);
+    pending_flows_.emplace(id, PendingFlow{rank, sp->lane, t_ps});
     return id;
 }
 
@@ -419,16 +412,24 @@ void Timeline::on_recv(uint32_t rank, uint64_t ep, Tag tag, uint64_t bytes, uint
         sp->recv_bytes += bytes;
         lane = sp->lane;
     }
-    if (flow == 0) {
+    auto it = flow == 0 ? pending_flows_.end() : pending_flows_.find(flow);
+    if (it == pending_flows_.end()) {
         return;
     }
-    // Every flow that was started ends, so that "s" and "f" always pair.
-    char buf[220];
-    std::snprintf(buf, sizeof(buf),
-                  "{\"name\":\"message\",\"cat\":\"message\",\"ph\":\"f\",\"bp\":\"e\",\"id\":%" PRIu64
-                  ",\"pid\":%u,\"tid\":%u,\"ts\":%s}",
-                  flow, rank, lane, format_us(t_ps).c_str());
+    // The arrow's two ends together: every "s" has its "f".
+    const PendingFlow from = it->second;
+    pending_flows_.erase(it);
+    char buf[400];
+    std::snprintf(
+        buf, sizeof(buf),
+        "{\"name\":\"message\",\"cat\":\"message\",\"ph\":\"s\",\"id\":%" PRIu64
+        ",\"pid\":%u,\"tid\":%u,\"ts\":%s},\n"
+        "{\"name\":\"message\",\"cat\":\"message\",\"ph\":\"f\",\"bp\":\"e\",\"id\":%" PRIu64
+        ",\"pid\":%u,\"tid\":%u,\"ts\":%s,\"args\":{\"bytes\":%" PRIu64 "}}",
+        flow, from.rank, from.lane, format_us(from.t_ps).c_str(), flow, rank, lane,
+        format_us(t_ps).c_str(), bytes);
     event(buf);
+    ++flows_;
 }
 
 bool Timeline::close(const std::function<int64_t(uint32_t)> &rank_end_ps, std::string *error) {

@@ -21,7 +21,9 @@
 //    the core's synchronisation messages ("sync step k");
 //  * a flow arrow ("s" at the send, "f" at the matching receive, one id per
 //    message) for each message of a collective whose sender and receiver are
-//    both selected.
+//    both selected. Both events are written when the receive matches, so
+//    every "s" has its "f"; a message never received (a deadlock, a receiver
+//    gone) draws no arrow.
 // Timestamps are virtual microseconds (exact: picoseconds / 1e6).
 //
 // Off by default: the simulator holds a null Timeline pointer and tests it
@@ -91,7 +93,7 @@ class Timeline {
 
     // Counters, for tests and reports.
     uint64_t slices() const { return slices_; }
-    uint64_t flows() const { return next_flow_ - 1; }
+    uint64_t flows() const { return flows_; }
 
   private:
     struct OpenSpan {
@@ -117,6 +119,11 @@ class Timeline {
         uint64_t recv_bytes = 0;
         std::string steps;  // finished step slices, written after the collective's
     };
+    struct PendingFlow {
+        uint32_t rank;
+        uint32_t lane;
+        int64_t t_ps;
+    };
     struct Track {
         std::vector<OpenSpan> open;
         std::vector<bool> lane_busy;
@@ -135,7 +142,9 @@ class Timeline {
     RankSet set_;
     std::vector<bool> selected_;
     std::unordered_map<uint32_t, Track> tracks_;
+    std::unordered_map<uint64_t, PendingFlow> pending_flows_;  // sent, not yet received
     uint64_t next_flow_ = 1;
+    uint64_t flows_ = 0;
     uint64_t slices_ = 0;
     bool first_event_ = true;
     bool closed_ = false;

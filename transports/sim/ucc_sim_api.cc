@@ -32,6 +32,10 @@ ucc_status_t sim_run(const ucc_sim_params_t *params, void (*rank_main)(void *), 
                      params == nullptr ? "params" : "rank_main");
         return UCC_ERR_INVALID_PARAM;
     }
+    // A run refused below leaves zeros, not the figures of an earlier run.
+    tls_last_hash = 0;
+    tls_last_time_s = 0;
+    tls_last_events = 0;
     ucc::sim::ClusterParams p;
     p.n_ranks = 1;
     p.seed = 1;
@@ -85,8 +89,8 @@ ucc_status_t sim_run(const ucc_sim_params_t *params, void (*rank_main)(void *), 
     }
     bool quiet = (flags & UCC_SIM_FLAG_QUIET) != 0;
     if (!quiet) {
-        std::fprintf(stderr, "ucc_sim: seed=%" PRIu64 " ranks=%u network=%s%s\n", p.seed,
-                     p.n_ranks, p.net.describe().c_str(), p.timing_only ? " timing-only" : "");
+        std::fprintf(stderr, "ucc_sim: seed=%" PRIu64 " ranks=%u network=%s%s\n", p.seed, p.n_ranks,
+                     p.net.describe().c_str(), p.timing_only ? " timing-only" : "");
     }
     RankMain rm{rank_main, arg};
     ucc::sim::RunResult res = ucc::sim::run(p, [rm](uint32_t) { rm.fn(rm.arg); });

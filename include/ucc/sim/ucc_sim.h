@@ -114,6 +114,23 @@ const char *ucc_sim_last_algorithm(void);
  */
 ucc_status_t ucc_sim_network_describe(const char *spec, char *buf, size_t len);
 
+/**
+ * Entry point of a user program run by the ucc_sim tool (`ucc_sim -np N
+ * --program LIB.so [-- ARGS...]`). The program is a shared library that
+ * defines this function with C linkage and default visibility; the tool
+ * dlopen()s it and every simulated rank calls it once, as a process calls
+ * main(): argv[0] is the library's path, the ARGS follow, argv[argc] is NULL.
+ * Inside, ucc_sim_rank(), ucc_sim_size() and ucc_sim_oob() work as in any
+ * rank. All ranks share the library's global variables (they are fibers of
+ * one process): keep per-rank state on the stack or indexed by rank.
+ * Return 0 on success; the tool counts the ranks that return anything else.
+ * libucc itself does not define this symbol.
+ */
+int ucc_sim_main(int argc, char **argv);
+
+/** The symbol name the ucc_sim tool looks up in a --program library. */
+#define UCC_SIM_MAIN_SYMBOL "ucc_sim_main"
+
 END_C_DECLS
 
 #endif /* UCC_SIM_H_ */

@@ -1,0 +1,324 @@
+// sim_workload: what one simulated collective costs at scale, with payload and
+// timing-only, through the whole public-API lifecycle on every rank (ucc_init,
+// context, team, one collective, teardown). One JSON line per run:
+//   {"bench":"sim_workload","ranks":1024,"workload":"allreduce_8B","mode":"timing-only",
+//    "virtual_s":...,"coll_us":...,"wall_s":...,"events":...,"events_per_s":...,
+//    "peak_rss_mb":...,"rss_per_rank_kb":...,"status":"ok","trace_hash":"0x..."}
+// virtual_s is the whole run (setup included), coll_us the collective alone on
+// rank 0, peak_rss_mb the peak resident memory of the run.
+//
+// Runs: 1,024 ranks x {barrier, allreduce 8 B, allreduce 64 KiB, alltoall 1 KiB
+// per peer} x {timing-only, payload}; 65,536 ranks barrier and allreduce 8 B
+// timing-only; 1,048,576 ranks barrier timing-only. --quick: 64 ranks x the
+// four x both modes, 1,024 ranks barrier + allreduce 8 B and 4,096 ranks
+// barrier, timing-only (a CI smoke test).
+//
+// Each run is a forked child, so its peak RSS is its own; the parent watches
+// the child's resident memory and stops it (status "over_memory_limit") before
+// it exceeds --mem-limit-gb (default: 80% of MemAvailable), and after
+// --time-limit-s seconds (status "over_time_limit").
+//
+// Usage: sim_workload [--quick] [--seed S] [--network SPEC] [--only RANKS]
+//                     [--mem-limit-gb G] [--time-limit-s T]
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "ucc/api/ucc.h"
+#include "ucc/sim/ucc_sim.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Workload {
+    const char *name;
+    ucc_coll_type_t type;
+    size_t bytes;  // allreduce: vector bytes; alltoall: bytes per peer
+};
+
+constexpr Workload kBarrier{"barrier", UCC_COLL_TYPE_BARRIER, 0};
+constexpr Workload kAllreduce8{"allreduce_8B", UCC_COLL_TYPE_ALLREDUCE, 8};
+constexpr Workload kAllreduce64K{"allreduce_64KiB", UCC_COLL_TYPE_ALLREDUCE, 64 * 1024};
+constexpr Workload kAlltoall1K{"alltoall_1KiB_per_peer", UCC_COLL_TYPE_ALLTOALL, 1024};
+
+struct Run {
+    uint32_t ranks;
+    Workload w;
+    bool timing_only;
+};
+
+struct RankArgs {
+    Workload w;
+    bool timing_only = false;
+    uint64_t failures = 0;
+    double coll_s = 0;  // rank 0's collective, virtual seconds
+};
+
+void rank_main(void *arg) {
+    auto *ra = static_cast<RankArgs *>(arg);
+    const uint32_t rank = ucc_sim_rank();
+    const uint32_t n = ucc_sim_size();
+    ucc_lib_config_h lcfg;
+    ucc_lib_params_t lp{};
+    lp.mask = UCC_LIB_PARAM_FIELD_THREAD_MODE;
+    lp.thread_mode = UCC_THREAD_SINGLE;
+    ucc_lib_h lib;
+    if (ucc_lib_config_read(nullptr, nullptr, &lcfg) != UCC_OK) {
+        ra->failures++;
+        return;
+    }
+    ucc_status_t st = ucc_init(&lp, lcfg, &lib);
+    ucc_lib_config_release(lcfg);
+    if (st != UCC_OK) {
+        ra->failures++;
+        return;
+    }
+    ucc_context_params_t cp{};
+    cp.mask = UCC_CONTEXT_PARAM_FIELD_OOB;
+    ucc_sim_oob(&cp.oob);
+    ucc_context_h ctx;
+    if (ucc_context_create(lib, &cp, nullptr, &ctx) != UCC_OK) {
+        ra->failures++;
+        return;
+    }
+    ucc_team_params_t tp{};
+    tp.mask = UCC_TEAM_PARAM_FIELD_EP_MAP | UCC_TEAM_PARAM_FIELD_EP | UCC_TEAM_PARAM_FIELD_EP_RANGE;
+    tp.ep_map.type = UCC_EP_MAP_FULL;
+    tp.ep_map.ep_num = n;
+    tp.ep = rank;
+    tp.ep_range = UCC_COLLECTIVE_EP_RANGE_CONTIG;
+    ucc_team_h team;
+    st = ucc_team_create_post(&ctx, 1, &tp, &team);
+    if (st == UCC_OK) {
+        while ((st = ucc_team_create_test(team)) == UCC_INPROGRESS) {
+            ucc_context_progress(ctx);
+        }
+    }
+    if (st != UCC_OK) {
+        ra->failures++;
+        return;
+    }
+    // Buffers exist only with payload; timing-only runs pass NULL.
+    const Workload &w = ra->w;
+    const size_t count = w.bytes / 4;
+    const size_t n_elems = w.type == UCC_COLL_TYPE_ALLTOALL ? count * n : count;
+    std::vector<float> src;
+    std::vector<float> dst;
+    if (!ra->timing_only) {
+        src.assign(n_elems, 1.0f);
+        dst.assign(n_elems, 0.0f);
+    }
+    ucc_coll_args_t a{};
+    a.coll_type = w.type;
+    a.op = UCC_OP_SUM;
+    a.src.info = {src.empty() ? nullptr : src.data(), n_elems, UCC_DT_FLOAT32,
+                  UCC_MEMORY_TYPE_HOST};
+    a.dst.info = {dst.empty() ? nullptr : dst.data(), n_elems, UCC_DT_FLOAT32,
+                  UCC_MEMORY_TYPE_HOST};
+    ucc_coll_req_h req;
+    const double t0 = ucc_sim_now();
+    if (ucc_collective_init(&a, &req, team) != UCC_OK || ucc_collective_post(req) != UCC_OK) {
+        ra->failures++;
+        return;
+    }
+    while ((st = ucc_collective_test(req)) == UCC_INPROGRESS) {
+        ucc_context_progress(ctx);
+    }
+    if (rank == 0) {
+        ra->coll_s = ucc_sim_now() - t0;
+    }
+    if (st != UCC_OK) {
+        ra->failures++;
+    }
+    ucc_collective_finalize(req);
+    while (ucc_team_destroy(team) == UCC_INPROGRESS) {
+        ucc_context_progress(ctx);
+    }
+    ucc_context_destroy(ctx);
+    ucc_finalize(lib);
+}
+
+const char *mode_name(bool timing_only) {
+    return timing_only ? "timing-only" : "payload";
+}
+
+// The child: runs one simulation and prints its line.
+int child_run(const Run &run, uint64_t seed, const char *network) {
+    RankArgs ra;
+    ra.w = run.w;
+    ra.timing_only = run.timing_only;
+    ucc_sim_params_t p{};
+    p.mask = UCC_SIM_PARAM_FIELD_N_RANKS | UCC_SIM_PARAM_FIELD_SEED | UCC_SIM_PARAM_FIELD_FLAGS |
+             UCC_SIM_PARAM_FIELD_TIMING_ONLY;
+    p.n_ranks = run.ranks;
+    p.seed = seed;
+    p.flags = UCC_SIM_FLAG_QUIET;
+    p.timing_only = run.timing_only ? 1 : 0;
+    if (network != nullptr) {
+        p.mask |= UCC_SIM_PARAM_FIELD_NETWORK;
+        p.network = network;
+    }
+    const auto t0 = Clock::now();
+    ucc_status_t st = ucc_sim_run(&p, rank_main, &ra);
+    const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
+    rusage ru{};
+    getrusage(RUSAGE_SELF, &ru);
+    const double rss_mb = static_cast<double>(ru.ru_maxrss) / 1024.0;
+    const uint64_t events = ucc_sim_last_events();
+    const bool ok = st == UCC_OK && ra.failures == 0;
+    std::printf(
+        "{\"bench\":\"sim_workload\",\"ranks\":%u,\"workload\":\"%s\",\"mode\":\"%s\","
+        "\"virtual_s\":%.9g,\"coll_us\":%.3f,\"wall_s\":%.3f,\"events\":%" PRIu64
+        ",\"events_per_s\":%.0f,\"peak_rss_mb\":%.1f,\"rss_per_rank_kb\":%.2f,"
+        "\"status\":\"%s\",\"trace_hash\":\"0x%016" PRIx64 "\"}\n",
+        run.ranks, run.w.name, mode_name(run.timing_only), ucc_sim_last_time(), ra.coll_s * 1e6,
+        wall, events, wall > 0 ? static_cast<double>(events) / wall : 0.0, rss_mb,
+        rss_mb * 1024.0 / run.ranks,
+        ok ? "ok" : (st != UCC_OK ? ucc_status_string(st) : "api_failure"), ucc_sim_trace_hash());
+    std::fflush(stdout);
+    return ok ? 0 : 1;
+}
+
+// Resident set of a process, in MiB (0 if unknown).
+double rss_mb_of(pid_t pid) {
+    std::ifstream f("/proc/" + std::to_string(pid) + "/statm");
+    uint64_t size = 0;
+    uint64_t resident = 0;
+    if (!(f >> size >> resident)) {
+        return 0;
+    }
+    return static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE)) /
+           (1024.0 * 1024.0);
+}
+
+double mem_available_gb() {
+    std::ifstream f("/proc/meminfo");
+    std::string key;
+    uint64_t kb = 0;
+    std::string unit;
+    while (f >> key >> kb >> unit) {
+        if (key == "MemAvailable:") {
+            return static_cast<double>(kb) / (1024.0 * 1024.0);
+        }
+    }
+    return 8.0;
+}
+
+// Forks a child for the run and watches it. Returns false if it failed.
+bool supervised_run(const Run &run, uint64_t seed, const char *network, double mem_limit_gb,
+                    double time_limit_s) {
+    std::fflush(stdout);
+    const auto t0 = Clock::now();
+    pid_t pid = fork();
+    if (pid < 0) {
+        std::perror("fork");
+        return false;
+    }
+    if (pid == 0) {
+        std::_Exit(child_run(run, seed, network));
+    }
+    double peak_seen_mb = 0;
+    const char *stopped = nullptr;
+    int status = 0;
+    for (;;) {
+        pid_t r = waitpid(pid, &status, WNOHANG);
+        if (r == pid) {
+            break;
+        }
+        const double rss = rss_mb_of(pid);
+        peak_seen_mb = std::max(peak_seen_mb, rss);
+        const double elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
+        if (stopped == nullptr && rss > mem_limit_gb * 1024.0) {
+            stopped = "over_memory_limit";
+        } else if (stopped == nullptr && elapsed > time_limit_s) {
+            stopped = "over_time_limit";
+        }
+        if (stopped != nullptr) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &status, 0);
+            break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    if (stopped == nullptr && WIFEXITED(status)) {
+        return WEXITSTATUS(status) == 0;  // the child printed its line
+    }
+    const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
+    std::string why = stopped != nullptr ? stopped : "crashed";
+    if (stopped == nullptr && WIFSIGNALED(status)) {
+        why += std::string(" (signal ") + std::to_string(WTERMSIG(status)) + ")";
+    }
+    std::printf(
+        "{\"bench\":\"sim_workload\",\"ranks\":%u,\"workload\":\"%s\",\"mode\":\"%s\","
+        "\"wall_s\":%.3f,\"peak_rss_mb\":%.1f,\"rss_per_rank_kb\":%.2f,\"status\":\"%s\","
+        "\"mem_limit_gb\":%.1f,\"time_limit_s\":%.0f}\n",
+        run.ranks, run.w.name, mode_name(run.timing_only), wall, peak_seen_mb,
+        peak_seen_mb * 1024.0 / run.ranks, why.c_str(), mem_limit_gb, time_limit_s);
+    std::fflush(stdout);
+    return false;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    bool quick = false;
+    uint64_t seed = 1;
+    const char *network = nullptr;
+    double mem_limit_gb = 0.8 * mem_available_gb();
+    double time_limit_s = 1800;
+    uint32_t only = 0;
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--quick") == 0) {
+            quick = true;
+        } else if (std::strcmp(argv[i], "--seed") == 0 && i + 1 < argc) {
+            seed = std::strtoull(argv[++i], nullptr, 10);
+        } else if (std::strcmp(argv[i], "--network") == 0 && i + 1 < argc) {
+            network = argv[++i];
+        } else if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
+            only = static_cast<uint32_t>(std::strtoul(argv[++i], nullptr, 10));
+        } else if (std::strcmp(argv[i], "--mem-limit-gb") == 0 && i + 1 < argc) {
+            mem_limit_gb = std::strtod(argv[++i], nullptr);
+        } else if (std::strcmp(argv[i], "--time-limit-s") == 0 && i + 1 < argc) {
+            time_limit_s = std::strtod(argv[++i], nullptr);
+        } else {
+            std::fprintf(stderr,
+                         "usage: %s [--quick] [--seed S] [--network SPEC] [--only RANKS] "
+                         "[--mem-limit-gb G] [--time-limit-s T]\n",
+                         argv[0]);
+            return 2;
+        }
+    }
+    const uint32_t small = quick ? 64 : 1024;
+    const uint32_t medium = quick ? 1024 : 65536;
+    const uint32_t large = quick ? 4096 : 1048576;
+    std::vector<Run> runs;
+    for (const Workload &w : {kBarrier, kAllreduce8, kAllreduce64K, kAlltoall1K}) {
+        runs.push_back({small, w, true});
+        runs.push_back({small, w, false});
+    }
+    runs.push_back({medium, kBarrier, true});
+    runs.push_back({medium, kAllreduce8, true});
+    runs.push_back({large, kBarrier, true});
+    int failed = 0;
+    for (const Run &run : runs) {
+        if (only != 0 && run.ranks != only) {
+            continue;
+        }
+        if (!supervised_run(run, seed, network, mem_limit_gb, time_limit_s)) {
+            failed = 1;
+        }
+    }
+    return failed;
+}
