@@ -721,9 +721,12 @@ std::string Cluster::describe_blocked(size_t max_ranks) const {
         if (rs.oob != nullptr) {
             const OobRequest *q = rs.oob;
             uint32_t arrived = q->round != nullptr ? q->round->arrived : n_;
-            s += "    inside OOB allgather #" + std::to_string(q->round_id) + " (" +
-                 std::to_string(q->size) + " bytes; " + std::to_string(arrived) + " of " +
-                 std::to_string(n_) + " ranks have called it)\n";
+            const bool exchange = (q->round_id >> 63) != 0;
+            const uint64_t k = q->round_id & ~(uint64_t{1} << 63);
+            s += exchange ? "    inside OOB peer exchange #" + std::to_string(k) + " ("
+                          : "    inside OOB allgather #" + std::to_string(k) + " (" +
+                                std::to_string(q->size) + " bytes; ";
+            s += std::to_string(arrived) + " of " + std::to_string(n_) + " ranks have called it)\n";
         }
         if (s.size() == before) {
             s += "    blocked in idle() with nothing posted\n";
