@@ -778,7 +778,6 @@ std::string describe_args(const ucc_coll_args_t &a, uint32_t n) {
 
 }  // namespace
 
-
 // P45 / V1-V11: every rank's ucc_collective_init status equals the model's.
 UCC_PROP(Validity, InitStatusMatchesModel, 10000, ()) {
     using ucc::testkit::InitCase;

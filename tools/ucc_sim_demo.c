@@ -9,6 +9,7 @@
  *
  *   ucc_sim_demo [--ranks N] [--seed S] [--network SPEC] [--count ELEMS]
  */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,20 +20,20 @@
 
 typedef struct {
     size_t count;
-    unsigned long errors;    /* ranks whose results were wrong */
-    unsigned long failures;  /* ranks where an API call failed */
-    double t_allreduce;      /* virtual seconds, measured on rank 0 */
+    unsigned long errors;   /* ranks whose results were wrong */
+    unsigned long failures; /* ranks where an API call failed */
+    double t_allreduce;     /* virtual seconds, measured on rank 0 */
     double t_bcast;
 } demo_t;
 
-#define CHECK(call)                                                                     \
-    do {                                                                                \
-        ucc_status_t st_ = (call);                                                      \
-        if (st_ != UCC_OK) {                                                            \
+#define CHECK(call)                                                                           \
+    do {                                                                                      \
+        ucc_status_t st_ = (call);                                                            \
+        if (st_ != UCC_OK) {                                                                  \
             fprintf(stderr, "rank %u: %s failed: %s\n", rank, #call, ucc_status_string(st_)); \
-            d->failures++;                                                              \
-            return;                                                                     \
-        }                                                                               \
+            d->failures++;                                                                    \
+            return;                                                                           \
+        }                                                                                     \
     } while (0)
 
 static ucc_status_t run_coll(ucc_coll_args_t *args, ucc_team_h team, ucc_context_h ctx) {
@@ -84,8 +85,8 @@ static void rank_main(void *arg) {
     CHECK(ucc_context_create(lib, &ctx_params, NULL, &ctx));
 
     memset(&team_params, 0, sizeof(team_params));
-    team_params.mask = UCC_TEAM_PARAM_FIELD_OOB | UCC_TEAM_PARAM_FIELD_EP |
-                       UCC_TEAM_PARAM_FIELD_EP_RANGE;
+    team_params.mask =
+        UCC_TEAM_PARAM_FIELD_OOB | UCC_TEAM_PARAM_FIELD_EP | UCC_TEAM_PARAM_FIELD_EP_RANGE;
     CHECK(ucc_sim_oob(&team_params.oob));
     team_params.ep = rank;
     team_params.ep_range = UCC_COLLECTIVE_EP_RANGE_CONTIG;
@@ -201,9 +202,10 @@ int main(int argc, char **argv) {
                 argv[0]);
         return 2;
     }
-    printf("UCC %s: simulating %u ranks, allreduce (float32 sum) and bcast (int32) of %zu "
-           "elements\n",
-           ucc_get_version_string(), params.n_ranks, d.count);
+    printf(
+        "UCC %s: simulating %u ranks, allreduce (float32 sum) and bcast (int32) of %zu "
+        "elements\n",
+        ucc_get_version_string(), params.n_ranks, d.count);
     fflush(stdout);
     clock_gettime(CLOCK_MONOTONIC, &w0);
     st = ucc_sim_run(&params, rank_main, &d);

@@ -16,10 +16,10 @@
 #ifndef UCC_H_
 #define UCC_H_
 
-#include <ucc/api/ucc_def.h>
-#include <ucc/api/ucc_version.h>
-#include <ucc/api/ucc_status.h>
 #include <stdio.h>
+#include <ucc/api/ucc_def.h>
+#include <ucc/api/ucc_status.h>
+#include <ucc/api/ucc_version.h>
 
 BEGIN_C_DECLS
 
@@ -52,7 +52,7 @@ typedef enum {
     UCC_COLL_TYPE_REDUCE_SCATTERV = UCC_BIT(13), /*!< Reduction, result split unevenly. */
     UCC_COLL_TYPE_SCATTER = UCC_BIT(14),         /*!< Root's blocks distributed. */
     UCC_COLL_TYPE_SCATTERV = UCC_BIT(15),        /*!< Scatter with per-member block sizes. */
-    UCC_COLL_TYPE_LAST /*!< One past the last bit value; not a type. */
+    UCC_COLL_TYPE_LAST                           /*!< One past the last bit value; not a type. */
 } ucc_coll_type_t;
 
 /**
@@ -60,12 +60,12 @@ typedef enum {
  * @brief Where a buffer lives.
  */
 typedef enum ucc_memory_type {
-    UCC_MEMORY_TYPE_HOST,         /*!< Ordinary system memory. */
-    UCC_MEMORY_TYPE_CUDA,         /*!< NVIDIA device memory. */
-    UCC_MEMORY_TYPE_CUDA_MANAGED, /*!< NVIDIA managed (unified) memory. */
-    UCC_MEMORY_TYPE_ROCM,         /*!< AMD device memory. */
-    UCC_MEMORY_TYPE_ROCM_MANAGED, /*!< AMD managed memory. */
-    UCC_MEMORY_TYPE_LAST,         /*!< Number of known memory types. */
+    UCC_MEMORY_TYPE_HOST,                          /*!< Ordinary system memory. */
+    UCC_MEMORY_TYPE_CUDA,                          /*!< NVIDIA device memory. */
+    UCC_MEMORY_TYPE_CUDA_MANAGED,                  /*!< NVIDIA managed (unified) memory. */
+    UCC_MEMORY_TYPE_ROCM,                          /*!< AMD device memory. */
+    UCC_MEMORY_TYPE_ROCM_MANAGED,                  /*!< AMD managed memory. */
+    UCC_MEMORY_TYPE_LAST,                          /*!< Number of known memory types. */
     UCC_MEMORY_TYPE_UNKNOWN = UCC_MEMORY_TYPE_LAST /*!< Ask the library to detect it. */
 } ucc_memory_type_t;
 
@@ -132,15 +132,15 @@ typedef enum {
  * apart. The element-wise result goes to @a dst.
  */
 typedef struct ucc_reduce_cb_params {
-    uint64_t mask;          /*!< Reserved; ignored. */
-    void *src1;             /*!< First input vector. */
-    void *src2;             /*!< Start of the remaining n_vectors inputs. */
-    void *dst;              /*!< Output vector. */
-    size_t n_vectors;       /*!< How many vectors begin at src2. */
-    size_t count;           /*!< Elements per vector. */
-    size_t stride;          /*!< Bytes between consecutive vectors at src2. */
-    ucc_dt_generic_t *dt;   /*!< The generic datatype being reduced. */
-    void *cb_ctx;           /*!< reduce.cb_ctx given at datatype creation. */
+    uint64_t mask;        /*!< Reserved; ignored. */
+    void *src1;           /*!< First input vector. */
+    void *src2;           /*!< Start of the remaining n_vectors inputs. */
+    void *dst;            /*!< Output vector. */
+    size_t n_vectors;     /*!< How many vectors begin at src2. */
+    size_t count;         /*!< Elements per vector. */
+    size_t stride;        /*!< Bytes between consecutive vectors at src2. */
+    ucc_dt_generic_t *dt; /*!< The generic datatype being reduced. */
+    void *cb_ctx;         /*!< reduce.cb_ctx given at datatype creation. */
 } ucc_reduce_cb_params_t;
 
 /**
@@ -328,8 +328,7 @@ void ucc_lib_config_print(const ucc_lib_config_h config, FILE *stream, const cha
  *
  * @return UCC_OK or an error code.
  */
-ucc_status_t ucc_lib_config_modify(ucc_lib_config_h config, const char *name,
-                                   const char *value);
+ucc_status_t ucc_lib_config_modify(ucc_lib_config_h config, const char *name, const char *value);
 
 /**
  * @ingroup UCC_LIB
@@ -339,8 +338,7 @@ ucc_status_t ucc_lib_config_modify(ucc_lib_config_h config, const char *name,
  * @param [out] minor_version   Minor number.
  * @param [out] release_number  Release (patch) number.
  */
-void ucc_get_version(unsigned *major_version, unsigned *minor_version,
-                     unsigned *release_number);
+void ucc_get_version(unsigned *major_version, unsigned *minor_version, unsigned *release_number);
 
 /**
  * @ingroup UCC_LIB
@@ -366,9 +364,8 @@ ucc_status_t ucc_init_version(unsigned api_major_version, unsigned api_minor_ver
  * @param [out] lib_p   The new library handle.
  * @return UCC_OK, or an error code with no library created.
  */
-static inline ucc_status_t ucc_init(const ucc_lib_params_t *params,
-                                    const ucc_lib_config_h config, ucc_lib_h *lib_p)
-{
+static inline ucc_status_t ucc_init(const ucc_lib_params_t *params, const ucc_lib_config_h config,
+                                    ucc_lib_h *lib_p) {
     return ucc_init_version(UCC_API_MAJOR, UCC_API_MINOR, params, config, lib_p);
 }
 
@@ -433,8 +430,8 @@ typedef struct ucc_oob_coll {
     /** Start a non-blocking allgather of @a size bytes per participant; the
      *  contribution of participant k lands at recv_buf + k * size. The user's
      *  request object is returned through @a request. */
-    ucc_status_t (*allgather)(void *src_buf, void *recv_buf, size_t size,
-                              void *allgather_info, void **request);
+    ucc_status_t (*allgather)(void *src_buf, void *recv_buf, size_t size, void *allgather_info,
+                              void **request);
     /** UCC_OK when done, UCC_INPROGRESS while running, negative on error. */
     ucc_status_t (*req_test)(void *request);
     /** Release a request obtained from allgather. */
@@ -533,8 +530,8 @@ void ucc_context_config_release(ucc_context_config_h config);
  * @ingroup UCC_CONTEXT
  * @brief Write a context configuration to @a stream.
  */
-void ucc_context_config_print(const ucc_context_config_h config, FILE *stream,
-                              const char *title, ucc_config_print_flags_t print_flags);
+void ucc_context_config_print(const ucc_context_config_h config, FILE *stream, const char *title,
+                              ucc_config_print_flags_t print_flags);
 
 /**
  * @ingroup UCC_CONTEXT
@@ -655,8 +652,7 @@ enum ucc_team_flags {
  */
 typedef struct ucc_team_p2p_conn {
     /** Look up connection data of endpoint @a ep. */
-    int (*conn_info_lookup)(void *conn_ctx, uint64_t ep, ucc_p2p_conn_t **conn_info,
-                            void *request);
+    int (*conn_info_lookup)(void *conn_ctx, uint64_t ep, ucc_p2p_conn_t **conn_info, void *request);
     /** Release data returned by conn_info_lookup. */
     int (*conn_info_release)(ucc_p2p_conn_t *conn_info);
     void *conn_ctx;                          /*!< Passed to conn_info_lookup. */
@@ -737,7 +733,7 @@ typedef struct ucc_ep_map_t {
     /* Anonymous unions are C11; this keeps strict C99 builds quiet. */
     __extension__
 #endif
-    union {
+        union {
         struct ucc_ep_map_strided strided; /*!< For UCC_EP_MAP_STRIDED. */
         struct ucc_ep_map_array array;     /*!< For UCC_EP_MAP_ARRAY. */
         struct ucc_ep_map_cb cb;           /*!< For UCC_EP_MAP_CB. */
@@ -826,8 +822,8 @@ ucc_status_t ucc_team_get_attr(ucc_team_h team, ucc_team_attr_t *team_attr);
  * @param [out] new_team     The new team handle; finish with ucc_team_create_test().
  * @return UCC_OK if the split was started, or an error code.
  */
-ucc_status_t ucc_team_create_from_parent(uint64_t my_ep, uint32_t included,
-                                         ucc_team_h parent_team, ucc_team_h *new_team);
+ucc_status_t ucc_team_create_from_parent(uint64_t my_ep, uint32_t included, ucc_team_h parent_team,
+                                         ucc_team_h *new_team);
 
 /* ******************************************************************** */
 /*  Collectives                                                         */
@@ -846,8 +842,8 @@ typedef enum {
     UCC_COLL_ARGS_FLAG_CONTIG_DST_BUFFER = UCC_BIT(5),   /*!< Destination blocks are contiguous. */
     UCC_COLL_ARGS_FLAG_TIMEOUT = UCC_BIT(6),             /*!< Enforce ucc_coll_args_t::timeout. */
     UCC_COLL_ARGS_FLAG_MEM_MAPPED_BUFFERS = UCC_BIT(7),  /*!< Buffers are in mapped memory. */
-    UCC_COLL_ARGS_FLAG_SRC_MEMH_GLOBAL = UCC_BIT(8),     /*!< src_memh holds global_memh (>= 1.5). */
-    UCC_COLL_ARGS_FLAG_DST_MEMH_GLOBAL = UCC_BIT(9)      /*!< dst_memh holds global_memh (>= 1.5). */
+    UCC_COLL_ARGS_FLAG_SRC_MEMH_GLOBAL = UCC_BIT(8), /*!< src_memh holds global_memh (>= 1.5). */
+    UCC_COLL_ARGS_FLAG_DST_MEMH_GLOBAL = UCC_BIT(9)  /*!< dst_memh holds global_memh (>= 1.5). */
 } ucc_coll_args_flags_t;
 
 /**
@@ -993,8 +989,7 @@ ucc_status_t ucc_collective_init_and_post(ucc_coll_args_t *coll_args, ucc_coll_r
  * @ingroup UCC_COLLECTIVES
  * @brief Current status of a request; makes no progress by itself.
  */
-static inline ucc_status_t ucc_collective_test(ucc_coll_req_h request)
-{
+static inline ucc_status_t ucc_collective_test(ucc_coll_req_h request) {
     return request->status;
 }
 
@@ -1024,12 +1019,12 @@ typedef enum ucc_event_type {
  * @brief Kinds of execution engines.
  */
 typedef enum ucc_ee_type {
-    UCC_EE_FIRST = 0,                 /*!< First valid value. */
+    UCC_EE_FIRST = 0,                  /*!< First valid value. */
     UCC_EE_CUDA_STREAM = UCC_EE_FIRST, /*!< CUDA stream. */
-    UCC_EE_CPU_THREAD,                /*!< CPU thread. */
-    UCC_EE_ROCM_STREAM,               /*!< ROCm stream. */
-    UCC_EE_LAST,                      /*!< Number of kinds. */
-    UCC_EE_UNKNOWN = UCC_EE_LAST      /*!< Not a valid kind. */
+    UCC_EE_CPU_THREAD,                 /*!< CPU thread. */
+    UCC_EE_ROCM_STREAM,                /*!< ROCm stream. */
+    UCC_EE_LAST,                       /*!< Number of kinds. */
+    UCC_EE_UNKNOWN = UCC_EE_LAST       /*!< Not a valid kind. */
 } ucc_ee_type_t;
 
 /**

@@ -6,9 +6,9 @@
 #ifndef UCC_DEF_H_
 #define UCC_DEF_H_
 
-#include <ucc/api/ucc_status.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <ucc/api/ucc_status.h>
 
 BEGIN_C_DECLS
 
@@ -152,9 +152,9 @@ typedef struct ucc_dt_generic ucc_dt_generic_t;
  * zero and carry their id above; generic types are tagged pointers.
  */
 typedef enum {
-    UCC_DATATYPE_PREDEFINED = 0,         /*!< Class of predefined types. */
-    UCC_DATATYPE_GENERIC = UCC_BIT(0),   /*!< Class of generic types. */
-    UCC_DATATYPE_SHIFT = 3,              /*!< Width of the class field. */
+    UCC_DATATYPE_PREDEFINED = 0,                           /*!< Class of predefined types. */
+    UCC_DATATYPE_GENERIC = UCC_BIT(0),                     /*!< Class of generic types. */
+    UCC_DATATYPE_SHIFT = 3,                                /*!< Width of the class field. */
     UCC_DATATYPE_CLASS_MASK = UCC_MASK(UCC_DATATYPE_SHIFT) /*!< Class field mask. */
 } ucc_dt_type_t;
 
