@@ -5,6 +5,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/deps.sh
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DUCC_BUILD_TESTS=OFF >/dev/null
-cmake --build build -j"$(nproc)" --target ucc_sim_demo
-./build/ucc_sim_demo "$@"
+cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release -DUCC_BUILD_TESTS=OFF >/dev/null
+cmake --build build-release -j"$(nproc)" --target ucc_sim_demo
+./build-release/ucc_sim_demo "$@"
