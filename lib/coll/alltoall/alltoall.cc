@@ -11,6 +11,9 @@ std::span<const Algorithm> alltoall_algorithms() {
          alltoall_pairwise, supports_any},
         {UCC_COLL_TYPE_ALLTOALL, "linear", "all exchanges posted at once; small teams",
          alltoall_linear, supports_any},
+        {UCC_COLL_TYPE_ALLTOALL, "bruck",
+         "Bruck; ceil(log2 n) rounds of n/2 blocks: small blocks on many ranks", alltoall_bruck,
+         supports_any},
     };
     return kTable;
 }

@@ -7,5 +7,6 @@ namespace ucc::coll {
 
 Task alltoall_pairwise(Coll &c);
 Task alltoall_linear(Coll &c);
+Task alltoall_bruck(Coll &c);
 
 }  // namespace ucc::coll
