@@ -47,7 +47,7 @@ const char *auto_choice(const Context &ctx, const coll::Args &a, uint32_t n) {
             }
             // Bruck moves log2(n)/2 times the bytes in log2(n) rounds instead
             // of n-1: worth it while a block is small next to the latency.
-            return bytes <= 2048 && n >= 64 ? "bruck" : "pairwise";
+            return bytes <= 512 && n >= 64 ? "bruck" : "pairwise";
         case UCC_COLL_TYPE_BARRIER:
             return "dissemination";
         default:
