@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/sim_rank.h"
 #include "ucc/api/ucc.h"
 #include "ucc/sim/ucc_sim.h"
 
@@ -33,41 +34,11 @@ struct RankArgs {
 
 void rank_main(void *arg) {
     auto *ra = static_cast<RankArgs *>(arg);
-    const uint32_t rank = ucc_sim_rank();
     const uint32_t n = ucc_sim_size();
-    ucc_lib_config_h lcfg;
-    ucc_lib_params_t lp{};
-    lp.mask = UCC_LIB_PARAM_FIELD_THREAD_MODE;
-    lp.thread_mode = UCC_THREAD_SINGLE;
-    ucc_lib_h lib;
-    if (ucc_lib_config_read(nullptr, nullptr, &lcfg) != UCC_OK ||
-        ucc_init(&lp, lcfg, &lib) != UCC_OK) {
+    ucc::bench::SimRank r;
+    if (!ucc::bench::sim_rank_open(&r)) {
         ra->failures++;
-        return;
-    }
-    ucc_lib_config_release(lcfg);
-    ucc_context_params_t cp{};
-    cp.mask = UCC_CONTEXT_PARAM_FIELD_OOB;
-    ucc_sim_oob(&cp.oob);
-    ucc_context_h ctx;
-    if (ucc_context_create(lib, &cp, nullptr, &ctx) != UCC_OK) {
-        ra->failures++;
-        return;
-    }
-    ucc_team_params_t tp{};
-    tp.mask = UCC_TEAM_PARAM_FIELD_EP_MAP | UCC_TEAM_PARAM_FIELD_EP | UCC_TEAM_PARAM_FIELD_EP_RANGE;
-    tp.ep_map.type = UCC_EP_MAP_FULL;
-    tp.ep_map.ep_num = n;
-    tp.ep = rank;
-    tp.ep_range = UCC_COLLECTIVE_EP_RANGE_CONTIG;
-    ucc_team_h team;
-    ucc_status_t st = ucc_team_create_post(&ctx, 1, &tp, &team);
-    if (st == UCC_OK) {
-        while ((st = ucc_team_create_test(team)) == UCC_INPROGRESS) {
-        }
-    }
-    if (st != UCC_OK) {
-        ra->failures++;
+        ucc::bench::sim_rank_close(&r);
         return;
     }
     const Work &w = ra->w;
@@ -87,22 +58,11 @@ void rank_main(void *arg) {
     a.root = 0;
     a.src.info = {src.data(), src_n, UCC_DT_FLOAT32, UCC_MEMORY_TYPE_HOST};
     a.dst.info = {dst.data(), dst_n, UCC_DT_FLOAT32, UCC_MEMORY_TYPE_HOST};
-    ucc_coll_req_h req;
-    if (ucc_collective_init(&a, &req, team) != UCC_OK || ucc_collective_post(req) != UCC_OK) {
-        ra->failures++;
-        return;
-    }
-    while ((st = ucc_collective_test(req)) == UCC_INPROGRESS) {
-        ucc_context_progress(ctx);
-    }
-    if (st != UCC_OK) {
+    double coll_s = 0;
+    if (ucc::bench::sim_rank_collective(&r, &a, &coll_s) != UCC_OK) {
         ra->failures++;
     }
-    ucc_collective_finalize(req);
-    while (ucc_team_destroy(team) == UCC_INPROGRESS) {
-    }
-    ucc_context_destroy(ctx);
-    ucc_finalize(lib);
+    ucc::bench::sim_rank_close(&r);
 }
 
 double peak_rss_mb() {
