@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/util/trace_event.h"
 #include "ucc/api/ucc.h"
 
 namespace ucc {
@@ -59,6 +60,11 @@ struct Xfer {
     uint64_t signature = 0;
     uint64_t peer_signature = 0;
     uint32_t peer_index = 0;  // the caller's name for the peer (e.g. team rank)
+    // Event trace (recording transports only): the request this transfer
+    // belongs to (0: none), and which user buffer `buf` lies in, at what offset.
+    uint64_t trace_req = 0;
+    uint64_t trace_offset = 0;
+    TraceBuffer trace_buffer = TraceBuffer::kNone;
     bool done() const { return status != UCC_INPROGRESS && status != UCC_OPERATION_INITIALIZED; }
 };
 
@@ -190,6 +196,16 @@ class Transport {
         (void)theirs;
         return false;
     }
+
+    // Event trace (lib/util/trace_event.h): whether this transport records
+    // one, and the recording itself (rank and time are stamped here). A
+    // recording transport also records kSend/kRecv (and the buffer accesses
+    // they are) for transfers whose Xfer names a `trace_req`.
+    virtual bool recording() const { return false; }
+    virtual void record(TraceEvent &e) { (void)e; }
+    // Operations the transport still holds for this endpoint (posted receives,
+    // unexpected messages, RMA state): what a resource-drift check counts.
+    virtual size_t pending_ops() const { return 0; }
 
     void set_sink(CompletionSink *sink) { sink_ = sink; }
 

@@ -1,6 +1,7 @@
 // The primitives algorithms are written in: send, recv, wait, reduce, copy.
 #include "lib/coll/coll.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "lib/dt/dt.h"
@@ -55,11 +56,111 @@ void WaitAll::report_desync(const Xfer &x) {
     }
 }
 
+namespace {
+
+uint64_t mul_sat(uint64_t a, uint64_t b) {
+    uint64_t r = 0;
+    return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
+uint64_t add_sat(uint64_t a, uint64_t b) {
+    uint64_t r = 0;
+    return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
+}  // namespace
+
+uint64_t Coll::src_extent() const {
+    if (args_.src == nullptr) {
+        return 0;
+    }
+    if (args_.src_counts == nullptr) {
+        return mul_sat(args_.src_count, args_.esize);
+    }
+    uint64_t end = 0;
+    for (uint32_t i = 0; i < size_; ++i) {
+        const uint64_t d = args_.src_displs != nullptr ? args_.src_displ_at(i) : 0;
+        end = std::max(end, add_sat(d, args_.src_count_at(i)));
+    }
+    return mul_sat(end, args_.esize);
+}
+
+uint64_t Coll::dst_extent() const {
+    if (args_.dst == nullptr) {
+        return 0;
+    }
+    if (args_.dst_counts == nullptr) {
+        return mul_sat(args_.dst_count, args_.esize);
+    }
+    uint64_t end = 0;
+    uint64_t sum = 0;  // reduce_scatterv without displacements: blocks back to back
+    for (uint32_t i = 0; i < size_; ++i) {
+        const uint64_t c = args_.dst_count_at(i);
+        const uint64_t d = args_.dst_displs != nullptr ? args_.dst_displ_at(i) : sum;
+        end = std::max(end, add_sat(d, c));
+        sum = add_sat(sum, c);
+    }
+    return mul_sat(end, args_.esize);
+}
+
+void Coll::enable_trace(uint64_t req, const void *unused_src, uint64_t unused_src_bytes) {
+    if (!env_.transport().recording() || env_.transport().timing_only()) {
+        return;
+    }
+    trace_req_ = req;
+    auto range = [](const void *p, uint64_t bytes) {
+        Range r;
+        r.lo = reinterpret_cast<uintptr_t>(p);
+        r.hi = bytes > UINTPTR_MAX - r.lo ? UINTPTR_MAX : r.lo + bytes;
+        return r;
+    };
+    dst_range_ = range(args_.dst, dst_extent());
+    src_range_ = args_.src != nullptr ? range(args_.src, src_extent())
+                                      : range(unused_src, unused_src_bytes);
+}
+
+TraceBuffer Coll::classify(const void *p, uint64_t *offset) const {
+    const auto a = reinterpret_cast<uintptr_t>(p);
+    if (dst_range_.contains(a)) {
+        *offset = a - dst_range_.lo;
+        return TraceBuffer::kDst;
+    }
+    if (src_range_.contains(a)) {
+        *offset = a - src_range_.lo;
+        return TraceBuffer::kSrc;
+    }
+    return TraceBuffer::kNone;
+}
+
+void Coll::note_access(const void *p, size_t bytes, bool write) {
+    uint64_t off = 0;
+    const TraceBuffer b = classify(p, &off);
+    if (b == TraceBuffer::kNone || bytes == 0) {
+        return;
+    }
+    TraceEvent e;
+    e.kind = TraceKind::kAccess;
+    e.req = trace_req_;
+    e.buffer = b;
+    e.write = write;
+    e.offset = off;
+    e.bytes = bytes;
+    env_.transport().record(e);
+}
+
+void Coll::tag_xfer(Xfer &x, const void *buf) const {
+    x.trace_req = trace_req_;
+    x.trace_buffer = classify(buf, &x.trace_offset);
+}
+
 Req Coll::send(uint32_t peer, uint32_t step, const void *buf, size_t bytes) {
     auto x = std::make_unique<Xfer>();
     x->status = UCC_INPROGRESS;
     x->signature = signature_;
     x->peer_index = peer;
+    if (trace_req_ != 0) [[unlikely]] {
+        tag_xfer(*x, buf);
+    }
     Transport &t = env_.transport();
     ucc_status_t st = t.isend(env_.peer_of(peer), tag(step), buf, bytes, args_.src_mem, x.get());
     if (st < 0) {
@@ -73,6 +174,9 @@ Req Coll::recv(uint32_t peer, uint32_t step, void *buf, size_t bytes) {
     x->status = UCC_INPROGRESS;
     x->signature = signature_;
     x->peer_index = peer;
+    if (trace_req_ != 0) [[unlikely]] {
+        tag_xfer(*x, buf);
+    }
     Transport &t = env_.transport();
     ucc_status_t st = t.irecv(env_.peer_of(peer), tag(step), buf, bytes, args_.dst_mem, x.get());
     if (st < 0) {
@@ -96,6 +200,11 @@ ucc_status_t Coll::reduce(void *dst, const void *a, const void *b, size_t count)
     if (t.timing_only() || count == 0) {
         return UCC_OK;
     }
+    if (trace_req_ != 0) [[unlikely]] {
+        note_access(a, count * args_.esize, false);
+        note_access(b, count * args_.esize, false);
+        note_access(dst, count * args_.esize, true);
+    }
     if (args_.generic != nullptr) {
         return dt::reduce_generic(*static_cast<const dt::Generic *>(args_.generic), dst, a, b,
                                   count);
@@ -109,6 +218,10 @@ void Coll::finalize_result(void *buf, size_t count) {
     Transport &t = env_.transport();
     if (count == 0 || args_.generic != nullptr) {
         return;
+    }
+    if (trace_req_ != 0 && (args_.op == UCC_OP_AVG || args_.dt == UCC_DT_FLOAT128 ||
+                            args_.dt == UCC_DT_FLOAT128_COMPLEX)) [[unlikely]] {
+        note_access(buf, count * args_.esize, true);
     }
     if (args_.op == UCC_OP_AVG) {
         // Charged in timing-only runs too: timing must not depend on the mode.
@@ -132,6 +245,10 @@ void Coll::copy(void *dst, const void *src, size_t bytes) {
     t.charge(Work::kCopy, bytes);
     if (t.timing_only() || bytes == 0 || dst == src) {
         return;
+    }
+    if (trace_req_ != 0) [[unlikely]] {
+        note_access(src, bytes, false);
+        note_access(dst, bytes, true);
     }
     std::memmove(dst, src, bytes);
 }

@@ -228,7 +228,27 @@ class Coll {
     // Scratch memory owned by this collective instance, freed when it ends.
     uint8_t *scratch(size_t bytes);
 
+    // Event trace (only when the transport records): from now on every read
+    // or write of a user buffer (src, dst) is recorded for request `req`.
+    // `unused_src`/`unused_src_bytes`: the src the user passed although the
+    // collective ignores it (in place), so that a stray read of it is seen.
+    void enable_trace(uint64_t req, const void *unused_src, uint64_t unused_src_bytes);
+    uint64_t trace_req() const { return trace_req_; }
+    // User buffer extents in bytes, from the arguments (v: the furthest block end).
+    uint64_t src_extent() const;
+    uint64_t dst_extent() const;
+
   private:
+    struct Range {
+        uintptr_t lo = 0;
+        uintptr_t hi = 0;  // exclusive
+        bool contains(uintptr_t p) const { return p >= lo && p < hi; }
+    };
+    // Which user buffer `p` lies in (dst first), and at what offset.
+    TraceBuffer classify(const void *p, uint64_t *offset) const;
+    void note_access(const void *p, size_t bytes, bool write);
+    void tag_xfer(Xfer &x, const void *buf) const;
+
     CollEnv &env_;
     Args args_;
     uint32_t rank_;
@@ -237,6 +257,9 @@ class Coll {
     uint64_t signature_;
     uint32_t step_space_ = 0;
     std::vector<std::unique_ptr<uint8_t[]>> scratch_;
+    uint64_t trace_req_ = 0;  // 0: not recording
+    Range src_range_;
+    Range dst_range_;
 };
 
 // An algorithm: its table entry.

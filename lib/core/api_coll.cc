@@ -23,6 +23,35 @@ void CollRequest::Owner::on_task_done(ucc_status_t status) {
     req->complete(status);
 }
 
+namespace {
+
+// FNV-1a over the request's dst bytes (0 when there are none).
+uint64_t dst_hash(const coll::Coll &c) {
+    const uint64_t n = c.dst_extent();
+    const auto *p = static_cast<const uint8_t *>(c.args().dst);
+    if (p == nullptr || n == 0 || n == UINT64_MAX) {
+        return 0;
+    }
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (uint64_t i = 0; i < n; ++i) {
+        h = (h ^ p[i]) * 0x100000001b3ull;
+    }
+    return h;
+}
+
+}  // namespace
+
+// Frees a request that is not in progress (finalize, or a failed init_and_post).
+void free_request(CollRequest *r) {
+    TraceEvent e;
+    e.kind = ucc::TraceKind::kFinalize;
+    e.status = r->super.status;
+    r->record(e);
+    r->team->n_outstanding--;
+    r->team->ctx->live_requests--;
+    delete r;
+}
+
 void CollRequest::complete(ucc_status_t st) {
     if (in_active) {
         team->ctx->active.erase(active_it);
@@ -45,16 +74,37 @@ void CollRequest::complete(ucc_status_t st) {
         team->ctx->transport->trace_end(span, st);
     }
     task.reset();  // cancels whatever the algorithm still had posted
+    if (team->ctx->transport->recording()) [[unlikely]] {
+        ucc::TraceEvent e;
+        e.kind = ucc::TraceKind::kComplete;
+        e.status = st;
+        e.hash = coll && st == UCC_OK ? dst_hash(*coll) : 0;
+        record(e);
+    }
     coll.reset();
     if (st < 0 && team->error == UCC_OK) {
         team->error = st;  // sticky: later collectives on this team fail too
         UCC_LOG(team->ctx->log, kError, "team %u failed: %s in %s", team->id, ucc_status_string(st),
                 coll_type_name(args.coll_type));
     }
-    super.status = st;
     if (has_cb) {
-        cb.cb(cb.data, st);  // may finalize this request: nothing touches it afterwards
+        // The status turns final only once the callback has returned (P28): a
+        // test() racing with it still sees UCC_INPROGRESS. A finalize from
+        // inside the callback is deferred to here.
+        ucc::TraceEvent e;
+        e.kind = ucc::TraceKind::kCallback;
+        e.status = st;
+        record(e);
+        in_callback = true;
+        cb.cb(cb.data, st);
+        in_callback = false;
+        if (finalize_deferred) {
+            super.status = st;
+            free_request(this);
+            return;
+        }
     }
+    super.status = st;
 }
 
 }  // namespace ucc::core
@@ -148,6 +198,19 @@ ucc_status_t coll_init(ucc_coll_args_t *coll_args, ucc_coll_req_h *request, ucc_
         }
     }
     t.n_outstanding++;
+    ctx.live_requests++;
+    r->number = ++ctx.next_req;
+    if (ctx.transport->recording()) [[unlikely]] {
+        ucc::TraceEvent e;
+        e.kind = ucc::TraceKind::kInit;
+        e.coll = coll_args->coll_type;
+        e.flags = flags;
+        e.timeout = r->timeout;
+        e.team = t.id;
+        e.team_rank = t.rank;
+        e.team_size = t.size;
+        r->record(e);
+    }
     *request = &r.release()->super;
     return UCC_OK;
 }
@@ -190,6 +253,23 @@ ucc_status_t coll_post(ucc_coll_req_h request) {
     }
     r->posts++;
     r->super.status = UCC_INPROGRESS;
+    if (ctx.transport->recording()) [[unlikely]] {
+        ucc::TraceEvent e;
+        e.kind = ucc::TraceKind::kPost;
+        e.coll = r->args.coll_type;
+        e.team = t.id;
+        e.key = seq;
+        e.sync = t.sync_type;
+        e.ordered = team_is_ordered(t);
+        e.active_set = r->active_set != nullptr;
+        e.team_rank = r->active_set ? r->set_rank : t.rank;
+        e.team_size = r->active_set ? r->active_set->size : t.size;
+        e.root = r->nargs.root;
+        e.signature = ucc::coll::signature_of(r->nargs);
+        e.flags = (r->args.mask & UCC_COLL_ARGS_FIELD_FLAGS) ? r->args.flags : 0;
+        e.timeout = r->timeout;
+        r->record(e);
+    }
     if (r->trivial) {
         r->complete(UCC_OK);
         return UCC_OK;
@@ -201,6 +281,20 @@ ucc_status_t coll_post(ucc_coll_req_h request) {
                                                     r->active_set->size, t.tag_base(seq));
     } else {
         r->coll = std::make_unique<ucc::coll::Coll>(t, r->nargs, t.rank, t.size, t.tag_base(seq));
+    }
+    if (ctx.transport->recording()) [[unlikely]] {
+        // In place, src is ignored; its non-v description still lets the trace
+        // see a stray read of it.
+        const void *unused = nullptr;
+        uint64_t unused_bytes = 0;
+        if (r->nargs.inplace && r->nargs.src == nullptr) {
+            unused = r->args.src.info.buffer;
+            uint64_t es = r->nargs.esize;
+            unused_bytes = __builtin_mul_overflow(r->args.src.info.count, es, &unused_bytes)
+                               ? UINT64_MAX
+                               : unused_bytes;
+        }
+        r->coll->enable_trace(r->number, unused, unused_bytes);
     }
     ucc::SpanInfo &sp = r->span;
     sp.collective = ucc::core::coll_type_name(r->args.coll_type);
@@ -242,9 +336,7 @@ UCC_EXPORT ucc_status_t ucc_collective_init_and_post(ucc_coll_args_t *coll_args,
         UCC_TRY(coll_init(coll_args, request, team));
         ucc_status_t st = coll_post(*request);
         if (st != UCC_OK) {
-            CollRequest *r = req_of(*request);
-            r->team->n_outstanding--;
-            delete r;
+            ucc::core::free_request(req_of(*request));
             *request = nullptr;
         }
         return st;
@@ -258,13 +350,16 @@ UCC_EXPORT ucc_status_t ucc_collective_finalize(ucc_coll_req_h request) {
             return UCC_ERR_INVALID_PARAM;
         }
         CollRequest *r = req_of(request);
+        if (r->in_callback) {
+            r->finalize_deferred = true;  // freed when the callback returns
+            return UCC_OK;
+        }
         if (r->super.status == UCC_INPROGRESS) {
             UCC_LOG(r->team->ctx->log, kError,
                     "ucc_collective_finalize: the request is still in progress");
             return UCC_ERR_INVALID_PARAM;
         }
-        r->team->n_outstanding--;
-        delete r;
+        ucc::core::free_request(r);
         return UCC_OK;
     });
 }

@@ -628,6 +628,19 @@ UCC_EXPORT ucc_status_t ucc_team_create_test(ucc_team_h team) {
                 ucc::core::finish_creation(&t, UCC_ERR_NO_MESSAGE);
             }
         }
+        if (t.state != TeamState::kCreating && !t.creation_recorded) {
+            t.creation_recorded = true;
+            ucc::TraceEvent e;
+            e.kind = ucc::TraceKind::kTeamCreated;
+            e.team = t.id;
+            e.team_rank = t.rank;
+            e.team_size = t.size;
+            e.status = t.create_status;
+            e.offset = t.ctx->has_oob ? t.ctx->oob.oob_ep : t.rank;
+            e.ordered = t.ordering != UCC_COLLECTIVE_POST_UNORDERED;
+            e.sync = t.sync_type;
+            t.ctx->record(e);
+        }
         return t.create_status;
     });
 }
@@ -651,8 +664,18 @@ UCC_EXPORT ucc_status_t ucc_team_destroy(ucc_team_h team) {
                     static_cast<unsigned long long>(t.n_outstanding));
             return UCC_ERR_INVALID_PARAM;
         }
-        t.ctx->n_teams--;
+        Context *ctx = t.ctx;
+        const uint16_t id = t.id;
+        const bool created = t.creation_recorded && t.create_status == UCC_OK;
+        ctx->n_teams--;
         delete team;
+        if (created) {
+            ucc::TraceEvent e;
+            e.kind = ucc::TraceKind::kTeamDestroyed;
+            e.team = id;
+            e.resources = ctx->resources();
+            ctx->record(e);
+        }
         return UCC_OK;
     });
 }

@@ -120,6 +120,18 @@ struct Context final : CompletionSink, coll::Scheduler {
     bool team_create_in_progress = false;
     uint64_t progress_events = 0;  // completions seen by the sink in this pass
     bool destroyed = false;
+    uint64_t next_req = 0;       // request numbers for the event trace
+    uint64_t live_requests = 0;  // CollRequest objects not yet freed
+    // Event trace: records `e` when the transport keeps one.
+    void record(TraceEvent &e) {
+        if (transport && transport->recording()) [[unlikely]] {
+            transport->record(e);
+        }
+    }
+    // Live requests plus the transport's pending operations (resource drift, P35).
+    uint64_t resources() const {
+        return live_requests + (transport ? transport->pending_ops() : 0);
+    }
 };
 
 enum class TeamState { kCreating, kActive, kFailed, kDestroyed };
@@ -156,6 +168,7 @@ struct Team final : coll::CollEnv {
     Task create_task;
     std::unique_ptr<Poller> create_poller;
     bool placeholder = false;  // excluded member of a split
+    bool creation_recorded = false;
 
     Tag tag_base(uint32_t seq_or_tag) const {
         return (static_cast<Tag>(id) << 48) | (static_cast<Tag>(seq_or_tag) << 16);
@@ -207,9 +220,21 @@ struct CollRequest {
     std::list<CollRequest *>::iterator active_it;
     bool in_active = false;
     uint64_t posts = 0;
+    uint64_t number = 0;  // per-context request number (event trace)
+    // The completion callback is running; a finalize it calls is deferred until it returns.
+    bool in_callback = false;
+    bool finalize_deferred = false;
 
     void complete(ucc_status_t st);
+    // A trace event about this request, with its number filled in.
+    void record(TraceEvent &e) {
+        e.req = number;
+        team->ctx->record(e);
+    }
 };
+
+// Records kFinalize and frees a request that is not in progress.
+void free_request(CollRequest *r);
 
 // Team creation is driven from Context::progress through this.
 ucc_status_t team_create_start(Team *team);

@@ -789,6 +789,7 @@ RunResult Cluster::execute() {
     res.virtual_time_s = static_cast<double>(end_ps) / 1e12;
     res.events = events_done_;
     res.report = report_;
+    res.trace = std::move(trace_);
     // Let the dispatcher release the finished fibers; then the scheduler may
     // shut down without ever waiting.
     boost::this_fiber::yield();
@@ -1084,6 +1085,24 @@ uint32_t current_rank() {
 uint32_t cluster_size() {
     Cluster *c = Cluster::current();
     return c == nullptr ? 0 : c->size();
+}
+
+void Cluster::record(uint32_t rank, TraceEvent &e) {
+    if (!recording()) {
+        return;
+    }
+    e.rank = rank;
+    e.time_ps = std::max(ranks_[rank].clock_ps, now_ps_);
+    trace_.push_back(e);
+}
+
+void record_user_event(TraceEvent e) {
+    Cluster *c = Cluster::current();
+    if (c == nullptr || c->running_rank() == kNoRank) {
+        return;
+    }
+    e.kind = TraceKind::kUser;
+    c->record(c->running_rank(), e);
 }
 
 double now_s() {

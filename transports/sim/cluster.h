@@ -61,6 +61,9 @@ struct ClusterParams {
     // (empty: none, nothing is recorded) and the ranks it records ("" = all).
     std::string timeline;
     std::string timeline_ranks;
+    // Keep the library's event trace (lib/util/trace_event.h) in RunResult::events
+    // for the model's checkers (model/trace.h). Payload runs only.
+    bool record_events = false;
 };
 
 struct RunResult {
@@ -69,6 +72,7 @@ struct RunResult {
     double virtual_time_s = 0;     // when the last rank finished
     uint64_t events = 0;           // processed events
     std::string report;            // deadlock report and other notes; empty if clean
+    std::vector<TraceEvent> trace;  // the event trace (ClusterParams::record_events)
 };
 
 // Runs `program(rank)` once per rank on a simulated cluster and returns when
@@ -82,6 +86,10 @@ bool in_rank();
 uint32_t current_rank();
 uint32_t cluster_size();
 double now_s();  // the calling rank's local clock, virtual seconds
+
+// Adds the program's own mark to the event trace (when it is recorded), stamped
+// with the calling rank and its clock. No effect outside a rank.
+void record_user_event(TraceEvent e);
 
 // An OOB allgather over all ranks of the current cluster (oob_ep = rank).
 // UCC_ERR_INVALID_PARAM outside a rank.
@@ -280,6 +288,10 @@ class Cluster {
     size_t order_keys() const { return order_.size(); }
     size_t pending_events() const { return events_.size(); }
 
+    // Event trace: whether it is kept, and one event (rank and time stamped here).
+    bool recording() const { return params_.record_events && !params_.timing_only; }
+    void record(uint32_t rank, TraceEvent &e);
+
     // Adds a line to the run's report (and to stderr).
     void note(const std::string &line);
 
@@ -381,6 +393,7 @@ class Cluster {
     StackPool *stacks_ = nullptr;  // reference-counted: fibers may outlive the cluster
     SimScheduler *sched_ = nullptr;
     Timeline *timeline_ = nullptr;  // owned by run()
+    std::vector<TraceEvent> trace_;
     int64_t now_ps_ = 0;
     uint64_t seq_ = 0;
     uint64_t events_done_ = 0;

@@ -167,6 +167,9 @@ ucc_status_t SimTransport::isend(Peer peer, Tag tag, const void *buf, size_t byt
         m->flow = tl->on_send(rank_, id_, cluster_->rank_of_endpoint(peer), tag, bytes,
                               peek_clock_ps(cluster_, rank_));
     }
+    if (x->trace_req != 0 && cluster_->recording()) [[unlikely]] {
+        record_message(*x, true, peer, bytes);
+    }
     cluster_->send_packet(rank_, m, bytes);
     ++stats_.msgs_sent;
     stats_.bytes_sent += bytes;
@@ -194,6 +197,9 @@ ucc_status_t SimTransport::match(const Message &m, void *buf, size_t capacity, X
     }
     if (m.bytes > 0 && !cluster_->timing_only()) {
         std::memcpy(buf, m.payload.data(), m.bytes);
+    }
+    if (x->trace_req != 0 && cluster_->recording()) [[unlikely]] {
+        record_message(*x, false, m.src, m.bytes);
     }
     stats_.bytes_recv += m.bytes;
     x->bytes = m.bytes;
@@ -288,6 +294,39 @@ void SimTransport::cancel(Xfer *x) {
             cluster_->flush_ops().put(op);
             return;
         }
+    }
+}
+
+bool SimTransport::recording() const {
+    return cluster_ != nullptr && cluster_->recording();
+}
+
+void SimTransport::record(TraceEvent &e) {
+    if (cluster_ != nullptr) {
+        cluster_->record(rank_, e);
+    }
+}
+
+size_t SimTransport::pending_ops() const {
+    return posted_count_ + unexpected_count_ + rma_.size() + gets_in_flight_;
+}
+
+void SimTransport::record_message(const Xfer &x, bool send, uint64_t peer_endpoint, size_t bytes) {
+    TraceEvent e;
+    e.kind = send ? TraceKind::kSend : TraceKind::kRecv;
+    e.req = x.trace_req;
+    e.peer = cluster_->rank_of_endpoint(peer_endpoint);
+    e.bytes = bytes;
+    cluster_->record(rank_, e);
+    if (x.trace_buffer != TraceBuffer::kNone && bytes > 0) {
+        TraceEvent a;
+        a.kind = TraceKind::kAccess;
+        a.req = x.trace_req;
+        a.buffer = x.trace_buffer;
+        a.write = !send;
+        a.offset = x.trace_offset;
+        a.bytes = bytes;
+        cluster_->record(rank_, a);
     }
 }
 

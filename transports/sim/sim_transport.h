@@ -100,6 +100,9 @@ class SimTransport final : public ucc::Transport {
     void trace_end(const SpanInfo &span, ucc_status_t status) override;
     bool timing_only() const override;
     bool aborted() const override;
+    bool recording() const override;
+    void record(TraceEvent &e) override;
+    size_t pending_ops() const override;
 
     // ---- simulator side ----
     uint32_t rank() const { return rank_; }
@@ -107,6 +110,9 @@ class SimTransport final : public ucc::Transport {
     const EndpointStats &stats() const { return stats_; }
     size_t posted_receives() const;
     size_t unexpected_messages() const;
+
+    // Records a message event (and the user-buffer access it is) of a traced transfer.
+    void record_message(const Xfer &x, bool send, uint64_t peer_endpoint, size_t bytes);
 
     // Called by the cluster's event loop.
     void push_inbox(Message *m);

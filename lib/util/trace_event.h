@@ -1,0 +1,74 @@
+// One event of the library's own event trace (CONFORMANCE.md notation: init,
+// post, buffer access, completion, finalize; plus callbacks, messages, team
+// lifecycle and resource snapshots).
+//
+// The core and the collectives describe what they do; a transport that records
+// (the simulator, when asked) stamps each event with the world rank and its
+// virtual time and keeps it. The model's checkers (model/trace.h) read the
+// result. Nothing here holds an address: the trace of a run is a function of
+// the run alone, and the same seed gives the same trace.
+#pragma once
+
+#include <cstdint>
+
+#include "ucc/api/ucc.h"
+
+namespace ucc {
+
+enum class TraceKind : uint8_t {
+    kInit,         // ucc_collective_init returned a request (req, coll, flags, timeout)
+    kPost,         // a post started (req, team, key, signature, sync, team_rank/size, root)
+    kAccess,       // the library read or wrote a user buffer (req, buffer, write, offset, bytes)
+    kComplete,     // the request's status left UCC_INPROGRESS (req, status, hash)
+    kCallback,     // the completion callback is about to run (req, status)
+    kFinalize,     // ucc_collective_finalize freed the request (req, status)
+    kSend,         // a message of a collective left (req, peer = world rank of the receiver)
+    kRecv,         // a message of a collective arrived (req, peer = world rank of the sender)
+    kTeamCreated,  // team creation completed (team, team_rank, team_size, status, offset = ep)
+    kTeamDestroyed,  // the team's destroy completed (team, resources after it)
+    kUser,           // the program's own mark (user_kind says which)
+};
+
+enum class TraceBuffer : uint8_t { kNone, kSrc, kDst };
+
+// Marks a program may add (sim::record_user_event), e.g. what the program did
+// to its buffers, for the checkers that tell user errors from library bugs.
+enum class UserMark : uint8_t {
+    kNone,
+    kDone,        // ucc_collective_test first returned != UCC_INPROGRESS (req)
+    kUserWrite,   // the program wrote one of the request's buffers (req, buffer)
+    kFrozen,      // the rank stops calling into the library until others finish
+    kThawed,      // ... and resumes
+    kSnapshot,    // resource counts at a checkpoint (resources)
+    kUseAfterDestroy,  // a call on a destroyed object returned (status)
+};
+
+struct TraceEvent {
+    TraceKind kind = TraceKind::kUser;
+    TraceBuffer buffer = TraceBuffer::kNone;
+    UserMark mark = UserMark::kNone;
+    bool write = false;
+    ucc_coll_sync_type_t sync = UCC_NO_SYNC_COLLECTIVES;
+    ucc_coll_type_t coll = UCC_COLL_TYPE_BARRIER;
+    ucc_status_t status = UCC_OK;
+    uint32_t rank = 0;       // world rank (stamped by the recording transport)
+    uint32_t team = 0;       // team id (agreed by all members)
+    uint32_t key = 0;        // instance key on the team: sequence number or tag space
+    uint32_t team_rank = 0;  // the rank's index among the collective's participants
+    uint32_t team_size = 0;  // number of participants (active set size, if any)
+    uint32_t root = 0;       // root, as an index among the participants
+    uint32_t peer = 0;       // send/recv: the other side's world rank
+    bool ordered = true;     // post: the team matches by sequence number
+    bool active_set = false;
+    uint64_t req = 0;  // per-rank request number (1, 2, ... in ucc_collective_init order)
+    uint64_t flags = 0;
+    uint64_t signature = 0;
+    uint64_t offset = 0;  // access: byte offset in the buffer; team created: the ep
+    uint64_t bytes = 0;
+    uint64_t hash = 0;       // complete: FNV-1a of the dst bytes (0 when not computed)
+    uint64_t resources = 0;  // live requests + pending transport operations
+    double timeout = 0;      // init: the TIMEOUT flag's timeout (0 without the flag)
+    int64_t time_ps = 0;     // the rank's virtual clock (stamped by the transport)
+};
+
+}  // namespace ucc
