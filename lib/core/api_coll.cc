@@ -87,24 +87,15 @@ void CollRequest::complete(ucc_status_t st) {
         UCC_LOG(team->ctx->log, kError, "team %u failed: %s in %s", team->id, ucc_status_string(st),
                 coll_type_name(args.coll_type));
     }
+    // The status is final when the callback runs (API.md §4.9).
+    super.status = st;
     if (has_cb) {
-        // The status turns final only once the callback has returned (P28): a
-        // test() racing with it still sees UCC_INPROGRESS. A finalize from
-        // inside the callback is deferred to here.
         ucc::TraceEvent e;
         e.kind = ucc::TraceKind::kCallback;
         e.status = st;
         record(e);
-        in_callback = true;
-        cb.cb(cb.data, st);
-        in_callback = false;
-        if (finalize_deferred) {
-            super.status = st;
-            free_request(this);
-            return;
-        }
+        cb.cb(cb.data, st);  // may finalize this request: nothing touches it afterwards
     }
-    super.status = st;
 }
 
 }  // namespace ucc::core
@@ -206,6 +197,7 @@ ucc_status_t coll_init(ucc_coll_args_t *coll_args, ucc_coll_req_h *request, ucc_
         e.coll = coll_args->coll_type;
         e.flags = flags;
         e.timeout = r->timeout;
+        e.has_cb = r->has_cb;
         e.team = t.id;
         e.team_rank = t.rank;
         e.team_size = t.size;
@@ -350,10 +342,6 @@ UCC_EXPORT ucc_status_t ucc_collective_finalize(ucc_coll_req_h request) {
             return UCC_ERR_INVALID_PARAM;
         }
         CollRequest *r = req_of(request);
-        if (r->in_callback) {
-            r->finalize_deferred = true;  // freed when the callback returns
-            return UCC_OK;
-        }
         if (r->super.status == UCC_INPROGRESS) {
             UCC_LOG(r->team->ctx->log, kError,
                     "ucc_collective_finalize: the request is still in progress");

@@ -221,9 +221,6 @@ struct CollRequest {
     bool in_active = false;
     uint64_t posts = 0;
     uint64_t number = 0;  // per-context request number (event trace)
-    // The completion callback is running; a finalize it calls is deferred until it returns.
-    bool in_callback = false;
-    bool finalize_deferred = false;
 
     void complete(ucc_status_t st);
     // A trace event about this request, with its number filled in.

@@ -60,6 +60,7 @@ struct TraceEvent {
     uint32_t peer = 0;       // send/recv: the other side's world rank
     bool ordered = true;     // post: the team matches by sequence number
     bool active_set = false;
+    bool has_cb = false;  // init: a completion callback is set
     uint64_t req = 0;  // per-rank request number (1, 2, ... in ucc_collective_init order)
     uint64_t flags = 0;
     uint64_t signature = 0;

@@ -448,6 +448,106 @@ void prepare(const Scenario &s, std::vector<RankData> &ranks) {
     }
 }
 
+}  // namespace
+
+struct PreparedColl::Impl {
+    Scenario s;
+    std::vector<RankData> ranks;
+    // [post][rank]: expected src+dst image (with guards) after that post.
+    std::vector<std::vector<std::vector<uint8_t>>> snapshots;
+    std::string failure;
+};
+
+PreparedColl::PreparedColl(const Scenario &s) : impl_(std::make_unique<Impl>()) {
+    Impl &m = *impl_;
+    m.s = s;
+    m.ranks.resize(s.n);
+    m.snapshots.resize(s.posts);
+    // Expected images of every post are computed up front: inputs of post k are
+    // a pure function of (rank, k), so re-filling reproduces them exactly. The
+    // dst image after post k is the state post k+1 starts from.
+    prepare(s, m.ranks);
+    for (uint32_t post = 0; post < s.posts; ++post) {
+        if (post > 0) {
+            for (uint32_t r = 0; r < s.n; ++r) {
+                size_t sb = m.ranks[r].src.mem.size();
+                const std::vector<uint8_t> &img = m.snapshots[post - 1][r];
+                std::memcpy(m.ranks[r].dst.mem.data(), img.data() + sb,
+                            m.ranks[r].dst.mem.size());
+                fill_inputs(s, m.ranks[r], r, post);
+            }
+        }
+        std::vector<ucc_coll_args_t> args(s.n);
+        for (uint32_t r = 0; r < s.n; ++r) {
+            args[r] = m.ranks[r].args;
+        }
+        model::Expected e;
+        try {
+            e = model::expected(s.n, args);
+        } catch (const std::exception &ex) {
+            m.failure = std::string("the model refused the scenario: ") + ex.what();
+            return;
+        }
+        m.snapshots[post].resize(s.n);
+        for (uint32_t r = 0; r < s.n; ++r) {
+            RankData &d = m.ranks[r];
+            std::vector<uint8_t> img =
+                model::expected_image(d.src.mem.data(), d.src.mem.size(), e.writes[r]);
+            std::vector<uint8_t> dimg =
+                model::expected_image(d.dst.mem.data(), d.dst.mem.size(), e.writes[r]);
+            img.insert(img.end(), dimg.begin(), dimg.end());
+            m.snapshots[post][r] = std::move(img);
+        }
+    }
+    prepare(s, m.ranks);
+}
+
+PreparedColl::~PreparedColl() = default;
+
+const std::string &PreparedColl::failure() const {
+    return impl_->failure;
+}
+
+ucc_coll_args_t &PreparedColl::args(uint32_t r) {
+    return impl_->ranks[r].args;
+}
+
+void PreparedColl::refill(uint32_t r, uint32_t post) {
+    fill_inputs(impl_->s, impl_->ranks[r], r, post);
+}
+
+std::string PreparedColl::check(uint32_t r, uint32_t post) const {
+    const Scenario &s = impl_->s;
+    const RankData &d = impl_->ranks[r];
+    const std::vector<uint8_t> &want = impl_->snapshots[post][r];
+    std::vector<uint8_t> got = d.src.mem;
+    got.insert(got.end(), d.dst.mem.begin(), d.dst.mem.end());
+    std::vector<uint8_t> want_c = want;
+    if (coll_has_reduction(s.type)) {
+        const size_t at = d.src.mem.size() + kGuard;
+        canonical_zeros(s.dt, got.data() + at, d.dst.bytes / dt::size_of(s.dt));
+        canonical_zeros(s.dt, want_c.data() + at, d.dst.bytes / dt::size_of(s.dt));
+    }
+    if (got == want_c) {
+        return "";
+    }
+    size_t i = 0;
+    while (i < got.size() && got[i] == want_c[i]) {
+        ++i;
+    }
+    std::ostringstream os;
+    os << "post " << post << ": rank " << r << " memory differs from the model at byte " << i
+       << " of " << got.size() << " (src+dst with " << kGuard << "-byte guards)";
+    return os.str();
+}
+
+std::vector<uint8_t> PreparedColl::dst_bytes(uint32_t r) const {
+    RankData &d = impl_->ranks[r];
+    return std::vector<uint8_t>(d.dst.data(), d.dst.data() + d.dst.bytes);
+}
+
+namespace {
+
 // Lib, context and team of one rank.
 struct RankEnv {
     ucc_lib_h lib = nullptr;
@@ -461,6 +561,7 @@ struct EnvParams {
     uint32_t radix = 0;                              // 0: leave the default
     bool team_ep_map = false;
     bool unordered = false;
+    bool sync = false;      // team created with UCC_SYNC_COLLECTIVES
     std::string log_level;  // context LOG_LEVEL; empty: the default
 };
 
@@ -535,6 +636,10 @@ std::string setup(const EnvParams &p, uint32_t rank, uint32_t n, RankEnv *env) {
         tp.mask |= UCC_TEAM_PARAM_FIELD_ORDERING;
         tp.ordering = UCC_COLLECTIVE_POST_UNORDERED;
     }
+    if (p.sync) {
+        tp.mask |= UCC_TEAM_PARAM_FIELD_SYNC_TYPE;
+        tp.sync_type = UCC_SYNC_COLLECTIVES;
+    }
     ucc_team_h team;
     st = ucc_team_create_post(&env->ctx, 1, &tp, &team);
     if (st != UCC_OK) {
@@ -572,44 +677,56 @@ std::string teardown(RankEnv *env) {
 // `posts` times, each rank re-filling its own inputs before a re-post), teardown.
 struct Shared {
     const Scenario *s;
-    std::vector<RankData> *ranks;
-    std::vector<std::vector<std::vector<uint8_t>>> *snapshots;  // [post][rank] expected dst image
-    std::vector<std::string> *errors;
+    PreparedColl *prep;
+    std::vector<std::string> *rank_errors;  // setup, API and teardown failures
+    std::vector<std::string> *errors;       // memory that differs from the model
     std::vector<std::vector<double>> *post_s;  // [post][rank]
     std::vector<std::vector<double>> *done_s;
 };
 
-#define CHECK_UCC(call)                                                     \
-    do {                                                                    \
-        ucc_status_t st_ = (call);                                          \
-        if (st_ != UCC_OK) {                                                \
-            d.error = std::string(#call) + " -> " + ucc_status_string(st_); \
-            return;                                                         \
-        }                                                                   \
+#define CHECK_UCC(call)                                                   \
+    do {                                                                  \
+        ucc_status_t st_ = (call);                                        \
+        if (st_ != UCC_OK) {                                              \
+            error = std::string(#call) + " -> " + ucc_status_string(st_); \
+            return;                                                       \
+        }                                                                 \
     } while (0)
+
+// The program's own marks in the event trace (when it is recorded).
+void mark(UserMark m, uint64_t req, ucc_status_t st = UCC_OK) {
+    TraceEvent e;
+    e.mark = m;
+    e.req = req;
+    e.status = st;
+    sim::record_user_event(e);
+}
 
 void rank_program(const Shared &sh, uint32_t rank) {
     const Scenario &s = *sh.s;
-    RankData &d = (*sh.ranks)[rank];
+    std::string &error = (*sh.rank_errors)[rank];
+    ucc_coll_args_t &args = sh.prep->args(rank);
     EnvParams ep;
     ep.type = s.type;
     ep.alg = s.alg;
     ep.radix = s.radix;
     ep.team_ep_map = s.team_ep_map;
+    ep.sync = s.sync;
     RankEnv env;
-    d.error = setup(ep, rank, s.n, &env);
-    if (!d.error.empty()) {
+    error = setup(ep, rank, s.n, &env);
+    if (!error.empty()) {
         return;
     }
     ucc_status_t st;
     ucc_coll_req_h req = nullptr;
+    const uint64_t req_number = 1;  // the only request of this rank (event trace)
     for (uint32_t post = 0; post < s.posts; ++post) {
         if (post > 0) {
-            fill_inputs(s, d, rank, post);  // persistent: new inputs, same buffers
+            sh.prep->refill(rank, post);  // persistent: new inputs, same buffers
         } else if (!s.init_and_post) {
-            st = ucc_collective_init(&d.args, &req, env.team);
+            st = ucc_collective_init(&args, &req, env.team);
             if (st != UCC_OK) {
-                d.error = std::string("ucc_collective_init: ") + ucc_status_string(st);
+                error = std::string("ucc_collective_init: ") + ucc_status_string(st);
                 return;
             }
         }
@@ -619,9 +736,9 @@ void rank_program(const Shared &sh, uint32_t rank) {
         }
         (*sh.post_s)[post][rank] = sim::now_s();
         if (post == 0 && s.init_and_post) {
-            st = ucc_collective_init_and_post(&d.args, &req, env.team);
+            st = ucc_collective_init_and_post(&args, &req, env.team);
             if (st != UCC_OK) {
-                d.error = std::string("ucc_collective_init_and_post: ") + ucc_status_string(st);
+                error = std::string("ucc_collective_init_and_post: ") + ucc_status_string(st);
                 return;
             }
         } else {
@@ -630,37 +747,22 @@ void rank_program(const Shared &sh, uint32_t rank) {
         while ((st = ucc_collective_test(req)) == UCC_INPROGRESS) {
             ucc_context_progress(env.ctx);
         }
+        mark(UserMark::kDone, req_number, st);
         (*sh.done_s)[post][rank] = sim::now_s();
         if (st != UCC_OK) {
-            d.status = st;
-            d.error = std::string("collective completed with ") + ucc_status_string(st);
+            error = std::string("collective completed with ") + ucc_status_string(st);
             ucc_collective_finalize(req);
             return;
         }
         // Check this iteration, then prepare the next one's inputs (only this
         // rank's memory is touched, and only after it completed).
-        const std::vector<uint8_t> &want = (*sh.snapshots)[post][rank];
-        std::vector<uint8_t> got = d.src.mem;
-        got.insert(got.end(), d.dst.mem.begin(), d.dst.mem.end());
-        std::vector<uint8_t> want_c = want;
-        if (coll_has_reduction(s.type)) {
-            const size_t at = d.src.mem.size() + kGuard;
-            canonical_zeros(s.dt, got.data() + at, d.dst.bytes / dt::size_of(s.dt));
-            canonical_zeros(s.dt, want_c.data() + at, d.dst.bytes / dt::size_of(s.dt));
-        }
-        if (got != want_c && (*sh.errors)[rank].empty()) {
-            size_t i = 0;
-            while (i < got.size() && got[i] == want_c[i]) {
-                ++i;
-            }
-            std::ostringstream os;
-            os << "post " << post << ": rank " << rank << " memory differs from the model at byte "
-               << i << " of " << got.size() << " (src+dst with " << kGuard << "-byte guards)";
-            (*sh.errors)[rank] = os.str();
+        std::string diff = sh.prep->check(rank, post);
+        if (!diff.empty() && (*sh.errors)[rank].empty()) {
+            (*sh.errors)[rank] = diff;
         }
     }
     CHECK_UCC(ucc_collective_finalize(req));
-    d.error = teardown(&env);
+    error = teardown(&env);
 }
 
 struct InitShared {
@@ -738,52 +840,21 @@ std::string describe(const Scenario &s) {
 
 Outcome run_scenario(const Scenario &s) {
     Outcome out;
-    std::vector<RankData> ranks(s.n);
-    std::vector<std::vector<std::vector<uint8_t>>> snapshots(s.posts);
-    // Expected images of every post are computed up front: inputs of post k are
-    // a pure function of (rank, k), so re-filling reproduces them exactly. The
-    // dst image after post k is the state post k+1 starts from.
-    prepare(s, ranks);
-    for (uint32_t post = 0; post < s.posts; ++post) {
-        if (post > 0) {
-            for (uint32_t r = 0; r < s.n; ++r) {
-                size_t sb = ranks[r].src.mem.size();
-                const std::vector<uint8_t> &img = snapshots[post - 1][r];
-                std::memcpy(ranks[r].dst.mem.data(), img.data() + sb, ranks[r].dst.mem.size());
-                fill_inputs(s, ranks[r], r, post);
-            }
-        }
-        std::vector<ucc_coll_args_t> args(s.n);
-        for (uint32_t r = 0; r < s.n; ++r) {
-            args[r] = ranks[r].args;
-        }
-        model::Expected e;
-        try {
-            e = model::expected(s.n, args);
-        } catch (const std::exception &ex) {
-            out.failure = std::string("the model refused the scenario: ") + ex.what();
-            return out;
-        }
-        snapshots[post].resize(s.n);
-        for (uint32_t r = 0; r < s.n; ++r) {
-            RankData &d = ranks[r];
-            std::vector<uint8_t> img =
-                model::expected_image(d.src.mem.data(), d.src.mem.size(), e.writes[r]);
-            std::vector<uint8_t> dimg =
-                model::expected_image(d.dst.mem.data(), d.dst.mem.size(), e.writes[r]);
-            img.insert(img.end(), dimg.begin(), dimg.end());
-            snapshots[post][r] = std::move(img);
-        }
+    PreparedColl prep(s);
+    if (!prep.failure().empty()) {
+        out.failure = prep.failure();
+        return out;
     }
-    prepare(s, ranks);
+    std::vector<std::string> rank_errors(s.n);
     std::vector<std::string> errors(s.n);
     out.post_s.assign(s.posts, std::vector<double>(s.n, -1.0));
     out.done_s.assign(s.posts, std::vector<double>(s.n, -1.0));
-    Shared sh{&s, &ranks, &snapshots, &errors, &out.post_s, &out.done_s};
+    Shared sh{&s, &prep, &rank_errors, &errors, &out.post_s, &out.done_s};
 
     sim::ClusterParams cp;
     cp.n_ranks = s.n;
     cp.seed = s.seed;
+    cp.record_events = s.record_events;
     std::string err;
     if (sim::parse_network(s.network.c_str(), &cp.net, &err) != UCC_OK) {
         out.failure = "bad network: " + err;
@@ -796,15 +867,15 @@ Outcome run_scenario(const Scenario &s) {
         return out;
     }
     for (uint32_t r = 0; r < s.n; ++r) {
-        if (!ranks[r].error.empty()) {
-            out.failure = "rank " + std::to_string(r) + ": " + ranks[r].error;
+        if (!rank_errors[r].empty()) {
+            out.failure = "rank " + std::to_string(r) + ": " + rank_errors[r];
             return out;
         }
         if (!errors[r].empty()) {
             out.failure = errors[r];
             return out;
         }
-        out.dst.emplace_back(ranks[r].dst.data(), ranks[r].dst.data() + ranks[r].dst.bytes);
+        out.dst.push_back(prep.dst_bytes(r));
     }
     return out;
 }

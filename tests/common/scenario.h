@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,35 @@ struct Scenario {
     // DISPLACEMENTS_64BIT); 32-bit entries otherwise.
     bool wide_counts = false;
     bool wide_displs = false;
+    // The team is created with UCC_SYNC_COLLECTIVES (P14, P15).
+    bool sync = false;
+    // Keep the event trace (Outcome::run.trace) for model/trace.h's checkers.
+    bool record_events = false;
+};
+
+// One collective's per-rank buffers (guarded) and arguments for s.n
+// participants, with the model's expected memory after each of s.posts posts:
+// what run_scenario runs, for harnesses that run several collectives at once
+// (tests/common/workload.h).
+class PreparedColl {
+  public:
+    explicit PreparedColl(const Scenario &s);
+    ~PreparedColl();
+    PreparedColl(const PreparedColl &) = delete;
+    PreparedColl &operator=(const PreparedColl &) = delete;
+    // Non-empty when the model refused the scenario (then nothing else is valid).
+    const std::string &failure() const;
+    // Participant r's arguments (buffers stay where they are for the object's life).
+    ucc_coll_args_t &args(uint32_t r);
+    // Before re-posting a persistent request: participant r's inputs of post `post`.
+    void refill(uint32_t r, uint32_t post);
+    // After post `post` completed on r: "" when r's memory equals the model's.
+    std::string check(uint32_t r, uint32_t post) const;
+    std::vector<uint8_t> dst_bytes(uint32_t r) const;
+
+  private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
 };
 
 struct Outcome {
