@@ -117,6 +117,9 @@ ucc_status_t coll_init(ucc_coll_args_t *coll_args, ucc_coll_req_h *request, ucc_
                   coll_args == nullptr ? "coll_args" : (request == nullptr ? "request" : "team"));
         return UCC_ERR_INVALID_PARAM;
     }
+    if (ucc::core::team_destroyed(team, "ucc_collective_init")) {
+        return UCC_ERR_INVALID_PARAM;
+    }
     Team &t = team->team;
     Context &ctx = *t.ctx;
     if (t.placeholder) {

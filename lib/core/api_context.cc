@@ -51,6 +51,14 @@ PeerMap PeerMap::from_table(std::vector<Peer> table) {
 
 Context::~Context() = default;
 
+bool context_destroyed(const ucc_context *context, const char *fn) {
+    if (!context->ctx.destroyed) {
+        return false;
+    }
+    log_error("%s: the context was destroyed", fn);
+    return true;
+}
+
 void Context::on_complete(Xfer *x) {
     ++progress_events;
     auto *ws = static_cast<coll::WaitState *>(x->owner);
@@ -349,6 +357,9 @@ UCC_EXPORT ucc_status_t ucc_context_progress(ucc_context_h context) {
             log_error("ucc_context_progress: context is NULL");
             return UCC_ERR_INVALID_PARAM;
         }
+        if (ucc::core::context_destroyed(context, "ucc_context_progress")) {
+            return UCC_ERR_INVALID_PARAM;
+        }
         return context->ctx.progress();
     });
 }
@@ -357,6 +368,9 @@ UCC_EXPORT ucc_status_t ucc_context_destroy(ucc_context_h context) {
     return api_guard(__func__, [&]() -> ucc_status_t {
         if (context == nullptr) {
             log_error("ucc_context_destroy: context is NULL");
+            return UCC_ERR_INVALID_PARAM;
+        }
+        if (ucc::core::context_destroyed(context, "ucc_context_destroy")) {
             return UCC_ERR_INVALID_PARAM;
         }
         Context &ctx = context->ctx;
@@ -373,7 +387,13 @@ UCC_EXPORT ucc_status_t ucc_context_destroy(ucc_context_h context) {
             return UCC_ERR_INVALID_PARAM;
         }
         ctx.lib->n_contexts--;
-        delete context;
+        // Keep a tombstone (with the tombstones of its teams) until ucc_finalize (P36).
+        ctx.destroyed = true;
+        ctx.transport.reset();
+        ctx.peers = ucc::core::PeerMap();
+        ctx.address = {};
+        ctx.mem_segments = {};
+        ctx.lib->dead_contexts.emplace_back(context);
         return UCC_OK;
     });
 }
@@ -384,6 +404,9 @@ UCC_EXPORT ucc_status_t ucc_context_get_attr(ucc_context_h context,
         if (context == nullptr || context_attr == nullptr) {
             log_error("ucc_context_get_attr: %s is NULL",
                       context == nullptr ? "context" : "context_attr");
+            return UCC_ERR_INVALID_PARAM;
+        }
+        if (ucc::core::context_destroyed(context, "ucc_context_get_attr")) {
             return UCC_ERR_INVALID_PARAM;
         }
         Context &ctx = context->ctx;
@@ -432,6 +455,9 @@ UCC_EXPORT ucc_status_t ucc_mem_map(ucc_context_h context, ucc_mem_map_mode_t mo
         }
         if (mode >= UCC_MEM_MAP_MODE_LAST) {
             log_error("ucc_mem_map: invalid mode %d", static_cast<int>(mode));
+            return UCC_ERR_INVALID_PARAM;
+        }
+        if (ucc::core::context_destroyed(context, "ucc_mem_map")) {
             return UCC_ERR_INVALID_PARAM;
         }
         Context &ctx = context->ctx;

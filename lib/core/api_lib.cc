@@ -157,6 +157,11 @@ UCC_EXPORT ucc_status_t ucc_init_version(unsigned api_major_version, unsigned ap
     });
 }
 
+namespace ucc::core {
+Lib::Lib() = default;
+Lib::~Lib() = default;
+}  // namespace ucc::core
+
 UCC_EXPORT ucc_status_t ucc_finalize(ucc_lib_h lib_p) {
     return api_guard(__func__, [&]() -> ucc_status_t {
         if (lib_p == nullptr) {

@@ -248,6 +248,14 @@ uint32_t hash32(const void *data, size_t n, uint32_t h) {
 
 Team::~Team() = default;
 
+bool team_destroyed(const ucc_team *team, const char *fn) {
+    if (team->team.state != TeamState::kDestroyed) {
+        return false;
+    }
+    log_error("%s: the team was destroyed", fn);
+    return true;
+}
+
 void Team::report_desync(uint32_t peer, uint64_t mine, uint64_t theirs) {
     const char *field = "bytes per rank";
     if (((mine ^ theirs) >> 58) & 0x1f) {
@@ -410,6 +418,9 @@ UCC_EXPORT ucc_status_t ucc_team_create_post(ucc_context_h *contexts, uint32_t n
         }
         if (contexts[0] == nullptr) {
             log_error("ucc_team_create_post: contexts[0] is NULL");
+            return UCC_ERR_INVALID_PARAM;
+        }
+        if (ucc::core::context_destroyed(contexts[0], "ucc_team_create_post")) {
             return UCC_ERR_INVALID_PARAM;
         }
         Context &ctx = contexts[0]->ctx;
@@ -617,6 +628,9 @@ UCC_EXPORT ucc_status_t ucc_team_create_test(ucc_team_h team) {
             log_error("ucc_team_create_test: team is NULL");
             return UCC_ERR_INVALID_PARAM;
         }
+        if (ucc::core::team_destroyed(team, "ucc_team_create_test")) {
+            return UCC_ERR_INVALID_PARAM;
+        }
         Team &t = team->team;
         if (t.state == TeamState::kCreating) {
             // Progress the context here, so looping on this call alone is enough.
@@ -651,6 +665,9 @@ UCC_EXPORT ucc_status_t ucc_team_destroy(ucc_team_h team) {
             log_error("ucc_team_destroy: team is NULL");
             return UCC_ERR_INVALID_PARAM;
         }
+        if (ucc::core::team_destroyed(team, "ucc_team_destroy")) {
+            return UCC_ERR_INVALID_PARAM;
+        }
         Team &t = team->team;
         if (t.state == TeamState::kCreating) {
             UCC_LOG(t.ctx->log, kError,
@@ -668,7 +685,14 @@ UCC_EXPORT ucc_status_t ucc_team_destroy(ucc_team_h team) {
         const uint16_t id = t.id;
         const bool created = t.creation_recorded && t.create_status == UCC_OK;
         ctx->n_teams--;
-        delete team;
+        // Keep a tombstone: later calls on this handle fail cleanly (P36).
+        t.state = TeamState::kDestroyed;
+        t.peers = ucc::core::PeerMap();
+        t.eps_cache = {};
+        t.mem_segments = {};
+        t.create_task.reset();
+        t.create_poller.reset();
+        ctx->dead_teams.emplace_back(team);
         if (created) {
             ucc::TraceEvent e;
             e.kind = ucc::TraceKind::kTeamDestroyed;
@@ -684,6 +708,9 @@ UCC_EXPORT ucc_status_t ucc_team_get_attr(ucc_team_h team, ucc_team_attr_t *team
     return api_guard(__func__, [&]() -> ucc_status_t {
         if (team == nullptr || team_attr == nullptr) {
             log_error("ucc_team_get_attr: %s is NULL", team == nullptr ? "team" : "team_attr");
+            return UCC_ERR_INVALID_PARAM;
+        }
+        if (ucc::core::team_destroyed(team, "ucc_team_get_attr")) {
             return UCC_ERR_INVALID_PARAM;
         }
         Team &t = team->team;
@@ -798,6 +825,9 @@ UCC_EXPORT ucc_status_t ucc_team_create_from_parent(uint64_t my_ep, uint32_t inc
         if (parent_team == nullptr || new_team == nullptr) {
             log_error("ucc_team_create_from_parent: %s is NULL",
                       parent_team == nullptr ? "parent_team" : "new_team");
+            return UCC_ERR_INVALID_PARAM;
+        }
+        if (ucc::core::team_destroyed(parent_team, "ucc_team_create_from_parent")) {
             return UCC_ERR_INVALID_PARAM;
         }
         Team &p = parent_team->team;

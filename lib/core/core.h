@@ -17,6 +17,9 @@
 #include "lib/util/task.h"
 #include "ucc/api/ucc.h"
 
+struct ucc_context;
+struct ucc_team;
+
 namespace ucc::core {
 
 struct Context;
@@ -67,6 +70,8 @@ class PeerMap {
 };
 
 struct Lib {
+    Lib();
+    ~Lib();
     Config config{lib_config_table(), "UCC_"};
     Logger log;
     ucc_thread_mode_t thread_mode = UCC_THREAD_SINGLE;
@@ -74,6 +79,10 @@ struct Lib {
     uint64_t reduction_types = 0;
     ucc_coll_sync_type_t sync_type = UCC_NO_SYNC_COLLECTIVES;
     uint64_t n_contexts = 0;
+    // Destroyed contexts (with their destroyed teams), kept as small
+    // tombstones until ucc_finalize so that a call on a stale handle returns
+    // an error instead of touching freed memory (P36).
+    std::vector<std::unique_ptr<ucc_context>> dead_contexts;
 };
 
 // Something the context polls on every progress call (e.g. an OOB request).
@@ -120,6 +129,7 @@ struct Context final : CompletionSink, coll::Scheduler {
     bool team_create_in_progress = false;
     uint64_t progress_events = 0;  // completions seen by the sink in this pass
     bool destroyed = false;
+    std::vector<std::unique_ptr<ucc_team>> dead_teams;  // tombstones (see Lib::dead_contexts)
     uint64_t next_req = 0;       // request numbers for the event trace
     uint64_t live_requests = 0;  // CollRequest objects not yet freed
     // Event trace: records `e` when the transport keeps one.
@@ -135,6 +145,11 @@ struct Context final : CompletionSink, coll::Scheduler {
 };
 
 enum class TeamState { kCreating, kActive, kFailed, kDestroyed };
+
+// "Destroyed" checks of the API entry points: true (and one log line naming
+// `fn`) when the handle is a tombstone.
+bool team_destroyed(const ucc_team *team, const char *fn);
+bool context_destroyed(const ucc_context *context, const char *fn);
 
 struct Team final : coll::CollEnv {
     explicit Team(Context *c) : ctx(c) {}

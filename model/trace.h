@@ -1,0 +1,195 @@
+// Checkers over the simulator's event trace (lib/util/trace_event.h): the
+// synchronisation, ordering, ownership and lifecycle properties of
+// ../shared/docs/CONFORMANCE.md, each a function of the trace alone.
+//
+// A trace is every event of a run in recording order (each event carries its
+// world rank and the rank's virtual time). The index groups it:
+//  * per rank and request (ucc_collective_init order), the request's history;
+//  * per post of a request, a RankOp: the post, the accesses, messages and the
+//    completion that follow it up to the next post;
+//  * per collective instance (team, key, and how often that key was posted
+//    before on the rank), the RankOps of every participant.
+// Virtual times are comparable across ranks: a rank's clock only moves
+// forward and a message arrives after it was sent, so "a before b in virtual
+// time" is consistent with happens-before.
+//
+// Every checker returns findings: empty when the property holds. A finding
+// names the property, the instance and the ranks involved.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "lib/util/trace_event.h"
+
+namespace ucc::model {
+
+using Trace = std::vector<TraceEvent>;
+
+struct Finding {
+    int property = 0;  // CONFORMANCE.md number
+    std::string what;
+};
+using Findings = std::vector<Finding>;
+
+// One post of one request on one rank.
+struct RankOp {
+    uint32_t rank = 0;
+    uint64_t req = 0;
+    uint32_t post_index = 0;             // 0 for the first post of the request
+    const TraceEvent *init = nullptr;    // the request's init
+    const TraceEvent *post = nullptr;    // this post
+    const TraceEvent *done = nullptr;    // its completion (null: never completed)
+    std::vector<const TraceEvent *> accesses;
+    std::vector<const TraceEvent *> sends;
+    std::vector<const TraceEvent *> recvs;
+    std::vector<const TraceEvent *> callbacks;
+    std::vector<const TraceEvent *> user_marks;  // kDone, kUserWrite of this post
+    int64_t post_ps() const { return post->time_ps; }
+    // Completion time; INT64_MAX when it never completed.
+    int64_t done_ps() const { return done != nullptr ? done->time_ps : INT64_MAX; }
+};
+
+// A collective instance: the same (team, key, occurrence) on every participant.
+struct Instance {
+    uint32_t team = 0;
+    uint32_t key = 0;
+    uint32_t occurrence = 0;
+    std::vector<RankOp *> ops;  // in trace order of their posts
+    const TraceEvent &first() const { return *ops.front()->post; }
+    std::string name() const;
+    int64_t max_post_ps() const;
+};
+
+// The request history of one rank: every event about it, in order.
+struct RequestHistory {
+    uint32_t rank = 0;
+    uint64_t req = 0;
+    std::vector<const TraceEvent *> events;
+};
+
+class TraceIndex {
+  public:
+    explicit TraceIndex(const Trace &t);
+    const Trace &trace() const { return *trace_; }
+    const std::vector<Instance> &instances() const { return instances_; }
+    const std::map<std::pair<uint32_t, uint64_t>, RequestHistory> &requests() const {
+        return requests_;
+    }
+    const std::vector<RankOp> &ops() const { return ops_; }
+
+  private:
+    const Trace *trace_;
+    std::vector<RankOp> ops_;
+    std::vector<Instance> instances_;
+    std::map<std::pair<uint32_t, uint64_t>, RequestHistory> requests_;
+};
+
+// ---- synchronisation (P14-P17)
+// P14: a barrier (and every collective of a UCC_SYNC_COLLECTIVES team)
+// completes on no rank before every participant has posted.
+Findings check_p14_barrier(const TraceIndex &ix);
+// P15: on a SYNC team no user buffer is touched before every participant has
+// posted, and no rank completes before the last access on any rank.
+Findings check_p15_sync_entry_exit(const TraceIndex &ix);
+// P16: a rank's buffers are never touched after its completion (NO_SYNC exit;
+// holds for every collective). Barrier semantics are not required.
+Findings check_p16_no_access_after_done(const TraceIndex &ix);
+// P17: fan-in's root completes after every post; fan-out's non-roots complete
+// after the root's post.
+Findings check_p17_fanin_fanout(const TraceIndex &ix);
+
+// ---- ordering and concurrency (P18-P22)
+// P18: on ordered teams each rank's k-th post on a team has sequence number k,
+// every participant of an instance posted the same collective (signature), and
+// each instance has every participant exactly once.
+Findings check_p18_ordered(const TraceIndex &ix);
+// P19: on unordered teams every instance (matched by tag) has agreeing
+// signatures, and no rank has two collectives outstanding with one tag.
+Findings check_p19_tags(const TraceIndex &ix);
+// P20: every posted collective completes with UCC_OK (unless it was posted
+// with a timeout) and results meant to be identical on all ranks (allreduce,
+// allgather(v) dst) are: concurrency across teams broke nothing.
+Findings check_p20_complete_and_consistent(const TraceIndex &ix);
+// P21: instance isolation: per instance and ordered pair of ranks, as many
+// messages were received as were sent (a message of one instance consumed by
+// another shows as a mismatch), and no message involves a rank outside it.
+Findings check_p21_isolation(const TraceIndex &ix);
+// P22: a rank frozen (UserMark::kFrozen) after it completed leaves no
+// obligation behind: every other participant of its completed instances
+// completes before the rank thaws.
+Findings check_p22_frozen(const TraceIndex &ix);
+
+// ---- in-place and ownership (P23, P25)
+// P23: with IN_PLACE (where it applies) the library never touches src.
+Findings check_p23_inplace(const TraceIndex &ix);
+// P25: library accesses lie inside [post, completion] of the post they belong
+// to; a program write (UserMark::kUserWrite) inside that window is reported as
+// a user error.
+Findings check_p25_ownership(const TraceIndex &ix);
+
+// ---- request lifecycle (P27-P30)
+// P27: persistent requests are re-posted only after the previous completion;
+// non-persistent ones are posted at most once.
+Findings check_p27_persistent(const TraceIndex &ix);
+// P28: init, then (post, completion, callback if set)*, then finalize; one
+// callback per post with the completion's status; the program's first
+// successful test (UserMark::kDone) comes after the callback.
+Findings check_p28_status_machine(const TraceIndex &ix);
+// P29: every request is finalized exactly once, errors included, and nothing
+// happens to it afterwards.
+Findings check_p29_finalize(const TraceIndex &ix);
+// P30: UCC_ERR_TIMED_OUT only for posts with the TIMEOUT flag.
+Findings check_p30_timeout_gating(const TraceIndex &ix);
+
+// ---- active sets (P31, P32)
+// P31: every message of an active-set instance is between its members, and
+// every member completes.
+Findings check_p31_active_set(const TraceIndex &ix);
+// P32: concurrent active-set instances on overlapping members keep their
+// messages apart (the per-instance send/receive balance of P21, restricted to
+// active sets, plus no two outstanding ones with the same key on a rank).
+Findings check_p32_active_set_isolation(const TraceIndex &ix);
+
+// ---- teams and resources (P33-P36)
+// P33: team creation succeeds on every member, every member agrees on the
+// size, and the members' team ranks are 0..size-1 exactly once each.
+Findings check_p33_team_creation(const TraceIndex &ix);
+// P34: every created team is destroyed on every member, after its last request
+// was finalized.
+Findings check_p34_team_destroy(const TraceIndex &ix);
+// P35: resources (live requests + pending transport operations) at team
+// destroys never exceed those at the rank's first destroy, and are back to 0
+// at the last one.
+Findings check_p35_resource_drift(const TraceIndex &ix);
+// P36: every call on a destroyed object (UserMark::kUseAfterDestroy) returned an error.
+Findings check_p36_use_after_destroy(const TraceIndex &ix);
+
+// ---- timeouts and failure (P39, P40)
+// P39: a post with the TIMEOUT flag that fails with UCC_ERR_TIMED_OUT does so
+// no earlier than post + timeout and no later than post + timeout + quantum.
+Findings check_p39_timeout_bounds(const TraceIndex &ix, int64_t quantum_ps);
+// P40: after a post failed, no write to its user buffers follows.
+Findings check_p40_no_write_after_failure(const TraceIndex &ix);
+
+// ---- arguments (P44, P45)
+// P44: all participants of an instance agree on type, root, op and size
+// (signature) and on the active-set membership; a mismatch names the field
+// and the ranks.
+Findings check_p44_argument_match(const TraceIndex &ix);
+// P45: the library accepted only in-range arguments: root and rank below the
+// participant count, and participants distinct.
+Findings check_p45_argument_range(const TraceIndex &ix);
+
+// Every checker above (P39 with `quantum_ps`).
+Findings check_all(const Trace &t, int64_t quantum_ps = 2'000'000);
+
+// "P16: ..." lines, for failure messages.
+std::string format(const Findings &f);
+
+// Every property number check_all covers.
+const std::vector<int> &checked_properties();
+
+}  // namespace ucc::model
