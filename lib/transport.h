@@ -203,9 +203,14 @@ class Transport {
     // they are) for transfers whose Xfer names a `trace_req`.
     virtual bool recording() const { return false; }
     virtual void record(TraceEvent &e) { (void)e; }
-    // Operations the transport still holds for this endpoint (posted receives,
-    // unexpected messages, RMA state): what a resource-drift check counts.
-    virtual size_t pending_ops() const { return 0; }
+    // Tagged operations the transport still holds for this endpoint (posted
+    // receives, unexpected messages) whose tag t has (t & mask) == base: what
+    // a resource-drift check counts for one team.
+    virtual size_t pending_ops(Tag base, Tag mask) const {
+        (void)base;
+        (void)mask;
+        return 0;
+    }
 
     void set_sink(CompletionSink *sink) { sink_ = sink; }
 

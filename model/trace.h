@@ -104,14 +104,14 @@ Findings check_p17_fanin_fanout(const TraceIndex &ix);
 // ---- ordering and concurrency (P18-P22)
 // P18: on ordered teams each rank's k-th post on a team has sequence number k,
 // every participant of an instance posted the same collective (signature), and
-// each instance has every participant exactly once.
+// no participant posted an instance twice.
 Findings check_p18_ordered(const TraceIndex &ix);
 // P19: on unordered teams every instance (matched by tag) has agreeing
 // signatures, and no rank has two collectives outstanding with one tag.
 Findings check_p19_tags(const TraceIndex &ix);
 // P20: every posted collective completes with UCC_OK (unless it was posted
-// with a timeout) and results meant to be identical on all ranks (allreduce,
-// allgather(v) dst) are: concurrency across teams broke nothing.
+// with a timeout) and results meant to be identical on all ranks (allreduce
+// and allgather dst) are: concurrency across teams broke nothing.
 Findings check_p20_complete_and_consistent(const TraceIndex &ix);
 // P21: instance isolation: per instance and ordered pair of ranks, as many
 // messages were received as were sent (a message of one instance consumed by
@@ -123,7 +123,8 @@ Findings check_p21_isolation(const TraceIndex &ix);
 Findings check_p22_frozen(const TraceIndex &ix);
 
 // ---- in-place and ownership (P23, P25)
-// P23: with IN_PLACE (where it applies) the library never touches src.
+// P23: with IN_PLACE (where it applies) the library never touches the
+// buffer it ignores: src; dst for scatter(v) at the root (API.md §4.3).
 Findings check_p23_inplace(const TraceIndex &ix);
 // P25: library accesses lie inside [post, completion] of the post they belong
 // to; a program write (UserMark::kUserWrite) inside that window is reported as
@@ -160,9 +161,11 @@ Findings check_p33_team_creation(const TraceIndex &ix);
 // P34: every created team is destroyed on every member, after its last request
 // was finalized.
 Findings check_p34_team_destroy(const TraceIndex &ix);
-// P35: resources (live requests + pending transport operations) at team
-// destroys never exceed those at the rank's first destroy, and are back to 0
-// at the last one.
+// P35: a destroyed team leaves nothing behind: no receive or message under its
+// tags is still held by the transport (ranks that saw a failure excepted: late
+// messages of a failed collective may land after the destroy). Together with
+// P29 (every request finalized) and P34 (every team destroyed), M cycles of
+// create/run/destroy return to the baseline.
 Findings check_p35_resource_drift(const TraceIndex &ix);
 // P36: every call on a destroyed object (UserMark::kUseAfterDestroy) returned an error.
 Findings check_p36_use_after_destroy(const TraceIndex &ix);

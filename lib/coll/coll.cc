@@ -103,7 +103,8 @@ uint64_t Coll::dst_extent() const {
     return mul_sat(end, args_.esize);
 }
 
-void Coll::enable_trace(uint64_t req, const void *unused_src, uint64_t unused_src_bytes) {
+void Coll::enable_trace(uint64_t req, TraceBuffer which, const void *unused,
+                        uint64_t unused_bytes) {
     if (!env_.transport().recording() || env_.transport().timing_only()) {
         return;
     }
@@ -114,9 +115,15 @@ void Coll::enable_trace(uint64_t req, const void *unused_src, uint64_t unused_sr
         r.hi = bytes > UINTPTR_MAX - r.lo ? UINTPTR_MAX : r.lo + bytes;
         return r;
     };
-    dst_range_ = range(args_.dst, dst_extent());
-    src_range_ = args_.src != nullptr ? range(args_.src, src_extent())
-                                      : range(unused_src, unused_src_bytes);
+    // The ignored buffer's description is not validated (it may be poison with
+    // an absurd count): watch at most as many bytes as the buffer in use has.
+    unused_bytes = std::min(unused_bytes, which == TraceBuffer::kSrc ? dst_extent() : src_extent());
+    dst_range_ = args_.dst != nullptr || which != TraceBuffer::kDst
+                     ? range(args_.dst, dst_extent())
+                     : range(unused, unused_bytes);
+    src_range_ = args_.src != nullptr || which != TraceBuffer::kSrc
+                     ? range(args_.src, src_extent())
+                     : range(unused, unused_bytes);
 }
 
 TraceBuffer Coll::classify(const void *p, uint64_t *offset) const {

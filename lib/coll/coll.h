@@ -230,9 +230,9 @@ class Coll {
 
     // Event trace (only when the transport records): from now on every read
     // or write of a user buffer (src, dst) is recorded for request `req`.
-    // `unused_src`/`unused_src_bytes`: the src the user passed although the
-    // collective ignores it (in place), so that a stray read of it is seen.
-    void enable_trace(uint64_t req, const void *unused_src, uint64_t unused_src_bytes);
+    // `unused`/`unused_bytes`: the buffer (`which`) the user passed although
+    // the collective ignores it (in place), so that a stray access is seen.
+    void enable_trace(uint64_t req, TraceBuffer which, const void *unused, uint64_t unused_bytes);
     uint64_t trace_req() const { return trace_req_; }
     // User buffer extents in bytes, from the arguments (v: the furthest block end).
     uint64_t src_extent() const;

@@ -198,6 +198,7 @@ ucc_status_t coll_init(ucc_coll_args_t *coll_args, ucc_coll_req_h *request, ucc_
         ucc::TraceEvent e;
         e.kind = ucc::TraceKind::kInit;
         e.coll = coll_args->coll_type;
+        e.team_hash = t.trace_hash;
         e.flags = flags;
         e.timeout = r->timeout;
         e.has_cb = r->has_cb;
@@ -253,6 +254,7 @@ ucc_status_t coll_post(ucc_coll_req_h request) {
         e.kind = ucc::TraceKind::kPost;
         e.coll = r->args.coll_type;
         e.team = t.id;
+        e.team_hash = t.trace_hash;
         e.key = seq;
         e.sync = t.sync_type;
         e.ordered = team_is_ordered(t);
@@ -278,18 +280,27 @@ ucc_status_t coll_post(ucc_coll_req_h request) {
         r->coll = std::make_unique<ucc::coll::Coll>(t, r->nargs, t.rank, t.size, t.tag_base(seq));
     }
     if (ctx.transport->recording()) [[unlikely]] {
-        // In place, src is ignored; its non-v description still lets the trace
-        // see a stray read of it.
-        const void *unused = nullptr;
-        uint64_t unused_bytes = 0;
-        if (r->nargs.inplace && r->nargs.src == nullptr) {
-            unused = r->args.src.info.buffer;
-            uint64_t es = r->nargs.esize;
-            unused_bytes = __builtin_mul_overflow(r->args.src.info.count, es, &unused_bytes)
-                               ? UINT64_MAX
-                               : unused_bytes;
+        // In place, one buffer is ignored (src; dst for scatter(v) at the root);
+        // its non-v description still lets the trace see a stray access.
+        const ucc_coll_type_t ct = r->args.coll_type;
+        const bool scatter = ct == UCC_COLL_TYPE_SCATTER || ct == UCC_COLL_TYPE_SCATTERV;
+        const bool v_src = ct == UCC_COLL_TYPE_ALLTOALLV || ct == UCC_COLL_TYPE_SCATTERV;
+        ucc::TraceBuffer which = ucc::TraceBuffer::kNone;
+        const ucc_coll_buffer_info_t *info = nullptr;
+        if (r->nargs.inplace && scatter && r->nargs.dst == nullptr) {
+            which = ucc::TraceBuffer::kDst;
+            info = &r->args.dst.info;
+        } else if (r->nargs.inplace && !scatter && r->nargs.src == nullptr && !v_src) {
+            which = ucc::TraceBuffer::kSrc;
+            info = &r->args.src.info;
         }
-        r->coll->enable_trace(r->number, unused, unused_bytes);
+        uint64_t unused_bytes = 0;
+        if (info != nullptr &&
+            __builtin_mul_overflow(info->count, uint64_t{r->nargs.esize}, &unused_bytes)) {
+            unused_bytes = UINT64_MAX;
+        }
+        r->coll->enable_trace(r->number, which, info != nullptr ? info->buffer : nullptr,
+                              unused_bytes);
     }
     ucc::SpanInfo &sp = r->span;
     sp.collective = ucc::core::coll_type_name(r->args.coll_type);

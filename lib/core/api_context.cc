@@ -55,7 +55,7 @@ bool context_destroyed(const ucc_context *context, const char *fn) {
     if (!context->ctx.destroyed) {
         return false;
     }
-    log_error("%s: the context was destroyed", fn);
+    UCC_LOG(context->ctx.log, kError, "%s: the context was destroyed", fn);
     return true;
 }
 

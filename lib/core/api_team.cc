@@ -252,7 +252,7 @@ bool team_destroyed(const ucc_team *team, const char *fn) {
     if (team->team.state != TeamState::kDestroyed) {
         return false;
     }
-    log_error("%s: the team was destroyed", fn);
+    UCC_LOG(team->team.ctx->log, kError, "%s: the team was destroyed", fn);
     return true;
 }
 
@@ -644,9 +644,17 @@ UCC_EXPORT ucc_status_t ucc_team_create_test(ucc_team_h team) {
         }
         if (t.state != TeamState::kCreating && !t.creation_recorded) {
             t.creation_recorded = true;
+            if (t.ctx->transport->recording()) {
+                uint64_t h = 0xcbf29ce484222325ull;
+                for (uint64_t i = 0; i < t.peers.size(); ++i) {
+                    h = (h ^ t.peers.at(i)) * 0x100000001b3ull;
+                }
+                t.trace_hash = h;
+            }
             ucc::TraceEvent e;
             e.kind = ucc::TraceKind::kTeamCreated;
             e.team = t.id;
+            e.team_hash = t.trace_hash;
             e.team_rank = t.rank;
             e.team_size = t.size;
             e.status = t.create_status;
@@ -683,6 +691,7 @@ UCC_EXPORT ucc_status_t ucc_team_destroy(ucc_team_h team) {
         }
         Context *ctx = t.ctx;
         const uint16_t id = t.id;
+        const uint64_t team_hash = t.trace_hash;
         const bool created = t.creation_recorded && t.create_status == UCC_OK;
         ctx->n_teams--;
         // Keep a tombstone: later calls on this handle fail cleanly (P36).
@@ -697,7 +706,8 @@ UCC_EXPORT ucc_status_t ucc_team_destroy(ucc_team_h team) {
             ucc::TraceEvent e;
             e.kind = ucc::TraceKind::kTeamDestroyed;
             e.team = id;
-            e.resources = ctx->resources();
+            e.team_hash = team_hash;
+            e.resources = ctx->resources(id);
             ctx->record(e);
         }
         return UCC_OK;

@@ -138,9 +138,11 @@ struct Context final : CompletionSink, coll::Scheduler {
             transport->record(e);
         }
     }
-    // Live requests plus the transport's pending operations (resource drift, P35).
-    uint64_t resources() const {
-        return live_requests + (transport ? transport->pending_ops() : 0);
+    // What team `team_id` still holds after its destroy: the transport's
+    // pending operations under its tags (resource drift, P35).
+    uint64_t resources(uint16_t team_id) const {
+        const Tag mask = Tag{0xffff} << 48;
+        return transport ? transport->pending_ops(Tag{team_id} << 48, mask) : 0;
     }
 };
 
@@ -184,6 +186,7 @@ struct Team final : coll::CollEnv {
     std::unique_ptr<Poller> create_poller;
     bool placeholder = false;  // excluded member of a split
     bool creation_recorded = false;
+    uint64_t trace_hash = 0;  // event trace: hash of the members' peers
 
     Tag tag_base(uint32_t seq_or_tag) const {
         return (static_cast<Tag>(id) << 48) | (static_cast<Tag>(seq_or_tag) << 16);

@@ -53,6 +53,9 @@ struct TraceEvent {
     ucc_status_t status = UCC_OK;
     uint32_t rank = 0;       // world rank (stamped by the recording transport)
     uint32_t team = 0;       // team id (agreed by all members)
+    // Team identity: a hash of the members' transport peers. Teams without a
+    // common member may share an id; (team, team_hash) tells them apart.
+    uint64_t team_hash = 0;
     uint32_t key = 0;        // instance key on the team: sequence number or tag space
     uint32_t team_rank = 0;  // the rank's index among the collective's participants
     uint32_t team_size = 0;  // number of participants (active set size, if any)
@@ -67,7 +70,7 @@ struct TraceEvent {
     uint64_t offset = 0;  // access: byte offset in the buffer; team created: the ep
     uint64_t bytes = 0;
     uint64_t hash = 0;       // complete: FNV-1a of the dst bytes (0 when not computed)
-    uint64_t resources = 0;  // live requests + pending transport operations
+    uint64_t resources = 0;  // team destroyed: transport operations still pending under its tags
     double timeout = 0;      // init: the TIMEOUT flag's timeout (0 without the flag)
     int64_t time_ps = 0;     // the rank's virtual clock (stamped by the transport)
 };

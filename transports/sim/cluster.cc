@@ -645,10 +645,16 @@ void Cluster::idle(uint32_t r, double deadline_s) {
         return;
     }
     if (!std::isnan(deadline_s) && deadline_s < 9.0e6) {
-        int64_t d = deadline_s <= 0 ? 0 : std::llround(deadline_s * 1e12);
+        int64_t d = deadline_s <= 0 ? 0 : static_cast<int64_t>(std::ceil(deadline_s * 1e12));
         if (d <= t) {
-            count_spin(r, "idle() with a past deadline");
-            return;
+            if (deadline_s <= static_cast<double>(t) / 1e12) {
+                count_spin(r, "idle() with a past deadline");
+                return;
+            }
+            // Less than a picosecond ahead (rounding): the next tick. A caller
+            // comparing the deadline with now() must see it pass, or it would
+            // idle with the same deadline forever.
+            d = t + 1;
         }
         push_event(Event{d, 0, 0, nullptr, ++rs.wake_gen, r, EventKind::kWake});
     } else {

@@ -307,8 +307,23 @@ void SimTransport::record(TraceEvent &e) {
     }
 }
 
-size_t SimTransport::pending_ops() const {
-    return posted_count_ + unexpected_count_ + rma_.size() + gets_in_flight_;
+size_t SimTransport::pending_ops(Tag base, Tag mask) const {
+    size_t n = 0;
+    for (const auto &[key, q] : posted_) {
+        if ((key.second & mask) == base) {
+            for (const RecvOp *op = q.head; op != nullptr; op = op->next) {
+                ++n;
+            }
+        }
+    }
+    for (const auto &[key, q] : unexpected_) {
+        if ((key.second & mask) == base) {
+            for (const Message *m = q.head; m != nullptr; m = m->next) {
+                ++n;
+            }
+        }
+    }
+    return n;
 }
 
 void SimTransport::record_message(const Xfer &x, bool send, uint64_t peer_endpoint, size_t bytes) {

@@ -102,7 +102,7 @@ class SimTransport final : public ucc::Transport {
     bool aborted() const override;
     bool recording() const override;
     void record(TraceEvent &e) override;
-    size_t pending_ops() const override;
+    size_t pending_ops(Tag base, Tag mask) const override;
 
     // ---- simulator side ----
     uint32_t rank() const { return rank_; }

@@ -1,0 +1,75 @@
+// Test kit: a workload of many collectives on several (overlapping) teams,
+// run through the real C API on the simulated cluster with the event trace
+// recorded, every completed post checked against the model.
+//
+// Each rank: lib and context (OOB over all ranks); then `cycles` times:
+// create the teams it belongs to (in team order, one at a time), run its share
+// of the ops, destroy its teams (in a rank-dependent order). Within a cycle a
+// rank keeps at most `window` requests outstanding (0: posts all, then waits);
+// ops of a team are posted in op order (unordered teams: in a rank-dependent
+// order when `shuffle` is set), persistent ops are re-posted with new inputs
+// after each completion, callbacks count their calls (and may finalize the
+// request from inside). The program marks the trace with what it does (first
+// successful test, freeze/thaw, calls on destroyed handles) for the checkers
+// of model/trace.h.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tests/common/scenario.h"
+#include "transports/sim/cluster.h"
+
+namespace ucc::testkit {
+
+struct WorkloadTeam {
+    std::vector<uint32_t> members;  // world ranks, ascending; team rank = position
+    bool unordered = false;         // UCC_COLLECTIVE_POST_UNORDERED (ops carry tags)
+    bool sync = false;              // UCC_SYNC_COLLECTIVES
+};
+
+struct WorkloadOp {
+    uint32_t team = 0;
+    // What runs: type, datatype, op, count, root (team rank), in place, posts
+    // (> 1: persistent), value seed. `n` is set to the team's size.
+    Scenario coll;
+    bool callback = false;        // UCC_COLL_ARGS_FIELD_CB
+    bool finalize_in_cb = false;  // the callback finalizes the request (single post only)
+    double timeout = 0;           // > 0: UCC_COLL_ARGS_FLAG_TIMEOUT with this many seconds
+    uint16_t tag = 0;             // unordered teams: distinct per op of a team
+};
+
+struct Workload {
+    uint32_t n = 4;
+    uint64_t seed = 1;
+    std::string network = "hdr";
+    std::vector<WorkloadTeam> teams;
+    std::vector<WorkloadOp> ops;
+    uint32_t window = 0;
+    bool shuffle = false;  // needs window 0 (ranks would wait on different ops otherwise)
+    uint64_t skew_ps = 0;  // before each post, the rank computes for up to this long
+    // P22: after its first completed op, this rank stops calling the library
+    // until every other member of that op has completed it.
+    int32_t freeze_rank = -1;
+    // P39/P40: this rank posts its first op this late (ops then need timeouts).
+    int32_t late_rank = -1;
+    uint64_t late_ps = 0;
+    uint32_t cycles = 1;
+    // P36: after its teardown each rank calls into its destroyed team and context.
+    bool probe_use_after_destroy = false;
+};
+
+struct WorkloadOutcome {
+    std::string failure;  // empty: every rank ran its program and every OK post matched the model
+    sim::RunResult run;   // run.trace: the event trace
+    uint64_t posts_ok = 0;
+    uint64_t posts_failed = 0;  // completed with an error (timeouts)
+};
+
+WorkloadOutcome run_workload(const Workload &w);
+
+// One line per team and op, for failure messages.
+std::string describe(const Workload &w);
+
+}  // namespace ucc::testkit
