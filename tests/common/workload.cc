@@ -458,7 +458,9 @@ class RankProgram {
                     ++k;
                 }
             }
-            if (!any) {
+            // (With nothing outstanding, progress would block this simulated
+            // rank until some message arrives.)
+            if (!any && !active.empty()) {
                 ucc_context_progress(ctx_);
             }
         }
