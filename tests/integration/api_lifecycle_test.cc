@@ -1867,7 +1867,7 @@ TEST(ApiCollInit, V2ErrorType) {
     set_raw(neg.error_type, -1);
     ucc_coll_args_t global = a;
     global.error_type = UCC_ERR_TYPE_GLOBAL;
-    // V2 comes before V5 (active set on a non-bcast: NOT_SUPPORTED).
+    // V2 comes before V5 (an active set of {0, 1}: rank 2 is not a member).
     ucc_coll_args_t order = bad;
     order.mask |= UCC_COLL_ARGS_FIELD_ACTIVE_SET;
     order.active_set = {0, 1, 2};
@@ -1944,10 +1944,19 @@ TEST(ApiCollInit, V5ActiveSet) {
         return a;
     };
     const ucc_coll_type_t bc = UCC_COLL_TYPE_BCAST;
-    // V5 comes before V6 (root out of range).
+    // Every type takes an active set; V5 comes before V6 (root out of range), and a rooted type's
+    // root must be a member while a non-rooted type's root is unread.
     expect_init_statuses({
-        same("allreduce", set(UCC_COLL_TYPE_ALLREDUCE, 0, 0, 1, 2), kNs),
-        same("reduce, root out of range too", set(UCC_COLL_TYPE_REDUCE, 9, 0, 1, 2), kNs),
+        {"allreduce {0,1}",
+         [&](uint32_t) { return set(UCC_COLL_TYPE_ALLREDUCE, 0, 0, 1, 2); },
+         {kOk, kOk, kInv}},
+        same("allreduce {2,1,0}, root unread", set(UCC_COLL_TYPE_ALLREDUCE, 77, 2, -1, 3), kOk),
+        same("barrier, whole team", set(UCC_COLL_TYPE_BARRIER, 77, 0, 1, 3), kOk),
+        same("reduce, root out of range", set(UCC_COLL_TYPE_REDUCE, 9, 0, 1, 2), kInv),
+        same("fanin, root not a member", set(UCC_COLL_TYPE_FANIN, 1, 0, 2, 2), kInv),
+        {"reduce {1,2} rooted at 2",
+         [&](uint32_t) { return set(UCC_COLL_TYPE_REDUCE, 2, 1, 1, 2); },
+         {kInv, kOk, kOk}},
         same("size 0", set(bc, 0, 0, 1, 0), kInv),
         same("size > N", set(bc, 0, 0, 1, 4), kInv),
         same("start >= N", set(bc, 0, 3, 1, 2), kInv),
