@@ -7,6 +7,8 @@
 //   P5   allreduce dst bitwise identical on all ranks (signed zeros included)
 //   P12  zero counts with NULL buffers complete with UCC_OK (init+post, init_and_post, re-posts)
 //   P14  barrier: every rank's completion time >= every rank's post time (virtual time)
+//   P31  about 1 scenario in 5 runs on an active set (any type; tagged active_set=1): only the
+//        members call, laid out by set position, and non-members' memory stays unchanged
 // and, in proptests/validity_props.cc, P45 with rules V1-V11 of model/VALIDITY.md.
 //
 // Knobs (environment):
@@ -23,6 +25,7 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <numeric>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -188,11 +191,42 @@ std::string draw_network() {
     return os.str();
 }
 
+// An active set on the scenario's team (API.md §4.12): distinct members
+// (start + i*stride) mod n, stride possibly negative or beyond n, a set of one
+// now and then; a rooted type's root is moved onto a member. Non-members
+// never call; the kit checks their memory stays unchanged.
+void draw_active_set(Scenario &s) {
+    const auto n = static_cast<int64_t>(s.n);
+    s.active_set = true;
+    s.as_start = *rc::gen::inRange<uint64_t>(0, s.n);
+    s.as_stride = *rc::gen::weightedOneOf<int64_t>({
+        {3, rc::gen::element<int64_t>(1, -1)},
+        {3, rc::gen::inRange<int64_t>(-n, n + 1)},
+        {1, rc::gen::element<int64_t>(n + 1, -2 * n + 1, INT64_MIN)},
+    });
+    const auto step = static_cast<uint64_t>(((s.as_stride % n) + n) % n);
+    const uint64_t orbit = step == 0 ? 1 : s.n / std::gcd(step, uint64_t{s.n});
+    s.as_size = *rc::gen::weightedOneOf<uint64_t>({
+        {1, rc::gen::just<uint64_t>(1)},
+        {1, rc::gen::just<uint64_t>(uint64_t{orbit})},
+        {4, rc::gen::inRange<uint64_t>(1, orbit + 1)},
+    });
+    const std::vector<uint32_t> members = ucc::testkit::members_of(s);
+    s.root = members[*rc::gen::inRange<size_t>(0, members.size())];
+    if (!is_rooted(s.type)) {
+        s.root = 0;  // unread
+    }
+    if (*rc::gen::arbitrary<bool>()) {
+        s.tag = *rc::gen::inRange<int64_t>(0, 1 << 15);
+    }
+}
+
 struct DrawOptions {
     bool any_coll = true;
     ucc_coll_type_t coll = UCC_COLL_TYPE_ALLREDUCE;  // when !any_coll
     bool zero_count = false;                         // count 0 (null buffers half the time)
     bool float_types = false;                        // prefer floating datatypes
+    bool active_sets = true;                         // draw an active set now and then
 };
 
 // Draws a whole valid scenario, the simulator seed included.
@@ -236,6 +270,9 @@ Scenario draw_scenario(const DrawOptions &o) {
     s.init_and_post = *rc::gen::weightedElement<bool>({{3, false}, {1, true}});
     s.skew_ps = *rc::gen::weightedElement<uint64_t>(
         {{6, 0}, {1, 1'000'000}, {1, 50'000'000}, {1, 2'000'000'000}});
+    if (o.active_sets && *rc::gen::weightedElement<bool>({{4, false}, {1, true}})) {
+        draw_active_set(s);
+    }
     return s;
 }
 
@@ -274,7 +311,8 @@ void tag(const Scenario &s) {
            std::string("persistent=") + (s.posts > 1 ? "1" : "0"),
            std::string("team=") + (s.team_ep_map ? "ep_map" : "oob"),
            std::string("post=") + (s.init_and_post ? "init_and_post" : "init+post"),
-           std::string("skew=") + (s.skew_ps > 0 ? "1" : "0"));
+           std::string("skew=") + (s.skew_ps > 0 ? "1" : "0"),
+           std::string("active_set=") + (s.active_set ? "1" : "0"));
     RC_CLASSIFY(s.null_buffers, "extra=null_buffers");
     RC_CLASSIFY(s.reduce_nonroot_dst, "extra=reduce_nonroot_dst");
     RC_CLASSIFY(s.poison_inplace_src, "extra=poison_inplace_src");
@@ -316,27 +354,31 @@ Outcome run_checked(const Scenario &s) {
 
 // P5
 void check_bitwise_identical(const Scenario &s, const Outcome &o) {
-    for (uint32_t r = 1; r < s.n; ++r) {
-        if (o.dst[r] != o.dst[0]) {
+    const std::vector<uint32_t> members = ucc::testkit::members_of(s);
+    const uint32_t first = members.front();
+    for (uint32_t r : members) {
+        if (o.dst[r] != o.dst[first]) {
             size_t i = 0;
-            while (o.dst[r][i] == o.dst[0][i]) {
+            while (o.dst[r][i] == o.dst[first][i]) {
                 ++i;
             }
             fail(s, o,
                  "P5: allreduce dst of rank " + std::to_string(r) +
-                     " is not bitwise identical to rank 0's (first difference at byte " +
-                     std::to_string(i) + ")");
+                     " is not bitwise identical to rank " + std::to_string(first) +
+                     "'s (first difference at byte " + std::to_string(i) + ")");
         }
     }
 }
 
-// P14 (and, for every collective, done_r >= post_r).
+// P14 (and, for every collective, done_r >= post_r), among the members.
 void check_times(const Scenario &s, const Outcome &o) {
+    const std::vector<uint32_t> members = ucc::testkit::members_of(s);
     for (uint32_t p = 0; p < s.posts; ++p) {
         const std::vector<double> &post = o.post_s[p];
         const std::vector<double> &done = o.done_s[p];
+        // Non-members never post (their entries are -1).
         const auto last_post = std::max_element(post.begin(), post.end());
-        for (uint32_t r = 0; r < s.n; ++r) {
+        for (uint32_t r : members) {
             std::ostringstream os;
             if (done[r] < post[r]) {
                 os << "post " << p << ": rank " << r << " completed at " << done[r]
