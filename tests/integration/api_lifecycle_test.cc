@@ -1974,6 +1974,25 @@ TEST(ApiCollInit, V5ActiveSet) {
         same("whole team, negative stride", set(bc, 1, 2, -1, 3), kOk),
         same("whole team", set(bc, 0, 0, 1, 3), kOk),
     });
+    // Block counts follow the set's size (2 here), not the team's (3).
+    auto set_counts = [&](ucc_coll_type_t t, uint64_t sc, uint64_t dc) {
+        ucc_coll_args_t a = set(t, 0, 2, -2, 2);  // members 2, 0
+        a.src.info.count = sc;
+        a.dst.info.count = dc;
+        return a;
+    };
+    const ucc_coll_type_t ag = UCC_COLL_TYPE_ALLGATHER;
+    const ucc_coll_type_t rs = UCC_COLL_TYPE_REDUCE_SCATTER;
+    expect_init_statuses({
+        {"allgather, 2 blocks", [&](uint32_t) { return set_counts(ag, 2, 4); }, {kOk, kInv, kOk}},
+        {"allgather, 3 blocks", [&](uint32_t) { return set_counts(ag, 2, 6); }, {kInv, kInv, kInv}},
+        {"reduce_scatter, 2 blocks",
+         [&](uint32_t) { return set_counts(rs, 4, 2); },
+         {kOk, kInv, kOk}},
+        {"reduce_scatter, 3 blocks",
+         [&](uint32_t) { return set_counts(rs, 6, 2); },
+         {kInv, kInv, kInv}},
+    });
 }
 
 TEST(ApiCollInit, V6Root) {
