@@ -228,89 +228,10 @@ void alltoallv(uint32_t n, const std::vector<ucc_coll_args_t> &args, Writes &out
     }
 }
 
-// Members of the collective in increasing order: the active set if given, else the whole team.
-// Empty for an active set that is out of range or selects a rank twice.
-std::vector<uint32_t> members_of(uint32_t n, const ucc_coll_args_t &a) {
-    std::vector<uint32_t> members;
-    if ((a.mask & UCC_COLL_ARGS_FIELD_ACTIVE_SET) == 0) {
-        for (uint32_t r = 0; r < n; ++r) {
-            members.push_back(r);
-        }
-        return members;
-    }
-    const uint64_t start = a.active_set.start;
-    const int64_t stride = a.active_set.stride;
-    const uint64_t size = a.active_set.size;
-    if (size == 0 || size > n || start >= n) {
-        return {};
-    }
-    // member i = (start + i * stride) mod n, computed with stride reduced into [0, n).
-    const auto step = static_cast<uint64_t>(((stride % int64_t{n}) + int64_t{n}) % int64_t{n});
-    std::vector<bool> seen(n, false);
-    for (uint64_t i = 0; i < size; ++i) {
-        const auto m = static_cast<uint32_t>((start + i * step) % n);
-        if (seen[m]) {
-            return {};
-        }
-        seen[m] = true;
-        members.push_back(m);
-    }
-    std::sort(members.begin(), members.end());
-    return members;
-}
-
-bool has_active_set(const ucc_coll_args_t &a) {
-    return (a.mask & UCC_COLL_ARGS_FIELD_ACTIVE_SET) != 0;
-}
-
-bool is_active_set_bcast(const ucc_coll_args_t &a) {
-    return coll_type(a) == UCC_COLL_TYPE_BCAST && has_active_set(a);
-}
-
-bool any_active_set_bcast(const std::vector<ucc_coll_args_t> &args) {
-    return std::any_of(args.begin(), args.end(), is_active_set_bcast);
-}
-
-// The members of an active-set bcast. Non-members' args are ignored (they may hold anything), so
-// the set is taken from the first rank whose own args give an active set that contains it; every
-// member must then agree on the type, the set and the root.
-std::vector<uint32_t> active_members(uint32_t n, const std::vector<ucc_coll_args_t> &args) {
-    for (uint32_t r = 0; r < n; ++r) {
-        const ucc_coll_args_t &a = args[r];
-        if (!is_active_set_bcast(a)) {
-            continue;
-        }
-        const std::vector<uint32_t> members = members_of(n, a);
-        if (!std::binary_search(members.begin(), members.end(), r)) {
-            continue;
-        }
-        for (uint32_t m : members) {
-            const ucc_coll_args_t &b = args[m];
-            if (!is_active_set_bcast(b) || b.active_set.start != a.active_set.start ||
-                b.active_set.stride != a.active_set.stride ||
-                b.active_set.size != a.active_set.size || b.root != a.root) {
-                fail(rank_str(m) + ": type, active set or root differs from " + rank_str(r) + "'s");
-            }
-        }
-        if (!std::binary_search(members.begin(), members.end(), a.root)) {
-            fail("bcast root " + std::to_string(a.root) + " is not in the active set");
-        }
-        return members;
-    }
-    fail("no rank is a member of its own (valid) active set");
-}
-
-void bcast(uint32_t n, const std::vector<ucc_coll_args_t> &args, Writes &out) {
-    std::vector<uint32_t> members;
-    if (any_active_set_bcast(args)) {
-        members = active_members(n, args);
-    } else {
-        members = members_of(n, args[0]);
-    }
+void bcast(uint32_t n, const std::vector<ucc_coll_args_t> &args, uint32_t root, Writes &out) {
     // The root's buffer is the data and is never written (IN_PLACE is ignored).
-    const auto root = static_cast<uint32_t>(args[members.front()].root);
     const Bytes data = whole(args[root].src.info, root);
-    for (uint32_t r : members) {
+    for (uint32_t r = 0; r < n; ++r) {
         if (r != root) {
             out.move("bcast", root, r, whole(args[r].src.info, r), data);
         }
@@ -505,15 +426,70 @@ void reduce_scatterv(uint32_t n, const std::vector<ucc_coll_args_t> &args, Write
     }
 }
 
+// ---- active sets (API.md §4.12)
+
+bool has_active_set(const ucc_coll_args_t &a) {
+    return (a.mask & UCC_COLL_ARGS_FIELD_ACTIVE_SET) != 0;
+}
+
+// The members of a's active set in set order (member i = (start + i * stride) mod n, stride
+// reduced into [0, n)). Empty for a set that is out of range or selects a rank twice.
+std::vector<uint32_t> members_of(uint32_t n, const ucc_coll_args_t &a) {
+    const uint64_t start = a.active_set.start;
+    const int64_t stride = a.active_set.stride;
+    const uint64_t size = a.active_set.size;
+    if (size == 0 || size > n || start >= n) {
+        return {};
+    }
+    const auto step = static_cast<uint64_t>(((stride % int64_t{n}) + int64_t{n}) % int64_t{n});
+    std::vector<bool> seen(n, false);
+    std::vector<uint32_t> members;
+    for (uint64_t i = 0; i < size; ++i) {
+        const auto m = static_cast<uint32_t>((start + i * step) % n);
+        if (seen[m]) {
+            return {};
+        }
+        seen[m] = true;
+        members.push_back(m);
+    }
+    return members;
+}
+
+// The members of an active-set collective, in set order. Non-members' args are ignored (they may
+// hold anything), so the set is taken from the first rank whose own args give an active set that
+// contains it; every member must then agree on the type, the set and (rooted types) the root,
+// which must be a member.
+std::vector<uint32_t> active_members(uint32_t n, const std::vector<ucc_coll_args_t> &args) {
+    for (uint32_t r = 0; r < n; ++r) {
+        const ucc_coll_args_t &a = args[r];
+        if (!has_active_set(a)) {
+            continue;
+        }
+        const std::vector<uint32_t> members = members_of(n, a);
+        if (std::find(members.begin(), members.end(), r) == members.end()) {
+            continue;
+        }
+        const bool rooted = is_rooted(coll_type(a));
+        for (uint32_t m : members) {
+            const ucc_coll_args_t &b = args[m];
+            if (!has_active_set(b) || coll_type(b) != coll_type(a) ||
+                b.active_set.start != a.active_set.start ||
+                b.active_set.stride != a.active_set.stride ||
+                b.active_set.size != a.active_set.size || (rooted && b.root != a.root)) {
+                fail(rank_str(m) + ": type, active set or root differs from " + rank_str(r) + "'s");
+            }
+        }
+        if (rooted && std::find(members.begin(), members.end(), a.root) == members.end()) {
+            fail("root " + std::to_string(a.root) + " is not in the active set");
+        }
+        return members;
+    }
+    fail("no rank is a member of its own (valid) active set");
+}
+
 // ---- argument agreement across ranks
 
 void check_agreement(uint32_t n, const std::vector<ucc_coll_args_t> &args) {
-    if (args.size() != n || n == 0) {
-        fail("need one ucc_coll_args_t per rank of a non-empty team");
-    }
-    if (any_active_set_bcast(args)) {
-        return;  // an active-set bcast: only members' args matter, checked by active_members()
-    }
     const uint64_t type = coll_type(args[0]);
     if (!is_coll_type(type)) {
         fail("invalid coll_type " + coll_name(type));
@@ -523,9 +499,6 @@ void check_agreement(uint32_t n, const std::vector<ucc_coll_args_t> &args) {
         if (coll_type(a) != type) {
             fail(rank_str(r) + " posts " + coll_name(coll_type(a)) + ", rank 0 posts " +
                  coll_name(type));
-        }
-        if (has_active_set(a)) {
-            fail(rank_str(r) + ": active sets are only defined for bcast");
         }
         if (is_rooted(type) && a.root != args[0].root) {
             fail(rank_str(r) + ": root " + std::to_string(a.root) + " differs from rank 0's");
@@ -539,17 +512,13 @@ void check_agreement(uint32_t n, const std::vector<ucc_coll_args_t> &args) {
     }
 }
 
-}  // namespace
-
-Expected expected(uint32_t team_size, const std::vector<ucc_coll_args_t> &args) {
-    check_agreement(team_size, args);
-    const uint32_t n = team_size;
+// A collective on the whole team (no active set); args[r] is rank r's.
+Expected expected_on_team(uint32_t n, const std::vector<ucc_coll_args_t> &args) {
+    check_agreement(n, args);
     const ucc_coll_args_t &a0 = args[0];
+    const auto root = static_cast<uint32_t>(a0.root);
     Writes out(n);
-    // An active-set bcast is recognised from any rank's args (rank 0 need not be a member).
-    const uint64_t type =
-        any_active_set_bcast(args) ? uint64_t{UCC_COLL_TYPE_BCAST} : coll_type(a0);
-    switch (type) {
+    switch (coll_type(a0)) {
         case UCC_COLL_TYPE_ALLGATHER:
             allgather(n, args, out);
             break;
@@ -570,16 +539,16 @@ Expected expected(uint32_t team_size, const std::vector<ucc_coll_args_t> &args) 
         case UCC_COLL_TYPE_FANOUT:
             break;  // synchronisation only: no buffer is written
         case UCC_COLL_TYPE_BCAST:
-            bcast(n, args, out);
+            bcast(n, args, root, out);
             break;
         case UCC_COLL_TYPE_GATHER:
-            gather(n, args, static_cast<uint32_t>(a0.root), out);
+            gather(n, args, root, out);
             break;
         case UCC_COLL_TYPE_GATHERV:
-            gatherv(n, args, static_cast<uint32_t>(a0.root), out);
+            gatherv(n, args, root, out);
             break;
         case UCC_COLL_TYPE_REDUCE:
-            reduce(n, args, static_cast<uint32_t>(a0.root), out);
+            reduce(n, args, root, out);
             break;
         case UCC_COLL_TYPE_REDUCE_SCATTER:
             reduce_scatter(n, args, out);
@@ -588,15 +557,66 @@ Expected expected(uint32_t team_size, const std::vector<ucc_coll_args_t> &args) 
             reduce_scatterv(n, args, out);
             break;
         case UCC_COLL_TYPE_SCATTER:
-            scatter(n, args, static_cast<uint32_t>(a0.root), out);
+            scatter(n, args, root, out);
             break;
         case UCC_COLL_TYPE_SCATTERV:
-            scatterv(n, args, static_cast<uint32_t>(a0.root), out);
+            scatterv(n, args, root, out);
             break;
         default:
             fail("unknown coll_type");
     }
     return out.finish();
+}
+
+// An active-set collective (API.md §4.12): the plain collective on a team of the set's size whose
+// rank i is member i, with the root renumbered to its set position; the members' writes are that
+// collective's, non-members get none (their memory stays unchanged).
+Expected expected_on_set(uint32_t n, const std::vector<ucc_coll_args_t> &args) {
+    const std::vector<uint32_t> members = active_members(n, args);
+    const auto size = static_cast<uint32_t>(members.size());
+    std::vector<ucc_coll_args_t> sub;
+    for (uint32_t m : members) {
+        ucc_coll_args_t a = args[m];
+        a.mask &= ~static_cast<uint64_t>(UCC_COLL_ARGS_FIELD_ACTIVE_SET);
+        if (is_rooted(coll_type(a))) {
+            a.root = static_cast<uint64_t>(std::find(members.begin(), members.end(), args[m].root) -
+                                           members.begin());
+        }
+        sub.push_back(a);
+    }
+    Expected on_set;
+    try {
+        on_set = expected_on_team(size, sub);
+    } catch (const std::invalid_argument &e) {
+        // Name team ranks, not set positions, in what the caller sees.
+        std::string why = e.what();
+        const std::string prefix = "ucc::model::expected: ";
+        if (why.rfind(prefix, 0) == 0) {
+            why.erase(0, prefix.size());
+        }
+        fail("active set {start " + std::to_string(args[members[0]].active_set.start) +
+             ", stride " + std::to_string(args[members[0]].active_set.stride) + ", size " +
+             std::to_string(size) + "} (ranks there are set positions): " + why);
+    }
+    Expected out;
+    out.writes.resize(n);
+    for (uint32_t i = 0; i < size; ++i) {
+        out.writes[members[i]] = std::move(on_set.writes[i]);
+    }
+    return out;
+}
+
+}  // namespace
+
+Expected expected(uint32_t team_size, const std::vector<ucc_coll_args_t> &args) {
+    if (args.size() != team_size || team_size == 0) {
+        fail("need one ucc_coll_args_t per rank of a non-empty team");
+    }
+    // An active-set collective is recognised from any rank's args (rank 0 need not be a member).
+    if (std::any_of(args.begin(), args.end(), has_active_set)) {
+        return expected_on_set(team_size, args);
+    }
+    return expected_on_team(team_size, args);
 }
 
 void apply(const std::vector<Write> &writes) {

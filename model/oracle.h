@@ -17,6 +17,9 @@
 //   the root's buffer. Reduce and gather(v) write only the root's dst.
 // * Reductions follow model/reduce.h (rank-order fold, FLOAT128 padding zeroed).
 // * Adjacent writes to one rank are merged; writes of one rank never overlap.
+// * Active sets (any type, API.md §4.12): the plain collective over the members' args, member i
+//   acting as rank i of a team of the set's size (root, block layout, v-array entries and AVG's
+//   divisor all by set position); non-members' args are ignored and they get no write.
 //
 // Arguments the oracle cannot describe (invalid per model/validity.h, or inconsistent across ranks
 // -- CONFORMANCE P44: different coll_type, root, op, datatype, counts or block sizes) make

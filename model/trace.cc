@@ -742,22 +742,10 @@ Findings check_p30_timeout_gating(const TraceIndex &ix) {
 // ---- P31, P32
 
 Findings check_p31_active_set(const TraceIndex &ix) {
-    Findings f = message_balance(ix, 31, true);
-    for (const Instance &in : ix.instances()) {
-        if (!in.first().active_set) {
-            continue;
-        }
-        for (const RankOp *op : in.ops) {
-            if (op->done == nullptr || op->done->status != UCC_OK) {
-                add(&f, 31, in.name() + ": member " + rank_str(op->rank) + " did not complete");
-            }
-        }
-    }
-    // Keep only the membership findings for P31 (balance findings are P32's).
+    // Membership findings only (the balance findings are P32's; completion is P20's).
     Findings out;
-    for (const Finding &x : f) {
-        if (x.what.find("not a participant") != std::string::npos ||
-            x.what.find("did not complete") != std::string::npos) {
+    for (const Finding &x : message_balance(ix, 31, true)) {
+        if (x.what.find("not a participant") != std::string::npos) {
             out.push_back(x);
         }
     }

@@ -146,8 +146,8 @@ Findings check_p29_finalize(const TraceIndex &ix);
 Findings check_p30_timeout_gating(const TraceIndex &ix);
 
 // ---- active sets (P31, P32)
-// P31: every message of an active-set instance is between its members, and
-// every member completes.
+// P31: every message of an active-set instance is between its members (ranks
+// outside the set are never touched; that members complete is P20's check).
 Findings check_p31_active_set(const TraceIndex &ix);
 // P32: concurrent active-set instances on overlapping members keep their
 // messages apart (the per-instance send/receive balance of P21, restricted to

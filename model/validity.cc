@@ -219,12 +219,26 @@ Result v4_tag(const ucc_coll_args_t &a, const TeamView &t) {
     return {};
 }
 
+// The members of an active set in set order: member i = (start + i * stride) mod n, with stride
+// reduced into [0, n). Empty when the set is out of range (size 0 or > n, start >= n); a rank
+// selected twice appears twice.
+std::vector<uint64_t> set_members(const ucc_coll_args_t &a, uint64_t n) {
+    const uint64_t start = a.active_set.start, size = a.active_set.size;
+    if (size == 0 || size > n || start >= n) {
+        return {};
+    }
+    const auto sn = static_cast<int64_t>(n);
+    const auto step = static_cast<uint64_t>(((a.active_set.stride % sn) + sn) % sn);
+    std::vector<uint64_t> members;
+    for (uint64_t i = 0; i < size; ++i) {
+        members.push_back((start + i * step) % n);
+    }
+    return members;
+}
+
 Result v5_active_set(const ucc_coll_args_t &a, const TeamView &t) {
     if ((a.mask & UCC_COLL_ARGS_FIELD_ACTIVE_SET) == 0) {
         return {};
-    }
-    if (coll_type(a) != UCC_COLL_TYPE_BCAST) {
-        return verdict(UCC_ERR_NOT_SUPPORTED, 5, "active set with " + coll_name(coll_type(a)));
     }
     const uint64_t n = t.size, start = a.active_set.start, size = a.active_set.size;
     if (size == 0 || size > n) {
@@ -233,18 +247,14 @@ Result v5_active_set(const ucc_coll_args_t &a, const TeamView &t) {
     if (start >= n) {
         return invalid(5, "active set start " + std::to_string(start) + " >= team size");
     }
-    // member i = (start + i * stride) mod n, with stride reduced into [0, n).
-    const auto sn = static_cast<int64_t>(n);
-    const auto step = static_cast<uint64_t>(((a.active_set.stride % sn) + sn) % sn);
     std::vector<bool> member(n, false);
-    for (uint64_t i = 0; i < size; ++i) {
-        const uint64_t m = (start + i * step) % n;
+    for (const uint64_t m : set_members(a, n)) {
         if (member[m]) {
             return invalid(5, "active set selects rank " + std::to_string(m) + " twice");
         }
         member[m] = true;
     }
-    if (a.root >= n || !member[a.root]) {
+    if (is_rooted(coll_type(a)) && (a.root >= n || !member[a.root])) {
         return invalid(5, "root " + std::to_string(a.root) + " is not in the active set");
     }
     if (!member[t.rank]) {
@@ -252,6 +262,32 @@ Result v5_active_set(const ucc_coll_args_t &a, const TeamView &t) {
                        "the calling rank " + std::to_string(t.rank) + " is not in the active set");
     }
     return {};
+}
+
+// What rules V6..V11 see (API.md §4.12): with an active set that passes V5, the collective runs
+// on a team of the set's size, the caller's rank is its set position and the root is the root's
+// set position. Otherwise the args and team unchanged.
+struct View {
+    ucc_coll_args_t args;
+    TeamView team;
+};
+
+View view_of(const ucc_coll_args_t &a, const TeamView &t) {
+    View v{a, t};
+    if ((a.mask & UCC_COLL_ARGS_FIELD_ACTIVE_SET) == 0 || v5_active_set(a, t)) {
+        return v;  // no set, or V5 fires and no later rule runs
+    }
+    const std::vector<uint64_t> members = set_members(a, t.size);
+    v.team.size = static_cast<uint32_t>(members.size());
+    for (uint32_t i = 0; i < members.size(); ++i) {
+        if (members[i] == t.rank) {
+            v.team.rank = i;
+        }
+        if (members[i] == a.root) {
+            v.args.root = i;
+        }
+    }
+    return v;
 }
 
 Result v6_root(const ucc_coll_args_t &a, const TeamView &t) {
@@ -430,19 +466,23 @@ Verdict validate(const ucc_coll_args_t &a, const TeamView &t) {
         throw std::invalid_argument("ucc::model::validate: rank " + std::to_string(t.rank) +
                                     " of a team of " + std::to_string(t.size));
     }
-    const std::vector<Used> used = used_buffers(a, t);
+    // V6..V11 see the collective's own view (the active set renumbered, if any).
+    const View view = view_of(a, t);
+    const ucc_coll_args_t &va = view.args;
+    const TeamView &vt = view.team;
+    const std::vector<Used> used = used_buffers(va, vt);
     const std::function<Result()> rules[] = {
         [&] { return v1_coll_type(a); },
         [&] { return v2_error_type(a); },
         [&] { return v3_timeout(a); },
         [&] { return v4_tag(a, t); },
         [&] { return v5_active_set(a, t); },
-        [&] { return v6_root(a, t); },
+        [&] { return v6_root(va, vt); },
         [&] { return v7_descriptions(used); },
-        [&] { return v8_reduction(a, used); },
-        [&] { return v9_element_sizes(a, used); },
-        [&] { return v10_counts(a, t); },
-        [&] { return v11_sizes(a, t, used); },
+        [&] { return v8_reduction(va, used); },
+        [&] { return v9_element_sizes(va, used); },
+        [&] { return v10_counts(va, vt); },
+        [&] { return v11_sizes(va, vt, used); },
     };
     for (const auto &rule : rules) {
         if (Result verdict = rule()) {

@@ -7,6 +7,8 @@
 //   P5   allreduce dst bitwise identical on all ranks (signed zeros included)
 //   P12  zero counts with NULL buffers complete with UCC_OK (init+post, init_and_post, re-posts)
 //   P14  barrier: every rank's completion time >= every rank's post time (virtual time)
+//   P31  about 1 scenario in 5 runs on an active set (any type; tagged active_set=1): only the
+//        members call, laid out by set position, and non-members' memory stays unchanged
 // and, in proptests/validity_props.cc, P45 with rules V1-V11 of model/VALIDITY.md.
 //
 // Knobs (environment):
@@ -23,6 +25,7 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <numeric>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -76,27 +79,31 @@ Outcome run_checked(const Scenario &s) {
 
 // P5
 void check_bitwise_identical(const Scenario &s, const Outcome &o) {
-    for (uint32_t r = 1; r < s.n; ++r) {
-        if (o.dst[r] != o.dst[0]) {
+    const std::vector<uint32_t> members = ucc::testkit::members_of(s);
+    const uint32_t first = members.front();
+    for (uint32_t r : members) {
+        if (o.dst[r] != o.dst[first]) {
             size_t i = 0;
-            while (o.dst[r][i] == o.dst[0][i]) {
+            while (o.dst[r][i] == o.dst[first][i]) {
                 ++i;
             }
             fail(s, o,
                  "P5: allreduce dst of rank " + std::to_string(r) +
-                     " is not bitwise identical to rank 0's (first difference at byte " +
-                     std::to_string(i) + ")");
+                     " is not bitwise identical to rank " + std::to_string(first) +
+                     "'s (first difference at byte " + std::to_string(i) + ")");
         }
     }
 }
 
-// P14 (and, for every collective, done_r >= post_r).
+// P14 (and, for every collective, done_r >= post_r), among the members.
 void check_times(const Scenario &s, const Outcome &o) {
+    const std::vector<uint32_t> members = ucc::testkit::members_of(s);
     for (uint32_t p = 0; p < s.posts; ++p) {
         const std::vector<double> &post = o.post_s[p];
         const std::vector<double> &done = o.done_s[p];
+        // Non-members never post (their entries are -1).
         const auto last_post = std::max_element(post.begin(), post.end());
-        for (uint32_t r = 0; r < s.n; ++r) {
+        for (uint32_t r : members) {
             std::ostringstream os;
             if (done[r] < post[r]) {
                 os << "post " << p << ": rank " << r << " completed at " << done[r]

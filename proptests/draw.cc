@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <numeric>
 #include <sstream>
 
 #include "lib/coll/coll.h"
@@ -162,6 +163,36 @@ std::string draw_network() {
     return os.str();
 }
 
+// An active set on the scenario's team (API.md §4.12): distinct members
+// (start + i*stride) mod n, stride possibly negative or beyond n, a set of one
+// now and then; a rooted type's root is moved onto a member. Non-members
+// never call; the kit checks their memory stays unchanged.
+void draw_active_set(Scenario &s) {
+    const auto n = static_cast<int64_t>(s.n);
+    s.active_set = true;
+    s.as_start = *rc::gen::inRange<uint64_t>(0, s.n);
+    s.as_stride = *rc::gen::weightedOneOf<int64_t>({
+        {3, rc::gen::element<int64_t>(1, -1)},
+        {3, rc::gen::inRange<int64_t>(-n, n + 1)},
+        {1, rc::gen::element<int64_t>(n + 1, -2 * n + 1, INT64_MIN)},
+    });
+    const auto step = static_cast<uint64_t>(((s.as_stride % n) + n) % n);
+    const uint64_t orbit = step == 0 ? 1 : s.n / std::gcd(step, uint64_t{s.n});
+    s.as_size = *rc::gen::weightedOneOf<uint64_t>({
+        {1, rc::gen::just<uint64_t>(1)},
+        {1, rc::gen::just<uint64_t>(uint64_t{orbit})},
+        {4, rc::gen::inRange<uint64_t>(1, orbit + 1)},
+    });
+    const std::vector<uint32_t> members = testkit::members_of(s);
+    s.root = members[*rc::gen::inRange<size_t>(0, members.size())];
+    if (!is_rooted(s.type)) {
+        s.root = 0;  // unread
+    }
+    if (*rc::gen::arbitrary<bool>()) {
+        s.tag = *rc::gen::inRange<int64_t>(0, 1 << 15);
+    }
+}
+
 // Draws a whole valid scenario, the simulator seed included.
 Scenario draw_scenario(const DrawOptions &o) {
     Scenario s;
@@ -206,6 +237,9 @@ Scenario draw_scenario(const DrawOptions &o) {
     s.init_and_post = *rc::gen::weightedElement<bool>({{3, false}, {1, true}});
     s.skew_ps = *rc::gen::weightedElement<uint64_t>(
         {{6, 0}, {1, 1'000'000}, {1, 50'000'000}, {1, 2'000'000'000}});
+    if (o.active_sets && *rc::gen::weightedElement<bool>({{4, false}, {1, true}})) {
+        draw_active_set(s);
+    }
     return s;
 }
 
@@ -244,7 +278,8 @@ void tag(const Scenario &s) {
            std::string("persistent=") + (s.posts > 1 ? "1" : "0"),
            std::string("team=") + (s.team_ep_map ? "ep_map" : "oob"),
            std::string("post=") + (s.init_and_post ? "init_and_post" : "init+post"),
-           std::string("skew=") + (s.skew_ps > 0 ? "1" : "0"));
+           std::string("skew=") + (s.skew_ps > 0 ? "1" : "0"),
+           std::string("active_set=") + (s.active_set ? "1" : "0"));
     RC_CLASSIFY(s.null_buffers, "extra=null_buffers");
     RC_CLASSIFY(s.reduce_nonroot_dst, "extra=reduce_nonroot_dst");
     RC_CLASSIFY(s.poison_inplace_src, "extra=poison_inplace_src");

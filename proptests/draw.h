@@ -46,7 +46,11 @@ struct DrawOptions {
     bool zero_count = false;                         // count 0 (null buffers half the time)
     bool float_types = false;                        // prefer floating datatypes
     uint32_t max_n = 1024;                           // largest team drawn
+    bool active_sets = true;                         // draw an active set now and then
 };
+
+// Puts an active set (and maybe a tag) on a drawn scenario.
+void draw_active_set(Scenario &s);
 
 // Draws a whole valid scenario, the simulator seed included.
 Scenario draw_scenario(const DrawOptions &o);

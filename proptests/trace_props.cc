@@ -58,6 +58,7 @@ void require_clean(const ucc::sim::RunResult &run, const std::string &what,
 void tag_exercised(const ucc::sim::RunResult &run) {
     bool sync = false, unordered = false, persistent = false, cb = false, inplace = false;
     bool fanin_out = false, barrier = false, timeout = false, frozen = false, uad = false;
+    bool active = false;
     for (const ucc::TraceEvent &e : run.trace) {
         if (e.kind == ucc::TraceKind::kPost) {
             sync |= e.sync == UCC_SYNC_COLLECTIVES;
@@ -66,6 +67,7 @@ void tag_exercised(const ucc::sim::RunResult &run) {
             persistent |= (e.flags & UCC_COLL_ARGS_FLAG_PERSISTENT) != 0;
             fanin_out |= e.coll == UCC_COLL_TYPE_FANIN || e.coll == UCC_COLL_TYPE_FANOUT;
             barrier |= e.coll == UCC_COLL_TYPE_BARRIER;
+            active |= e.active_set;
         }
         cb |= e.kind == ucc::TraceKind::kCallback;
         timeout |= e.kind == ucc::TraceKind::kComplete && e.status == UCC_ERR_TIMED_OUT;
@@ -76,7 +78,8 @@ void tag_exercised(const ucc::sim::RunResult &run) {
     RC_TAG("P14/P15 sync=" + b(sync), "P14 barrier=" + b(barrier), "P17 fanin/out=" + b(fanin_out),
            "P19 unordered=" + b(unordered), "P22 frozen=" + b(frozen),
            "P23 inplace=" + b(inplace), "P27 persistent=" + b(persistent),
-           "P28 callback=" + b(cb), "P36 use_after_destroy=" + b(uad),
+           "P28 callback=" + b(cb), "P31/P32 active_set=" + b(active),
+           "P36 use_after_destroy=" + b(uad),
            "P39 timed_out=" + b(timeout));
 }
 
@@ -102,11 +105,15 @@ std::vector<uint32_t> draw_members(uint32_t n) {
 Scenario draw_op_coll(uint32_t team_size) {
     DrawOptions o;
     o.max_n = team_size;
+    o.active_sets = false;
     Scenario s = ucc::proptest::draw_scenario(o);
-    s.n = team_size;  // drawn again below where it matters
+    s.n = team_size;
     s.root = ucc::proptest::is_rooted(s.type) ? ucc::proptest::draw_root(team_size) : 0;
     s.count = std::min<uint64_t>(s.count, 64);
     s.posts = *rc::gen::weightedElement<uint32_t>({{6, 1}, {2, 2}, {1, 3}});
+    if (*rc::gen::weightedElement<bool>({{3, false}, {1, true}})) {
+        ucc::proptest::draw_active_set(s);  // members and root for this team size
+    }
     return s;
 }
 

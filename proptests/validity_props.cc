@@ -22,6 +22,7 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <numeric>
 #include <set>
 #include <sstream>
 #include <string>
@@ -222,7 +223,26 @@ struct Base {
     bool tag_field = false;
     bool global_errors = false;
     uint64_t junk_seed = 0;
+    // A valid active set (members (as_start + i*as_stride) mod n, distinct; a
+    // rooted type's root is a member): members get args valid on a team of
+    // as_size ranks at their set position, non-members the team's args.
+    bool active_set = false;
+    uint64_t as_start = 0;
+    int64_t as_stride = 1;
+    uint64_t as_size = 0;
 };
+
+// Set position of team rank r in the base's active set, or -1.
+int64_t set_position(const Base &b, uint32_t n, uint32_t r) {
+    const auto sn = static_cast<int64_t>(n);
+    const auto step = static_cast<uint64_t>(((b.as_stride % sn) + sn) % sn);
+    for (uint64_t i = 0; i < b.as_size; ++i) {
+        if ((b.as_start + i * step) % n == r) {
+            return static_cast<int64_t>(i);
+        }
+    }
+    return -1;
+}
 
 struct RankStore {
     std::vector<uint8_t> src;
@@ -753,6 +773,9 @@ std::string describe_args(const ucc_coll_args_t &a, uint32_t n) {
     if (a.mask & UCC_COLL_ARGS_FIELD_ACTIVE_SET) {
         os << " active_set={start " << a.active_set.start << ", stride " << a.active_set.stride
            << ", size " << a.active_set.size << "}";
+        if (a.active_set.size < n) {
+            n = static_cast<uint32_t>(a.active_set.size);  // v-arrays have one entry per member
+        }
     }
     const bool c64 = (a.flags & UCC_COLL_ARGS_FLAG_COUNT_64BIT) != 0;
     const bool d64 = (a.flags & UCC_COLL_ARGS_FLAG_DISPLACEMENTS_64BIT) != 0;
@@ -844,6 +867,24 @@ UCC_PROP(Validity, InitStatusMatchesModel, 10000, ()) {
     b.tag_field = c.unordered || *rc::gen::arbitrary<bool>();
     b.global_errors = *rc::gen::arbitrary<bool>();
     b.junk_seed = *rc::gen::inRange<uint64_t>(0, UINT64_MAX);
+    b.active_set = *rc::gen::weightedElement<bool>({{3, false}, {1, true}});
+    if (b.active_set) {
+        const auto sn = static_cast<int64_t>(c.n);
+        b.as_start = *rc::gen::inRange<uint64_t>(0, c.n);
+        b.as_stride = *rc::gen::weightedOneOf<int64_t>({
+            {3, rc::gen::element<int64_t>(1, -1)},
+            {3, rc::gen::inRange<int64_t>(-sn, sn + 1)},
+            {1, rc::gen::element<int64_t>(sn + 1, -3 * sn - 1, INT64_MIN, INT64_MAX)},
+        });
+        // Members are distinct for sizes up to the stride's orbit n / gcd(stride mod n, n).
+        const auto step = static_cast<uint64_t>(((b.as_stride % sn) + sn) % sn);
+        const uint64_t orbit = step == 0 ? 1 : c.n / std::gcd(step, uint64_t{c.n});
+        b.as_size = *rc::gen::inRange<uint64_t>(1, orbit + 1);
+        if (is_rooted(b.type)) {
+            const uint64_t root_pos = *rc::gen::inRange<uint64_t>(0, b.as_size);
+            b.root = (b.as_start + root_pos * step) % c.n;
+        }
+    }
     const int n_mut = *rc::gen::weightedElement<int>({{3, 0}, {5, 1}, {2, 2}});
     std::vector<Mutation> muts;
     for (int i = 0; i < n_mut; ++i) {
@@ -853,10 +894,30 @@ UCC_PROP(Validity, InitStatusMatchesModel, 10000, ()) {
     std::vector<RankStore> store(c.n);
     c.args.resize(c.n);
     for (uint32_t r = 0; r < c.n; ++r) {
-        c.args[r] = build_args(b, c.n, r, store[r]);
+        // What rank r's args are built (and mutated) for: the team, or for a member of the
+        // active set the set's view (its size, this rank's position, the root's position).
+        Base view = b;
+        uint32_t view_n = c.n;
+        uint32_t view_r = r;
+        const int64_t pos = b.active_set ? set_position(b, c.n, r) : -1;
+        if (pos >= 0) {
+            view.root = static_cast<uint64_t>(set_position(b, c.n, static_cast<uint32_t>(b.root)));
+            view_n = static_cast<uint32_t>(b.as_size);
+            view_r = static_cast<uint32_t>(pos);
+        }
+        c.args[r] = build_args(view, view_n, view_r, store[r]);
+        if (pos >= 0 && is_rooted(b.type)) {
+            c.args[r].root = b.root;  // given as a team rank
+        }
+        if (b.active_set) {
+            c.args[r].mask |= UCC_COLL_ARGS_FIELD_ACTIVE_SET;
+            c.args[r].active_set.start = b.as_start;
+            c.args[r].active_set.stride = b.as_stride;
+            c.args[r].active_set.size = b.as_size;
+        }
         for (const Mutation &m : muts) {
             if (applies(m, r)) {
-                apply(m, b, c.n, r, c.args[r], store[r]);
+                apply(m, view, view_n, view_r, c.args[r], store[r]);
             }
         }
     }
@@ -880,6 +941,7 @@ UCC_PROP(Validity, InitStatusMatchesModel, 10000, ()) {
         RC_TAG("mutation=none");
         mut_desc = "none";
     }
+    RC_TAG(std::string("active_set=") + (b.active_set ? "1" : "0"));
     RC_TAG(std::string("coll=") + short_coll_name(b.type),
            std::string("n=") + ucc::testkit::team_size_class(c.n),
            std::string("team=") + (c.unordered ? "unordered" : "ordered"));
@@ -912,8 +974,12 @@ UCC_PROP(Validity, InitStatusMatchesModel, 10000, ()) {
     if (!err.str().empty()) {
         std::ostringstream os;
         os << "init-only n=" << c.n << " ordered=" << !c.unordered << " ep_map=" << c.team_ep_map
-           << " network=" << c.network << " base type=" << short_coll_name(b.type)
-           << " mutations=" << mut_desc;
+           << " network=" << c.network << " base type=" << short_coll_name(b.type);
+        if (b.active_set) {
+            os << " active_set={" << b.as_start << "," << b.as_stride << "," << b.as_size
+               << "} root=" << b.root;
+        }
+        os << " mutations=" << mut_desc;
         const std::string d = os.str();
         char line[128];
         std::snprintf(line, sizeof(line), "\nsim seed %" PRIu64 ", config hash 0x%016" PRIx64,

@@ -150,20 +150,13 @@ ucc_status_t coll_init(ucc_coll_args_t *coll_args, ucc_coll_req_h *request, ucc_
     r->team = &t;
     r->args = *coll_args;
     r->owner.req = r.get();
-    ucc::core::normalize_coll_args(*coll_args, t.size, t.rank, &r->nargs,
-                                   ctx.transport->timing_only());
-    r->nargs.radix = static_cast<uint32_t>(ctx.config.get_int("KNOMIAL_RADIX"));
-    const uint64_t flags = (coll_args->mask & UCC_COLL_ARGS_FIELD_FLAGS) ? coll_args->flags : 0;
-    r->persistent = (flags & UCC_COLL_ARGS_FLAG_PERSISTENT) != 0;
-    if (flags & UCC_COLL_ARGS_FLAG_TIMEOUT) {
-        r->timeout = coll_args->timeout;
-    }
-    if (coll_args->mask & UCC_COLL_ARGS_FIELD_CB) {
-        r->has_cb = coll_args->cb.cb != nullptr;
-        r->cb = coll_args->cb;
-    }
+    // The collective's own view: the team, or the active set renumbered by set
+    // position (size, this rank's position, the root's position).
+    ucc_coll_args_t view = *coll_args;
+    uint32_t view_size = t.size;
+    uint32_t view_rank = t.rank;
     if (coll_args->mask & UCC_COLL_ARGS_FIELD_ACTIVE_SET) {
-        // Validated (V5): a bcast whose members are distinct, root and caller included.
+        // Validated (V5): distinct members, the caller (and a rooted type's root) among them.
         auto env = std::make_unique<ucc::core::ActiveSetEnv>();
         env->team = &t;
         int64_t stride = coll_args->active_set.stride % static_cast<int64_t>(t.size);
@@ -175,17 +168,31 @@ ucc_status_t coll_init(ucc_coll_args_t *coll_args, ucc_coll_req_h *request, ucc_
                 r->set_rank = i;
             }
             if (env->member(i) == coll_args->root) {
-                r->nargs.root = i;
+                view.root = i;
             }
         }
+        view_size = env->size;
+        view_rank = r->set_rank;
         r->active_set = std::move(env);
+    }
+    ucc::core::normalize_coll_args(view, view_size, view_rank, &r->nargs,
+                                   ctx.transport->timing_only());
+    r->nargs.radix = static_cast<uint32_t>(ctx.config.get_int("KNOMIAL_RADIX"));
+    const uint64_t flags = (coll_args->mask & UCC_COLL_ARGS_FIELD_FLAGS) ? coll_args->flags : 0;
+    r->persistent = (flags & UCC_COLL_ARGS_FLAG_PERSISTENT) != 0;
+    if (flags & UCC_COLL_ARGS_FLAG_TIMEOUT) {
+        r->timeout = coll_args->timeout;
+    }
+    if (coll_args->mask & UCC_COLL_ARGS_FIELD_CB) {
+        r->has_cb = coll_args->cb.cb != nullptr;
+        r->cb = coll_args->cb;
     }
     // Zero-size collectives complete at post, except on synchronised teams
     // where even they keep barrier semantics.
     r->trivial =
-        t.sync_type != UCC_SYNC_COLLECTIVES && ucc::core::coll_is_trivial(r->nargs, t.size);
+        t.sync_type != UCC_SYNC_COLLECTIVES && ucc::core::coll_is_trivial(r->nargs, view_size);
     if (!r->trivial) {
-        r->alg = ucc::core::select_algorithm(ctx, r->nargs, t.size, &why);
+        r->alg = ucc::core::select_algorithm(ctx, r->nargs, view_size, &why);
         if (r->alg == nullptr) {
             UCC_LOG(ctx.log, kError, "ucc_collective_init: %s", why.c_str());
             return UCC_ERR_NOT_SUPPORTED;

@@ -193,8 +193,9 @@ struct Team final : coll::CollEnv {
     }
 };
 
-// An active set (UCC_COLL_ARGS_FIELD_ACTIVE_SET): the collective runs among
-// team ranks (start + i*stride) mod n, i in [0, size), renumbered 0..size-1.
+// An active set (UCC_COLL_ARGS_FIELD_ACTIVE_SET): the collective, of any type,
+// runs among team ranks (start + i*stride) mod n, i in [0, size), renumbered
+// 0..size-1 by set position (block layouts, v-arrays and roots use positions).
 struct ActiveSetEnv final : coll::CollEnv {
     Team *team = nullptr;
     uint64_t start = 0;
@@ -256,10 +257,14 @@ ucc_status_t team_create_start(Team *team);
 
 // Validation of collective arguments (rules V1..V11 of model/VALIDITY.md).
 // `timing_only`: buffers are never touched (simulated timing-only runs), so
-// NULL buffers are accepted.
+// NULL buffers are accepted. With an active set, `team_size` and `rank` are the
+// team's (membership is checked against them, V5); every later rule uses the
+// set's size, the caller's set position and the root's set position.
 ucc_status_t validate_coll_args(const ucc_coll_args_t &a, uint32_t team_size, uint32_t rank,
                                 bool ordered, std::string *why, bool timing_only = false);
-// Fills normalised arguments from validated ones.
+// Fills normalised arguments from validated ones. The caller passes the
+// collective's own view: for an active set, the set's size, the caller's set
+// position as `rank` and args whose root is the root's set position.
 void normalize_coll_args(const ucc_coll_args_t &a, uint32_t team_size, uint32_t rank,
                          coll::Args *out, bool timing_only = false);
 // Whether the collective moves no data at all on any rank (zero size).

@@ -228,13 +228,11 @@ ucc_status_t validate_coll_args(const ucc_coll_args_t &a, uint32_t n, uint32_t r
         return fail(UCC_ERR_INVALID_PARAM,
                     "an unordered team needs a tag (UCC_COLL_ARGS_FIELD_TAG)");
     }
-    // V5
+    // V5. With an active set the collective runs among its members, renumbered
+    // by set position: every later rule sees the set's size as the team size,
+    // the caller's position as its rank and the root's position as the root.
+    uint64_t root = a.root;
     if (a.mask & UCC_COLL_ARGS_FIELD_ACTIVE_SET) {
-        if (t != UCC_COLL_TYPE_BCAST) {
-            return fail(
-                UCC_ERR_NOT_SUPPORTED,
-                std::string("active sets are supported for bcast only, not ") + coll_type_name(t));
-        }
         const auto &s = a.active_set;
         if (s.size == 0 || s.size > n || s.start >= n) {
             return fail(UCC_ERR_INVALID_PARAM, "active_set {start " + std::to_string(s.start) +
@@ -251,26 +249,30 @@ ucc_status_t validate_coll_args(const ucc_coll_args_t &a, uint32_t n, uint32_t r
         if (s.size > orbit) {
             return fail(UCC_ERR_INVALID_PARAM, "active_set selects a rank twice");
         }
-        bool root_in = false;
-        bool me_in = false;
+        uint64_t root_pos = s.size;
+        uint64_t my_pos = s.size;
         for (uint64_t i = 0; i < s.size; ++i) {
             uint64_t m = (s.start + i * static_cast<uint64_t>(stride)) % n;
-            root_in |= m == a.root;
-            me_in |= m == rank;
+            root_pos = m == a.root ? i : root_pos;
+            my_pos = m == rank ? i : my_pos;
         }
-        if (!root_in) {
-            return fail(UCC_ERR_INVALID_PARAM, "the root is not a member of the active set");
+        if (is_rooted(t) && root_pos == s.size) {
+            return fail(UCC_ERR_INVALID_PARAM,
+                        "root " + std::to_string(a.root) + " is not a member of the active set");
         }
-        if (!me_in) {
+        if (my_pos == s.size) {
             return fail(UCC_ERR_INVALID_PARAM, "this rank is not a member of the active set");
         }
+        n = static_cast<uint32_t>(s.size);
+        rank = static_cast<uint32_t>(my_pos);
+        root = root_pos;
     }
     // V6
-    if (is_rooted(t) && a.root >= n) {
+    if (is_rooted(t) && root >= n) {
         return fail(UCC_ERR_INVALID_PARAM,
-                    "root " + std::to_string(a.root) + " is not in a team of " + std::to_string(n));
+                    "root " + std::to_string(root) + " is not in a team of " + std::to_string(n));
     }
-    const bool is_root = is_rooted(t) && a.root == rank;
+    const bool is_root = is_rooted(t) && root == rank;
     const bool inplace = (flags & UCC_COLL_ARGS_FLAG_IN_PLACE) && inplace_applies(t, is_root);
     const Use u = buffers_used(t, inplace, is_root);
     const bool c64 = (flags & UCC_COLL_ARGS_FLAG_COUNT_64BIT) != 0;

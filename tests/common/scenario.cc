@@ -1,5 +1,6 @@
 #include "tests/common/scenario.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <exception>
@@ -224,11 +225,24 @@ std::vector<uint64_t> displs_with_gaps(const Scenario &s, const std::vector<uint
     return d;
 }
 
+// Rank r's layout. With an active set, a member is laid out at its set
+// position on a team of the set's size; a non-member gets buffers it never
+// passes to the library (which must stay unchanged).
 Layout layout_of(const Scenario &s, uint32_t r) {
     Layout L;
-    const uint64_t n = s.n;
+    uint64_t n = s.n;
     const uint64_t B = s.count;
     const bool root = r == s.root;
+    if (s.active_set) {
+        const std::vector<uint32_t> members = members_of(s);
+        const auto at = std::find(members.begin(), members.end(), r);
+        if (at == members.end()) {
+            L.src_alloc = L.dst_alloc = s.count;
+            return L;
+        }
+        n = members.size();
+        r = static_cast<uint32_t>(at - members.begin());  // the set position from here on
+    }
     switch (s.type) {
         case UCC_COLL_TYPE_ALLREDUCE:
         case UCC_COLL_TYPE_REDUCE:
@@ -369,6 +383,9 @@ std::vector<uint8_t> v_array(const std::vector<uint64_t> &v, bool wide) {
 
 // Inputs of post `post` on rank r: a pure function of (scenario, rank, post).
 void fill_inputs(const Scenario &s, RankData &d, uint32_t r, uint32_t post) {
+    if (post > 0 && !is_member(s, r)) {
+        return;  // a non-member never calls: its memory keeps the first contents
+    }
     const size_t es = dt::size_of(s.dt);
     const Layout L = layout_of(s, r);
     const uint64_t vseed = s.value_seed + post * 1000003ull;
@@ -443,6 +460,19 @@ void prepare(const Scenario &s, std::vector<RankData> &ranks) {
             }
             if (a.dst.info.count == 0) {
                 a.dst.info.buffer = nullptr;
+            }
+        }
+        if (s.tag >= 0) {
+            a.mask |= UCC_COLL_ARGS_FIELD_TAG;
+            a.tag = static_cast<ucc_coll_id_t>(s.tag);
+        }
+        if (s.active_set) {
+            a.mask |= UCC_COLL_ARGS_FIELD_ACTIVE_SET;
+            a.active_set.start = s.as_start;
+            a.active_set.stride = s.as_stride;
+            a.active_set.size = s.as_size;
+            if (!is_member(s, r)) {
+                a.mask = 0;  // never passed to the library (nor read by the model)
             }
         }
     }
@@ -717,6 +747,10 @@ void rank_program(const Shared &sh, uint32_t rank) {
     if (!error.empty()) {
         return;
     }
+    if (!is_member(s, rank)) {
+        error = teardown(&env);  // not in the active set: never calls (run_scenario checks it)
+        return;
+    }
     ucc_status_t st;
     ucc_coll_req_h req = nullptr;
     const uint64_t req_number = 1;  // the only request of this rank (event trace)
@@ -835,7 +869,46 @@ std::string describe(const Scenario &s) {
     if (s.skew_ps > 0) {
         os << " skew=" << sim::format_time_ps(static_cast<int64_t>(s.skew_ps));
     }
+    if (s.active_set) {
+        os << " active_set={" << s.as_start << "," << s.as_stride << "," << s.as_size << "}";
+    }
+    if (s.tag >= 0) {
+        os << " tag=" << s.tag;
+    }
     return os.str();
+}
+
+std::vector<uint32_t> members_of(const Scenario &s) {
+    std::vector<uint32_t> members;
+    if (!s.active_set) {
+        for (uint32_t r = 0; r < s.n; ++r) {
+            members.push_back(r);
+        }
+        return members;
+    }
+    if (s.as_size == 0 || s.as_size > s.n || s.as_start >= s.n) {
+        return {};
+    }
+    const auto n = static_cast<int64_t>(s.n);
+    const auto step = static_cast<uint64_t>(((s.as_stride % n) + n) % n);
+    std::vector<bool> seen(s.n, false);
+    for (uint64_t i = 0; i < s.as_size; ++i) {
+        const auto m = static_cast<uint32_t>((s.as_start + i * step) % s.n);
+        if (seen[m]) {
+            return {};
+        }
+        seen[m] = true;
+        members.push_back(m);
+    }
+    return members;
+}
+
+bool is_member(const Scenario &s, uint32_t r) {
+    if (!s.active_set) {
+        return r < s.n;
+    }
+    const std::vector<uint32_t> members = members_of(s);
+    return std::find(members.begin(), members.end(), r) != members.end();
 }
 
 Outcome run_scenario(const Scenario &s) {
@@ -874,6 +947,15 @@ Outcome run_scenario(const Scenario &s) {
         if (!errors[r].empty()) {
             out.failure = errors[r];
             return out;
+        }
+        if (!is_member(s, r)) {
+            // After every member finished: a non-member's memory is untouched.
+            std::string diff = prep.check(r, s.posts - 1);
+            if (!diff.empty()) {
+                out.failure = "rank " + std::to_string(r) +
+                              " is not in the active set, but its memory changed: " + diff;
+                return out;
+            }
         }
         out.dst.push_back(prep.dst_bytes(r));
     }

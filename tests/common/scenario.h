@@ -61,6 +61,16 @@ struct Scenario {
     bool sync = false;
     // Keep the event trace (Outcome::run.trace) for model/trace.h's checkers.
     bool record_events = false;
+    // Active set (UCC_COLL_ARGS_FIELD_ACTIVE_SET): only the members, team ranks
+    // (as_start + i*as_stride) mod n for i < as_size, call; the collective is
+    // laid out as on a team of as_size ranks numbered by set position i (block
+    // layouts, v-arrays, in-place offsets). `root` stays a team rank and must
+    // be a member. Non-members' buffers are allocated and must stay unchanged.
+    bool active_set = false;
+    uint64_t as_start = 0;
+    int64_t as_stride = 1;
+    uint64_t as_size = 0;
+    int64_t tag = -1;  // >= 0: UCC_COLL_ARGS_FIELD_TAG with this tag
 };
 
 // One collective's per-rank buffers (guarded) and arguments for s.n
@@ -88,14 +98,21 @@ class PreparedColl {
     std::unique_ptr<Impl> impl_;
 };
 
+// Members of the scenario's collective in set order: the active set, or every
+// team rank. Empty for an invalid set.
+std::vector<uint32_t> members_of(const Scenario &s);
+// Whether team rank r takes part in the scenario's collective.
+bool is_member(const Scenario &s, uint32_t r);
+
 struct Outcome {
     std::string failure;  // empty on success
     sim::RunResult run;
     std::vector<std::vector<uint8_t>> dst;  // every rank's dst bytes after the last post
+                                            // (non-members of an active set: untouched)
     // Virtual times (seconds, each rank's own clock) indexed [post][rank]:
     // right before ucc_collective_post (or init_and_post), and right after
     // ucc_collective_test first returned something other than UCC_INPROGRESS.
-    // Entries of posts a rank never reached are -1.
+    // Entries of posts a rank never reached (and of non-members) are -1.
     std::vector<std::vector<double>> post_s;
     std::vector<std::vector<double>> done_s;
 };

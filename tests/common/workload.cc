@@ -42,6 +42,7 @@ struct Shared {
     std::vector<std::vector<uint32_t>> completed;
     std::vector<std::vector<uint64_t>> ep_maps;  // per team: members as 64-bit eps
     std::vector<std::string> errors;             // per rank
+    std::vector<Scenario> colls;                 // per op: its collective, n = team size
     uint64_t posts_ok = 0;
     uint64_t posts_failed = 0;
 };
@@ -185,7 +186,9 @@ class RankProgram {
     std::vector<uint32_t> first_posts() {
         std::vector<uint32_t> mine;
         for (uint32_t i = 0; i < w_.ops.size(); ++i) {
-            if (team_rank_of(w_.teams[w_.ops[i].team], rank_) >= 0) {
+            const int64_t me = team_rank_of(w_.teams[w_.ops[i].team], rank_);
+            // Active-set ops: only the set's members call.
+            if (me >= 0 && is_member(sh_.colls[i], static_cast<uint32_t>(me))) {
                 mine.push_back(i);
             }
         }
@@ -369,7 +372,7 @@ class RankProgram {
         mark(UserMark::kFrozen);
         auto all_done = [&] {
             for (uint32_t op : done) {
-                const size_t size = w_.teams[w_.ops[op].team].members.size();
+                const size_t size = members_of(sh_.colls[op]).size();
                 if (sh_.completed[a.cycle][op] < size) {
                     return false;
                 }
@@ -571,12 +574,18 @@ WorkloadOutcome run_workload(const Workload &w) {
     for (const WorkloadTeam &t : w.teams) {
         sh.ep_maps.emplace_back(t.members.begin(), t.members.end());
     }
+    for (const WorkloadOp &op : w.ops) {
+        Scenario s = op.coll;
+        s.n = static_cast<uint32_t>(w.teams[op.team].members.size());
+        if (s.active_set) {
+            s.tag = op.tag;  // concurrent active-set ops are told apart by their tags
+        }
+        sh.colls.push_back(s);
+    }
     sh.prep.resize(w.cycles);
     sh.completed.assign(w.cycles, std::vector<uint32_t>(w.ops.size(), 0));
     for (uint32_t c = 0; c < w.cycles; ++c) {
-        for (const WorkloadOp &op : w.ops) {
-            Scenario s = op.coll;
-            s.n = static_cast<uint32_t>(w.teams[op.team].members.size());
+        for (const Scenario &s : sh.colls) {
             auto p = std::make_unique<PreparedColl>(s);
             if (!p->failure().empty()) {
                 out.failure = p->failure();

@@ -32,7 +32,8 @@ struct WorkloadTeam {
 struct WorkloadOp {
     uint32_t team = 0;
     // What runs: type, datatype, op, count, root (team rank), in place, posts
-    // (> 1: persistent), value seed. `n` is set to the team's size.
+    // (> 1: persistent), value seed, active set (then only its members call,
+    // with `tag` as the active set's tag). `n` is set to the team's size.
     Scenario coll;
     bool callback = false;        // UCC_COLL_ARGS_FIELD_CB
     bool finalize_in_cb = false;  // the callback finalizes the request (single post only)

@@ -1867,7 +1867,7 @@ TEST(ApiCollInit, V2ErrorType) {
     set_raw(neg.error_type, -1);
     ucc_coll_args_t global = a;
     global.error_type = UCC_ERR_TYPE_GLOBAL;
-    // V2 comes before V5 (active set on a non-bcast: NOT_SUPPORTED).
+    // V2 comes before V5 (an active set of {0, 1}: rank 2 is not a member).
     ucc_coll_args_t order = bad;
     order.mask |= UCC_COLL_ARGS_FIELD_ACTIVE_SET;
     order.active_set = {0, 1, 2};
@@ -1944,10 +1944,19 @@ TEST(ApiCollInit, V5ActiveSet) {
         return a;
     };
     const ucc_coll_type_t bc = UCC_COLL_TYPE_BCAST;
-    // V5 comes before V6 (root out of range).
+    // Every type takes an active set; V5 comes before V6 (root out of range), and a rooted type's
+    // root must be a member while a non-rooted type's root is unread.
     expect_init_statuses({
-        same("allreduce", set(UCC_COLL_TYPE_ALLREDUCE, 0, 0, 1, 2), kNs),
-        same("reduce, root out of range too", set(UCC_COLL_TYPE_REDUCE, 9, 0, 1, 2), kNs),
+        {"allreduce {0,1}",
+         [&](uint32_t) { return set(UCC_COLL_TYPE_ALLREDUCE, 0, 0, 1, 2); },
+         {kOk, kOk, kInv}},
+        same("allreduce {2,1,0}, root unread", set(UCC_COLL_TYPE_ALLREDUCE, 77, 2, -1, 3), kOk),
+        same("barrier, whole team", set(UCC_COLL_TYPE_BARRIER, 77, 0, 1, 3), kOk),
+        same("reduce, root out of range", set(UCC_COLL_TYPE_REDUCE, 9, 0, 1, 2), kInv),
+        same("fanin, root not a member", set(UCC_COLL_TYPE_FANIN, 1, 0, 2, 2), kInv),
+        {"reduce {1,2} rooted at 2",
+         [&](uint32_t) { return set(UCC_COLL_TYPE_REDUCE, 2, 1, 1, 2); },
+         {kInv, kOk, kOk}},
         same("size 0", set(bc, 0, 0, 1, 0), kInv),
         same("size > N", set(bc, 0, 0, 1, 4), kInv),
         same("start >= N", set(bc, 0, 3, 1, 2), kInv),
@@ -1964,6 +1973,25 @@ TEST(ApiCollInit, V5ActiveSet) {
         {"{2,0} by stride -2", [&](uint32_t) { return set(bc, 2, 2, -2, 2); }, {kOk, kInv, kOk}},
         same("whole team, negative stride", set(bc, 1, 2, -1, 3), kOk),
         same("whole team", set(bc, 0, 0, 1, 3), kOk),
+    });
+    // Block counts follow the set's size (2 here), not the team's (3).
+    auto set_counts = [&](ucc_coll_type_t t, uint64_t sc, uint64_t dc) {
+        ucc_coll_args_t a = set(t, 0, 2, -2, 2);  // members 2, 0
+        a.src.info.count = sc;
+        a.dst.info.count = dc;
+        return a;
+    };
+    const ucc_coll_type_t ag = UCC_COLL_TYPE_ALLGATHER;
+    const ucc_coll_type_t rs = UCC_COLL_TYPE_REDUCE_SCATTER;
+    expect_init_statuses({
+        {"allgather, 2 blocks", [&](uint32_t) { return set_counts(ag, 2, 4); }, {kOk, kInv, kOk}},
+        {"allgather, 3 blocks", [&](uint32_t) { return set_counts(ag, 2, 6); }, {kInv, kInv, kInv}},
+        {"reduce_scatter, 2 blocks",
+         [&](uint32_t) { return set_counts(rs, 4, 2); },
+         {kOk, kInv, kOk}},
+        {"reduce_scatter, 3 blocks",
+         [&](uint32_t) { return set_counts(rs, 6, 2); },
+         {kInv, kInv, kInv}},
     });
 }
 

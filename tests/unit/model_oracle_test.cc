@@ -1,6 +1,6 @@
 // Unit tests of the oracle (model/oracle.h): every collective type at N = 1, 2, 3, 5, 8 with every
 // root, in place, v-variants with 32/64-bit counts and displacements and gaps between blocks, zero
-// counts, UCC in-place reduce_scatter offsets, active-set bcast and generic datatypes. Expected
+// counts, UCC in-place reduce_scatter offsets, active sets and generic datatypes. Expected
 // final buffers are written out by hand from the semantics (API.md §4.3) and compared, guards
 // included, with the buffers after applying the oracle's writes.
 #include <gtest/gtest.h>
@@ -559,6 +559,142 @@ TEST(ModelOracle, BcastActiveSetWithNegativeStride) {
             const bool member = std::count(c.members.begin(), c.members.end(), r) != 0;
             EXPECT_EQ(e.writes[r].empty(), !member || r == c.root) << "rank " << r;
         }
+    }
+}
+
+// Active sets on other types: the plain collective among the members renumbered by set position
+// (block i of a layout is member i's), non-members untouched (API.md §4.12, README).
+TEST(ModelOracle, ActiveSetRenumbersEveryLayout) {
+    const uint32_t n = 8;
+    const std::vector<uint32_t> members = {5, 2, 7};  // (5, -3, 3): positions 0, 1, 2
+    auto on_set = [&](ucc_coll_type_t type, uint32_t r) {
+        ucc_coll_args_t a = junk_args(type);
+        if (std::find(members.begin(), members.end(), r) == members.end()) {
+            a.coll_type = static_cast<ucc_coll_type_t>(0);  // non-members do not call
+            return a;
+        }
+        a.mask = UCC_COLL_ARGS_FIELD_ACTIVE_SET;
+        a.active_set.start = 5;
+        a.active_set.stride = -3;
+        a.active_set.size = 3;
+        return a;
+    };
+    const uint64_t b = 2;
+
+    // Allgather: member at position j receives block i = member i's src, in set order.
+    {
+        std::vector<Buf> src, dst;
+        for (uint32_t r = 0; r < n; ++r) {
+            src.emplace_back(b);
+            dst.emplace_back(3 * b);
+            for (uint64_t k = 0; k < b; ++k) {
+                src[r][k] = value(r, k);
+            }
+        }
+        std::vector<Buf> want = dst;
+        std::vector<ucc_coll_args_t> args;
+        for (uint32_t r = 0; r < n; ++r) {
+            ucc_coll_args_t a = on_set(UCC_COLL_TYPE_ALLGATHER, r);
+            if (a.mask != 0) {
+                a.src.info = info(src[r].data(), b);
+                a.dst.info = info(dst[r].data(), 3 * b);
+                for (uint32_t i = 0; i < 3; ++i) {
+                    for (uint64_t k = 0; k < b; ++k) {
+                        want[r][i * b + k] = value(members[i], k);
+                    }
+                }
+            }
+            args.push_back(a);
+        }
+        const Expected e = run(n, args);
+        expect_same(dst, want, "allgather dst");
+        for (uint32_t r : {0u, 1u, 3u, 4u, 6u}) {
+            EXPECT_TRUE(e.writes[r].empty()) << "non-member " << r;
+        }
+    }
+
+    // Reduce (SUM) rooted at team rank 7 (position 2): only its dst, members' inputs only.
+    {
+        std::vector<Buf> src, dst;
+        for (uint32_t r = 0; r < n; ++r) {
+            src.emplace_back(b);
+            dst.emplace_back(b);
+            for (uint64_t k = 0; k < b; ++k) {
+                src[r][k] = value(r, k);
+            }
+        }
+        std::vector<Buf> want = dst;
+        for (uint64_t k = 0; k < b; ++k) {
+            want[7][k] = value(5, k) + value(2, k) + value(7, k);
+        }
+        std::vector<ucc_coll_args_t> args;
+        for (uint32_t r = 0; r < n; ++r) {
+            ucc_coll_args_t a = on_set(UCC_COLL_TYPE_REDUCE, r);
+            if (a.mask != 0) {
+                a.root = 7;
+                a.op = UCC_OP_SUM;
+                a.src.info = info(src[r].data(), b);
+                a.dst.info = r == 7 ? info(dst[r].data(), b) : info(nullptr, 0);
+            }
+            args.push_back(a);
+        }
+        run(n, args);
+        expect_same(dst, want, "reduce dst");
+        // The root named by its set position (2) is not a member: refused.
+        for (uint32_t m : members) {
+            args[m].root = 2;
+        }
+        EXPECT_THROW(expected(n, args), std::invalid_argument);
+    }
+
+    // Gatherv at team rank 2 (position 1): counts and displacements indexed by set position.
+    {
+        std::vector<uint64_t> counts = {1, 3, 2};
+        std::vector<uint64_t> displs = gapped_displacements(counts, 1);
+        VArray c(counts, false), d(displs, false);
+        std::vector<Buf> src, dst;
+        for (uint32_t r = 0; r < n; ++r) {
+            src.emplace_back(3);
+            dst.emplace_back(displs.back() + counts.back() + 1);
+            for (uint64_t k = 0; k < 3; ++k) {
+                src[r][k] = value(r, k);
+            }
+        }
+        std::vector<Buf> want = dst;
+        for (uint32_t i = 0; i < 3; ++i) {
+            for (uint64_t k = 0; k < counts[i]; ++k) {
+                want[2][displs[i] + k] = value(members[i], k);
+            }
+        }
+        std::vector<ucc_coll_args_t> args;
+        for (uint32_t r = 0; r < n; ++r) {
+            ucc_coll_args_t a = on_set(UCC_COLL_TYPE_GATHERV, r);
+            if (a.mask != 0) {
+                const uint64_t pos = static_cast<uint64_t>(
+                    std::find(members.begin(), members.end(), r) - members.begin());
+                a.root = 2;
+                a.src.info = info(src[r].data(), counts[pos]);
+                if (r == 2) {
+                    a.dst.info_v = info_v(dst[r].data(), c, d);
+                }
+            }
+            args.push_back(a);
+        }
+        run(n, args);
+        expect_same(dst, want, "gatherv dst");
+    }
+
+    // Members must agree: a member with another type (or no active set) is refused.
+    {
+        std::vector<ucc_coll_args_t> args;
+        for (uint32_t r = 0; r < n; ++r) {
+            args.push_back(on_set(UCC_COLL_TYPE_BARRIER, r));
+        }
+        EXPECT_EQ(total_bytes(expected(n, args)), 0u);
+        args[7].coll_type = UCC_COLL_TYPE_FANIN;
+        EXPECT_THROW(expected(n, args), std::invalid_argument);
+        args[7] = junk_args(UCC_COLL_TYPE_BARRIER);  // no active set
+        EXPECT_THROW(expected(n, args), std::invalid_argument);
     }
 }
 

@@ -317,20 +317,69 @@ TEST(ModelValidity, V5ActiveSet) {
     expect_ok(active_bcast(6, 3, 2, 1, s), team(8, 1));   // a pair: 6, 9 = 1
     expect_ok(active_bcast(3, 0, 1, 3, s), team(8, 3));   // a set of one
     expect_ok(active_bcast(0, std::numeric_limits<int64_t>::min(), 1, 0, s), team(8, 0));
+}
 
-    // Any other type with an active set: NOT_SUPPORTED, before any other check of later rules.
+// Every type takes an active set; V6..V11 then see the set renumbered: N = the set's size, the
+// caller's rank and the root are set positions, v-arrays have one entry per member.
+TEST(ModelValidity, V5ActiveSetRenumbersEveryType) {
+    // (7, -2, 3) on 8 ranks: members 7, 5, 3 at positions 0, 1, 2.
+    const uint32_t members[] = {7, 5, 3};
+    Storage s(3);  // v-arrays of 3 entries: reading an entry per team rank would overrun them
     for (ucc_coll_type_t type : kAllTypes) {
-        if (type == UCC_COLL_TYPE_BCAST) {
-            continue;
+        const bool rooted = type == UCC_COLL_TYPE_BCAST || type == UCC_COLL_TYPE_REDUCE ||
+                            type == UCC_COLL_TYPE_GATHER || type == UCC_COLL_TYPE_GATHERV ||
+                            type == UCC_COLL_TYPE_SCATTER || type == UCC_COLL_TYPE_SCATTERV ||
+                            type == UCC_COLL_TYPE_FANIN || type == UCC_COLL_TYPE_FANOUT;
+        for (uint32_t pos = 0; pos < 3; ++pos) {
+            for (uint32_t root_pos = 0; root_pos < 3; ++root_pos) {
+                for (bool in_place : {false, true}) {
+                    SCOPED_TRACE(testing::Message()
+                                 << "type=" << type << " pos=" << pos << " root_pos=" << root_pos
+                                 << " in_place=" << in_place);
+                    // Valid on a team of 3 at rank `pos`, with the root as a team rank.
+                    ucc_coll_args_t a = valid_args(type, 3, pos, root_pos, in_place, s);
+                    a.mask |= UCC_COLL_ARGS_FIELD_ACTIVE_SET;
+                    a.active_set.start = 7;
+                    a.active_set.stride = -2;
+                    a.active_set.size = 3;
+                    if (rooted) {
+                        a.root = members[root_pos];
+                    }
+                    expect_ok(a, team(8, members[pos]));
+                    if (rooted) {
+                        ucc_coll_args_t outside = a;
+                        outside.root = 0;  // a team rank that is not a member
+                        expect_rule(outside, team(8, members[pos]), UCC_ERR_INVALID_PARAM, 5);
+                        ucc_coll_args_t as_position = a;
+                        as_position.root = root_pos;  // positions 0..2 are not members either
+                        expect_rule(as_position, team(8, members[pos]), UCC_ERR_INVALID_PARAM, 5);
+                    }
+                }
+            }
         }
-        ucc_coll_args_t a = valid_args(type, 8, 0, 0, false, s);
-        a.mask |= UCC_COLL_ARGS_FIELD_ACTIVE_SET;
-        a.active_set.start = 0;
-        a.active_set.stride = 1;
-        a.active_set.size = 2;
-        a.root = 99;  // V6 would fire otherwise
-        expect_rule(a, team(8, 0), UCC_ERR_NOT_SUPPORTED, 5);
     }
+    // Block counts follow the set's size, not the team's.
+    Storage big(8);
+    ucc_coll_args_t ag = valid_args(UCC_COLL_TYPE_ALLGATHER, 8, 1, 0, false, big);  // dst 8 blocks
+    ag.mask |= UCC_COLL_ARGS_FIELD_ACTIVE_SET;
+    ag.active_set = {5, -3, 3};
+    expect_rule(ag, team(8, 2), UCC_ERR_INVALID_PARAM, 10);
+    ag.dst.info.count = 3 * kB;
+    expect_ok(ag, team(8, 2));
+    // A non-rooted type does not read root (it holds junk here).
+    ucc_coll_args_t ar = valid_args(UCC_COLL_TYPE_ALLREDUCE, 8, 0, 0, false, big);
+    ar.mask |= UCC_COLL_ARGS_FIELD_ACTIVE_SET;
+    ar.active_set = {1, 2, 2};
+    expect_ok(ar, team(8, 3));
+    expect_rule(ar, team(8, 2), UCC_ERR_INVALID_PARAM, 5);  // the caller is not a member
+    // "At the root" means at the root member: reduce's dst is checked there only.
+    ucc_coll_args_t rd = valid_args(UCC_COLL_TYPE_REDUCE, 2, 1, 1, false, big);
+    rd.mask |= UCC_COLL_ARGS_FIELD_ACTIVE_SET;
+    rd.active_set = {1, 2, 2};  // members 1, 3
+    rd.root = 3;
+    expect_ok(rd, team(8, 3));
+    rd.dst.info.count = 4;  // != src.count at the root
+    expect_rule(rd, team(8, 3), UCC_ERR_INVALID_PARAM, 10);
 }
 
 // ---- V6
