@@ -13,23 +13,40 @@ namespace {
 
 const char *coll_name(ucc_coll_type_t t) {
     switch (t) {
-        case UCC_COLL_TYPE_ALLGATHER: return "allgather";
-        case UCC_COLL_TYPE_ALLGATHERV: return "allgatherv";
-        case UCC_COLL_TYPE_ALLREDUCE: return "allreduce";
-        case UCC_COLL_TYPE_ALLTOALL: return "alltoall";
-        case UCC_COLL_TYPE_ALLTOALLV: return "alltoallv";
-        case UCC_COLL_TYPE_BARRIER: return "barrier";
-        case UCC_COLL_TYPE_BCAST: return "bcast";
-        case UCC_COLL_TYPE_FANIN: return "fanin";
-        case UCC_COLL_TYPE_FANOUT: return "fanout";
-        case UCC_COLL_TYPE_GATHER: return "gather";
-        case UCC_COLL_TYPE_GATHERV: return "gatherv";
-        case UCC_COLL_TYPE_REDUCE: return "reduce";
-        case UCC_COLL_TYPE_REDUCE_SCATTER: return "reduce_scatter";
-        case UCC_COLL_TYPE_REDUCE_SCATTERV: return "reduce_scatterv";
-        case UCC_COLL_TYPE_SCATTER: return "scatter";
-        case UCC_COLL_TYPE_SCATTERV: return "scatterv";
-        default: return "unknown";
+        case UCC_COLL_TYPE_ALLGATHER:
+            return "allgather";
+        case UCC_COLL_TYPE_ALLGATHERV:
+            return "allgatherv";
+        case UCC_COLL_TYPE_ALLREDUCE:
+            return "allreduce";
+        case UCC_COLL_TYPE_ALLTOALL:
+            return "alltoall";
+        case UCC_COLL_TYPE_ALLTOALLV:
+            return "alltoallv";
+        case UCC_COLL_TYPE_BARRIER:
+            return "barrier";
+        case UCC_COLL_TYPE_BCAST:
+            return "bcast";
+        case UCC_COLL_TYPE_FANIN:
+            return "fanin";
+        case UCC_COLL_TYPE_FANOUT:
+            return "fanout";
+        case UCC_COLL_TYPE_GATHER:
+            return "gather";
+        case UCC_COLL_TYPE_GATHERV:
+            return "gatherv";
+        case UCC_COLL_TYPE_REDUCE:
+            return "reduce";
+        case UCC_COLL_TYPE_REDUCE_SCATTER:
+            return "reduce_scatter";
+        case UCC_COLL_TYPE_REDUCE_SCATTERV:
+            return "reduce_scatterv";
+        case UCC_COLL_TYPE_SCATTER:
+            return "scatter";
+        case UCC_COLL_TYPE_SCATTERV:
+            return "scatterv";
+        default:
+            return "unknown";
     }
 }
 
@@ -54,13 +71,17 @@ TraceBuffer inplace_ignored(const TraceEvent &post) {
         case UCC_COLL_TYPE_ALLTOALL:
         case UCC_COLL_TYPE_ALLTOALLV:
         case UCC_COLL_TYPE_REDUCE_SCATTER:
-        case UCC_COLL_TYPE_REDUCE_SCATTERV: return TraceBuffer::kSrc;
+        case UCC_COLL_TYPE_REDUCE_SCATTERV:
+            return TraceBuffer::kSrc;
         case UCC_COLL_TYPE_REDUCE:
         case UCC_COLL_TYPE_GATHER:
-        case UCC_COLL_TYPE_GATHERV: return root ? TraceBuffer::kSrc : TraceBuffer::kNone;
+        case UCC_COLL_TYPE_GATHERV:
+            return root ? TraceBuffer::kSrc : TraceBuffer::kNone;
         case UCC_COLL_TYPE_SCATTER:
-        case UCC_COLL_TYPE_SCATTERV: return root ? TraceBuffer::kDst : TraceBuffer::kNone;
-        default: return TraceBuffer::kNone;
+        case UCC_COLL_TYPE_SCATTERV:
+            return root ? TraceBuffer::kDst : TraceBuffer::kNone;
+        default:
+            return TraceBuffer::kNone;
     }
 }
 
@@ -89,8 +110,7 @@ bool all_participants(const Instance &in) {
 }
 
 bool all_ok(const Instance &in) {
-    return all_participants(in) &&
-           std::all_of(in.ops.begin(), in.ops.end(), [](const RankOp *op) {
+    return all_participants(in) && std::all_of(in.ops.begin(), in.ops.end(), [](const RankOp *op) {
                return op->done != nullptr && op->done->status == UCC_OK;
            });
 }
@@ -225,7 +245,9 @@ TraceIndex::TraceIndex(const Trace &t) : trace_(&t) {
             h.events.push_back(&e);
         }
         switch (e.kind) {
-            case TraceKind::kInit: inits[rq] = &e; break;
+            case TraceKind::kInit:
+                inits[rq] = &e;
+                break;
             case TraceKind::kPost: {
                 RankOp op;
                 op.rank = e.rank;
@@ -277,7 +299,8 @@ TraceIndex::TraceIndex(const Trace &t) : trace_(&t) {
                 }
                 break;
             }
-            default: break;
+            default:
+                break;
         }
     }
     for (size_t i = 0; i < instances_.size(); ++i) {
@@ -417,9 +440,9 @@ Findings check_p18_ordered(const TraceIndex &ix) {
         uint32_t &want = next_seq[{e.rank, e.team}];
         if (e.key != want) {
             add(&f, 18,
-                rank_str(e.rank) + " req " + std::to_string(e.req) + ": posted as sequence number " +
-                    std::to_string(e.key) + " on team " + std::to_string(e.team) + ", expected " +
-                    std::to_string(want));
+                rank_str(e.rank) + " req " + std::to_string(e.req) +
+                    ": posted as sequence number " + std::to_string(e.key) + " on team " +
+                    std::to_string(e.team) + ", expected " + std::to_string(want));
         }
         want = e.key + 1;
     }
@@ -431,13 +454,14 @@ Findings check_p18_ordered(const TraceIndex &ix) {
         std::set<uint32_t> team_ranks;
         for (const RankOp *op : in.ops) {
             if (!team_ranks.insert(op->post->team_rank).second) {
-                add(&f, 18, in.name() + ": team rank " + std::to_string(op->post->team_rank) +
-                                " posted it twice");
+                add(&f, 18,
+                    in.name() + ": team rank " + std::to_string(op->post->team_rank) +
+                        " posted it twice");
             }
             if (op->post->signature != p.signature) {
                 add(&f, 18,
-                    "desync at " + in.name() + ": " + rank_str(in.ops.front()->rank) +
-                        " posted " + coll_name(p.coll) + ", " + rank_str(op->rank) + " posted " +
+                    "desync at " + in.name() + ": " + rank_str(in.ops.front()->rank) + " posted " +
+                        coll_name(p.coll) + ", " + rank_str(op->rank) + " posted " +
                         coll_name(op->post->coll) + " (" +
                         signature_diff(p.signature, op->post->signature) + " differ)");
             }
@@ -481,8 +505,7 @@ Findings check_p20_complete_and_consistent(const TraceIndex &ix) {
         if (op.done == nullptr) {
             add(&f, 20, op_name(op) + ": never completed");
         } else if (op.done->status != UCC_OK && !timeout) {
-            add(&f, 20,
-                op_name(op) + ": completed with status " + std::to_string(op.done->status));
+            add(&f, 20, op_name(op) + ": completed with status " + std::to_string(op.done->status));
         }
     }
     for (const Instance &in : ix.instances()) {
@@ -566,9 +589,8 @@ Findings check_p23_inplace(const TraceIndex &ix) {
                 add(&f, 23,
                     op_name(op) + ": in place, but its ignored " +
                         (ignored == TraceBuffer::kSrc ? "src" : "dst") + " was " +
-                        (a->write ? "written" : "read") +
-                        " (" + std::to_string(a->bytes) + " bytes at offset " +
-                        std::to_string(a->offset) + ")");
+                        (a->write ? "written" : "read") + " (" + std::to_string(a->bytes) +
+                        " bytes at offset " + std::to_string(a->offset) + ")");
             }
         }
     }
@@ -698,7 +720,8 @@ Findings check_p28_status_machine(const TraceIndex &ix) {
                                    : "test() saw a completion the library never made");
                     }
                     break;
-                default: break;
+                default:
+                    break;
             }
         }
         if (cb_due) {
@@ -779,8 +802,8 @@ Findings check_p33_team_creation(const TraceIndex &ix) {
     }
     for (const auto &[k, evs] : teams) {
         const uint32_t gen = std::get<2>(k);
-        const std::string name = "team " + std::to_string(std::get<0>(k)) +
-                                 (gen > 0 ? " #" + std::to_string(gen) : "");
+        const std::string name =
+            "team " + std::to_string(std::get<0>(k)) + (gen > 0 ? " #" + std::to_string(gen) : "");
         const uint32_t size = evs.front()->team_size;
         std::set<uint32_t> ranks;
         for (const TraceEvent *e : evs) {
@@ -844,7 +867,8 @@ Findings check_p34_team_destroy(const TraceIndex &ix) {
                             " destroyed with requests not finalized");
                 }
                 break;
-            default: break;
+            default:
+                break;
         }
     }
     for (const auto &[k, n] : open) {
@@ -938,8 +962,8 @@ Findings check_p44_argument_match(const TraceIndex &ix) {
             const TraceEvent &b = *op->post;
             if (b.signature != a.signature) {
                 add(&f, 44,
-                    in.name() + ": " + signature_diff(a.signature, b.signature) + " differ between " +
-                        rank_str(ref->rank) + " and " + rank_str(op->rank));
+                    in.name() + ": " + signature_diff(a.signature, b.signature) +
+                        " differ between " + rank_str(ref->rank) + " and " + rank_str(op->rank));
             }
             if (b.active_set != a.active_set || b.team_size != a.team_size) {
                 add(&f, 44,
@@ -957,8 +981,8 @@ Findings check_p45_argument_range(const TraceIndex &ix) {
         const TraceEvent &p = *op.post;
         if (p.team_rank >= p.team_size) {
             add(&f, 45,
-                op_name(op) + ": accepted with rank " + std::to_string(p.team_rank) +
-                    " among " + std::to_string(p.team_size) + " participants");
+                op_name(op) + ": accepted with rank " + std::to_string(p.team_rank) + " among " +
+                    std::to_string(p.team_size) + " participants");
         }
         if (is_rooted(p.coll) && p.root >= p.team_size) {
             add(&f, 45,

@@ -38,10 +38,10 @@ using Findings = std::vector<Finding>;
 struct RankOp {
     uint32_t rank = 0;
     uint64_t req = 0;
-    uint32_t post_index = 0;             // 0 for the first post of the request
-    const TraceEvent *init = nullptr;    // the request's init
-    const TraceEvent *post = nullptr;    // this post
-    const TraceEvent *done = nullptr;    // its completion (null: never completed)
+    uint32_t post_index = 0;           // 0 for the first post of the request
+    const TraceEvent *init = nullptr;  // the request's init
+    const TraceEvent *post = nullptr;  // this post
+    const TraceEvent *done = nullptr;  // its completion (null: never completed)
     std::vector<const TraceEvent *> accesses;
     std::vector<const TraceEvent *> sends;
     std::vector<const TraceEvent *> recvs;

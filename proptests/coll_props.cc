@@ -38,12 +38,10 @@
 
 namespace {
 
-using ucc::testkit::Outcome;
-using ucc::testkit::Scenario;
-using ucc::proptest::DrawOptions;
 using ucc::proptest::context;
 using ucc::proptest::count_class;
 using ucc::proptest::draw_scenario;
+using ucc::proptest::DrawOptions;
 using ucc::proptest::is_reduction;
 using ucc::proptest::is_rooted;
 using ucc::proptest::is_v;
@@ -52,6 +50,8 @@ using ucc::proptest::kColls;
 using ucc::proptest::no_data;
 using ucc::proptest::root_class;
 using ucc::proptest::tag;
+using ucc::testkit::Outcome;
+using ucc::testkit::Scenario;
 
 std::string hex(uint64_t v) {
     char b[24];

@@ -32,7 +32,6 @@ bool is_v(ucc_coll_type_t t) {
            t == UCC_COLL_TYPE_REDUCE_SCATTERV;
 }
 
-
 bool is_reduction(ucc_coll_type_t t) {
     return t == UCC_COLL_TYPE_ALLREDUCE || t == UCC_COLL_TYPE_REDUCE ||
            t == UCC_COLL_TYPE_REDUCE_SCATTER || t == UCC_COLL_TYPE_REDUCE_SCATTERV;
@@ -294,6 +293,5 @@ std::string context(const Scenario &s) {
                   ucc::testkit::fnv1a(d), ucc_get_version_string());
     return "scenario: " + d + line;
 }
-
 
 }  // namespace ucc::proptest

@@ -76,10 +76,9 @@ void tag_exercised(const ucc::sim::RunResult &run) {
     }
     auto b = [](bool x) { return std::string(x ? "1" : "0"); };
     RC_TAG("P14/P15 sync=" + b(sync), "P14 barrier=" + b(barrier), "P17 fanin/out=" + b(fanin_out),
-           "P19 unordered=" + b(unordered), "P22 frozen=" + b(frozen),
-           "P23 inplace=" + b(inplace), "P27 persistent=" + b(persistent),
-           "P28 callback=" + b(cb), "P31/P32 active_set=" + b(active),
-           "P36 use_after_destroy=" + b(uad),
+           "P19 unordered=" + b(unordered), "P22 frozen=" + b(frozen), "P23 inplace=" + b(inplace),
+           "P27 persistent=" + b(persistent), "P28 callback=" + b(cb),
+           "P31/P32 active_set=" + b(active), "P36 use_after_destroy=" + b(uad),
            "P39 timed_out=" + b(timeout));
 }
 

@@ -118,12 +118,10 @@ void Coll::enable_trace(uint64_t req, TraceBuffer which, const void *unused,
     // The ignored buffer's description is not validated (it may be poison with
     // an absurd count): watch at most as many bytes as the buffer in use has.
     unused_bytes = std::min(unused_bytes, which == TraceBuffer::kSrc ? dst_extent() : src_extent());
-    dst_range_ = args_.dst != nullptr || which != TraceBuffer::kDst
-                     ? range(args_.dst, dst_extent())
-                     : range(unused, unused_bytes);
-    src_range_ = args_.src != nullptr || which != TraceBuffer::kSrc
-                     ? range(args_.src, src_extent())
-                     : range(unused, unused_bytes);
+    dst_range_ = args_.dst != nullptr || which != TraceBuffer::kDst ? range(args_.dst, dst_extent())
+                                                                    : range(unused, unused_bytes);
+    src_range_ = args_.src != nullptr || which != TraceBuffer::kSrc ? range(args_.src, src_extent())
+                                                                    : range(unused, unused_bytes);
 }
 
 TraceBuffer Coll::classify(const void *p, uint64_t *offset) const {

@@ -16,15 +16,15 @@
 namespace ucc {
 
 enum class TraceKind : uint8_t {
-    kInit,         // ucc_collective_init returned a request (req, coll, flags, timeout)
-    kPost,         // a post started (req, team, key, signature, sync, team_rank/size, root)
-    kAccess,       // the library read or wrote a user buffer (req, buffer, write, offset, bytes)
-    kComplete,     // the request's status left UCC_INPROGRESS (req, status, hash)
-    kCallback,     // the completion callback is about to run (req, status)
-    kFinalize,     // ucc_collective_finalize freed the request (req, status)
-    kSend,         // a message of a collective left (req, peer = world rank of the receiver)
-    kRecv,         // a message of a collective arrived (req, peer = world rank of the sender)
-    kTeamCreated,  // team creation completed (team, team_rank, team_size, status, offset = ep)
+    kInit,           // ucc_collective_init returned a request (req, coll, flags, timeout)
+    kPost,           // a post started (req, team, key, signature, sync, team_rank/size, root)
+    kAccess,         // the library read or wrote a user buffer (req, buffer, write, offset, bytes)
+    kComplete,       // the request's status left UCC_INPROGRESS (req, status, hash)
+    kCallback,       // the completion callback is about to run (req, status)
+    kFinalize,       // ucc_collective_finalize freed the request (req, status)
+    kSend,           // a message of a collective left (req, peer = world rank of the receiver)
+    kRecv,           // a message of a collective arrived (req, peer = world rank of the sender)
+    kTeamCreated,    // team creation completed (team, team_rank, team_size, status, offset = ep)
     kTeamDestroyed,  // the team's destroy completed (team, resources after it)
     kUser,           // the program's own mark (user_kind says which)
 };
@@ -35,11 +35,11 @@ enum class TraceBuffer : uint8_t { kNone, kSrc, kDst };
 // to its buffers, for the checkers that tell user errors from library bugs.
 enum class UserMark : uint8_t {
     kNone,
-    kDone,        // ucc_collective_test first returned != UCC_INPROGRESS (req)
-    kUserWrite,   // the program wrote one of the request's buffers (req, buffer)
-    kFrozen,      // the rank stops calling into the library until others finish
-    kThawed,      // ... and resumes
-    kSnapshot,    // resource counts at a checkpoint (resources)
+    kDone,             // ucc_collective_test first returned != UCC_INPROGRESS (req)
+    kUserWrite,        // the program wrote one of the request's buffers (req, buffer)
+    kFrozen,           // the rank stops calling into the library until others finish
+    kThawed,           // ... and resumes
+    kSnapshot,         // resource counts at a checkpoint (resources)
     kUseAfterDestroy,  // a call on a destroyed object returned (status)
 };
 
@@ -51,8 +51,8 @@ struct TraceEvent {
     ucc_coll_sync_type_t sync = UCC_NO_SYNC_COLLECTIVES;
     ucc_coll_type_t coll = UCC_COLL_TYPE_BARRIER;
     ucc_status_t status = UCC_OK;
-    uint32_t rank = 0;       // world rank (stamped by the recording transport)
-    uint32_t team = 0;       // team id (agreed by all members)
+    uint32_t rank = 0;  // world rank (stamped by the recording transport)
+    uint32_t team = 0;  // team id (agreed by all members)
     // Team identity: a hash of the members' transport peers. Teams without a
     // common member may share an id; (team, team_hash) tells them apart.
     uint64_t team_hash = 0;
@@ -64,7 +64,7 @@ struct TraceEvent {
     bool ordered = true;     // post: the team matches by sequence number
     bool active_set = false;
     bool has_cb = false;  // init: a completion callback is set
-    uint64_t req = 0;  // per-rank request number (1, 2, ... in ucc_collective_init order)
+    uint64_t req = 0;     // per-rank request number (1, 2, ... in ucc_collective_init order)
     uint64_t flags = 0;
     uint64_t signature = 0;
     uint64_t offset = 0;  // access: byte offset in the buffer; team created: the ep

@@ -502,8 +502,7 @@ PreparedColl::PreparedColl(const Scenario &s) : impl_(std::make_unique<Impl>()) 
             for (uint32_t r = 0; r < s.n; ++r) {
                 size_t sb = m.ranks[r].src.mem.size();
                 const std::vector<uint8_t> &img = m.snapshots[post - 1][r];
-                std::memcpy(m.ranks[r].dst.mem.data(), img.data() + sb,
-                            m.ranks[r].dst.mem.size());
+                std::memcpy(m.ranks[r].dst.mem.data(), img.data() + sb, m.ranks[r].dst.mem.size());
                 fill_inputs(s, m.ranks[r], r, post);
             }
         }
@@ -708,8 +707,8 @@ std::string teardown(RankEnv *env) {
 struct Shared {
     const Scenario *s;
     PreparedColl *prep;
-    std::vector<std::string> *rank_errors;  // setup, API and teardown failures
-    std::vector<std::string> *errors;       // memory that differs from the model
+    std::vector<std::string> *rank_errors;     // setup, API and teardown failures
+    std::vector<std::string> *errors;          // memory that differs from the model
     std::vector<std::vector<double>> *post_s;  // [post][rank]
     std::vector<std::vector<double>> *done_s;
 };

@@ -246,8 +246,8 @@ class RankProgram {
             }
             const ucc_status_t fst = ucc_collective_finalize(a->req);
             if (fst != UCC_OK && a->sh->errors[a->rank].empty()) {
-                a->sh->errors[a->rank] = std::string("finalize in the callback: ") +
-                                         ucc_status_string(fst);
+                a->sh->errors[a->rank] =
+                    std::string("finalize in the callback: ") + ucc_status_string(fst);
             }
             a->finalized = true;
         }

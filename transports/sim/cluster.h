@@ -67,11 +67,11 @@ struct ClusterParams {
 };
 
 struct RunResult {
-    ucc_status_t status = UCC_OK;  // UCC_ERR_NO_MESSAGE on deadlock
-    uint64_t trace_hash = 0;       // over every processed event and finish time
-    double virtual_time_s = 0;     // when the last rank finished
-    uint64_t events = 0;           // processed events
-    std::string report;            // deadlock report and other notes; empty if clean
+    ucc_status_t status = UCC_OK;   // UCC_ERR_NO_MESSAGE on deadlock
+    uint64_t trace_hash = 0;        // over every processed event and finish time
+    double virtual_time_s = 0;      // when the last rank finished
+    uint64_t events = 0;            // processed events
+    std::string report;             // deadlock report and other notes; empty if clean
     std::vector<TraceEvent> trace;  // the event trace (ClusterParams::record_events)
 };
 
