@@ -70,37 +70,48 @@ uint64_t add_sat(uint64_t a, uint64_t b) {
 
 }  // namespace
 
-uint64_t Coll::src_extent() const {
-    if (args_.src == nullptr) {
+uint64_t src_extent_elems(const Args &a, uint32_t size) {
+    if (a.src == nullptr) {
         return 0;
     }
-    if (args_.src_counts == nullptr) {
-        return mul_sat(args_.src_count, args_.esize);
+    if (a.src_counts == nullptr) {
+        return a.src_count;
     }
     uint64_t end = 0;
-    for (uint32_t i = 0; i < size_; ++i) {
-        const uint64_t d = args_.src_displs != nullptr ? args_.src_displ_at(i) : 0;
-        end = std::max(end, add_sat(d, args_.src_count_at(i)));
+    for (uint32_t i = 0; i < size; ++i) {
+        const uint64_t d = a.src_displs != nullptr ? a.src_displ_at(i) : 0;
+        end = std::max(end, add_sat(d, a.src_count_at(i)));
     }
-    return mul_sat(end, args_.esize);
+    return end;
 }
 
-uint64_t Coll::dst_extent() const {
-    if (args_.dst == nullptr) {
+uint64_t dst_extent_elems(const Args &a, uint32_t size, uint32_t rank) {
+    if (a.dst == nullptr) {
         return 0;
     }
-    if (args_.dst_counts == nullptr) {
-        return mul_sat(args_.dst_count, args_.esize);
+    if (a.dst_counts == nullptr) {
+        return a.dst_count;
+    }
+    if (a.type == UCC_COLL_TYPE_REDUCE_SCATTERV && !a.inplace) {
+        return rank < size ? a.dst_count_at(rank) : 0;  // only this rank's block
     }
     uint64_t end = 0;
-    uint64_t sum = 0;  // reduce_scatterv without displacements: blocks back to back
-    for (uint32_t i = 0; i < size_; ++i) {
-        const uint64_t c = args_.dst_count_at(i);
-        const uint64_t d = args_.dst_displs != nullptr ? args_.dst_displ_at(i) : sum;
+    uint64_t sum = 0;  // reduce_scatterv in place: blocks back to back
+    for (uint32_t i = 0; i < size; ++i) {
+        const uint64_t c = a.dst_count_at(i);
+        const uint64_t d = a.dst_displs != nullptr ? a.dst_displ_at(i) : sum;
         end = std::max(end, add_sat(d, c));
         sum = add_sat(sum, c);
     }
-    return mul_sat(end, args_.esize);
+    return end;
+}
+
+uint64_t Coll::src_extent() const {
+    return mul_sat(src_extent_elems(args_, size_), args_.esize);
+}
+
+uint64_t Coll::dst_extent() const {
+    return mul_sat(dst_extent_elems(args_, size_, rank_), args_.esize);
 }
 
 void Coll::enable_trace(uint64_t req, TraceBuffer which, const void *unused,

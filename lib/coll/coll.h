@@ -177,6 +177,12 @@ class CollEnv {
     }
 };
 
+// Extents of participant `rank`'s user buffers in elements (v: the furthest
+// block end over `size` entries; saturating), from normalised arguments; 0 for
+// an unused buffer.
+uint64_t src_extent_elems(const Args &a, uint32_t size);
+uint64_t dst_extent_elems(const Args &a, uint32_t size, uint32_t rank);
+
 // A collective's signature: what every rank must agree on (type, root, op,
 // per-rank element count for non-v collectives), packed so that a mismatch
 // can name the field. 0 is never a valid signature.

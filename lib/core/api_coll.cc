@@ -74,6 +74,22 @@ void CollRequest::complete(ucc_status_t st) {
         team->ctx->transport->trace_end(span, st);
     }
     task.reset();  // cancels whatever the algorithm still had posted
+    if (packed && coll && st == UCC_OK) {
+        // The results go back into the user's buffers.
+        const auto &g = *static_cast<const dt::Generic *>(packed->generic);
+        if (nargs.dst != nullptr) {
+            st =
+                dt::unpack(g, nargs.dst, packed->dst_elems, packed->dst.data(), packed->dst.size());
+        }
+        if (st == UCC_OK && packed->unpack_src && nargs.src != nullptr) {
+            st =
+                dt::unpack(g, nargs.src, packed->src_elems, packed->src.data(), packed->src.size());
+        }
+        if (st != UCC_OK) {
+            UCC_LOG(team->ctx->log, kError, "unpacking the generic datatype failed: %s",
+                    ucc_status_string(st));
+        }
+    }
     if (team->ctx->transport->recording()) [[unlikely]] {
         ucc::TraceEvent e;
         e.kind = ucc::TraceKind::kComplete;
@@ -104,6 +120,34 @@ namespace {
 
 CollRequest *req_of(ucc_coll_req_h h) {
     return reinterpret_cast<CollRequest *>(h);
+}
+
+// Pack/unpack generic datatype: packs the user's buffers into the request's
+// staging (dst too: blocks the collective does not write, and in-place
+// inputs, come back unchanged) and points `run` at it.
+ucc_status_t stage_packed(CollRequest *r, ucc::coll::Args *run) {
+    CollRequest::Packed &p = *r->packed;
+    const auto &g = *static_cast<const ucc::dt::Generic *>(p.generic);
+    const uint64_t es = r->nargs.esize;
+    p.src_elems = ucc::coll::src_extent_elems(r->nargs, r->view_size);
+    p.dst_elems = ucc::coll::dst_extent_elems(r->nargs, r->view_size, r->view_rank);
+    uint64_t src_bytes = 0;
+    uint64_t dst_bytes = 0;
+    if (__builtin_mul_overflow(p.src_elems, es, &src_bytes) ||
+        __builtin_mul_overflow(p.dst_elems, es, &dst_bytes)) {
+        return UCC_ERR_NO_MEMORY;
+    }
+    p.src.resize(src_bytes);
+    p.dst.resize(dst_bytes);
+    if (r->nargs.src != nullptr) {
+        UCC_TRY(ucc::dt::pack(g, r->nargs.src, p.src_elems, p.src.data(), src_bytes));
+        run->src = p.src.data();
+    }
+    if (r->nargs.dst != nullptr) {
+        UCC_TRY(ucc::dt::pack(g, r->nargs.dst, p.dst_elems, p.dst.data(), dst_bytes));
+        run->dst = p.dst.data();
+    }
+    return UCC_OK;
 }
 
 bool team_is_ordered(const Team &t) {
@@ -178,6 +222,34 @@ ucc_status_t coll_init(ucc_coll_args_t *coll_args, ucc_coll_req_h *request, ucc_
     ucc::core::normalize_coll_args(view, view_size, view_rank, &r->nargs,
                                    ctx.transport->timing_only());
     r->nargs.radix = static_cast<uint32_t>(ctx.config.get_int("KNOMIAL_RADIX"));
+    r->view_size = view_size;
+    r->view_rank = view_rank;
+    if (r->nargs.generic != nullptr && ucc::dt::is_packed_generic(r->nargs.dt)) {
+        const ucc_coll_type_t ct = coll_args->coll_type;
+        if (ct == UCC_COLL_TYPE_ALLREDUCE || ct == UCC_COLL_TYPE_REDUCE ||
+            ct == UCC_COLL_TYPE_REDUCE_SCATTER || ct == UCC_COLL_TYPE_REDUCE_SCATTERV) {
+            UCC_LOG(ctx.log, kError,
+                    "ucc_collective_init: reductions need a contiguous generic datatype "
+                    "(UCC_GENERIC_DT_OPS_FLAG_CONTIG); this one has pack/unpack callbacks only");
+            return UCC_ERR_NOT_SUPPORTED;
+        }
+        const auto *g = static_cast<const ucc::dt::Generic *>(r->nargs.generic);
+        // The user's own buffer as the sample (NULL in a timing-only run that passed none).
+        const void *sample = ucc::coll::src_extent_elems(r->nargs, view_size) > 0
+                                 ? view.src.info.buffer
+                                 : view.dst.info.buffer;
+        r->nargs.esize = ucc::dt::packed_elem_size(*g, sample);
+        if (r->nargs.esize == 0 &&
+            (ucc::coll::src_extent_elems(r->nargs, view_size) > 0 ||
+             ucc::coll::dst_extent_elems(r->nargs, view_size, view_rank) > 0)) {
+            UCC_LOG(ctx.log, kError,
+                    "ucc_collective_init: the generic datatype's packed_size of one element is 0");
+            return UCC_ERR_NOT_SUPPORTED;
+        }
+        r->packed = std::make_unique<CollRequest::Packed>();
+        r->packed->generic = g;
+        r->packed->unpack_src = ct == UCC_COLL_TYPE_BCAST && r->nargs.root != view_rank;
+    }
     const uint64_t flags = (coll_args->mask & UCC_COLL_ARGS_FIELD_FLAGS) ? coll_args->flags : 0;
     r->persistent = (flags & UCC_COLL_ARGS_FLAG_PERSISTENT) != 0;
     if (flags & UCC_COLL_ARGS_FLAG_TIMEOUT) {
@@ -240,6 +312,17 @@ ucc_status_t coll_post(ucc_coll_req_h request) {
         r->super.status = t.error;
         return t.error;
     }
+    ucc::coll::Args run_args = r->nargs;
+    if (r->packed && !r->trivial && !ctx.transport->timing_only()) {
+        const ucc_status_t st = stage_packed(r, &run_args);
+        if (st != UCC_OK) {
+            UCC_LOG(ctx.log, kError,
+                    "ucc_collective_post: packing the generic datatype failed: %s (its "
+                    "packed_size or pack callback disagrees with the element size)",
+                    ucc_status_string(st));
+            return st;  // the request is unchanged and may be posted again
+        }
+    }
     // Tag: ordered teams match by sequence number, unordered ones by the user's
     // tag plus how often this request was posted (persistent re-posts). Active
     // sets do not consume the team's sequence (non-members do not call): they
@@ -281,10 +364,10 @@ ucc_status_t coll_post(ucc_coll_req_h request) {
     r->deadline = r->timeout > 0 ? ctx.transport->now() + r->timeout
                                  : std::numeric_limits<double>::infinity();
     if (r->active_set) {
-        r->coll = std::make_unique<ucc::coll::Coll>(*r->active_set, r->nargs, r->set_rank,
+        r->coll = std::make_unique<ucc::coll::Coll>(*r->active_set, run_args, r->set_rank,
                                                     r->active_set->size, t.tag_base(seq));
     } else {
-        r->coll = std::make_unique<ucc::coll::Coll>(t, r->nargs, t.rank, t.size, t.tag_base(seq));
+        r->coll = std::make_unique<ucc::coll::Coll>(t, run_args, t.rank, t.size, t.tag_base(seq));
     }
     if (ctx.transport->recording()) [[unlikely]] {
         // In place, one buffer is ignored (src; dst for scatter(v) at the root);

@@ -240,6 +240,20 @@ struct CollRequest {
     bool in_active = false;
     uint64_t posts = 0;
     uint64_t number = 0;  // per-context request number (event trace)
+    // A datatype described by pack/unpack callbacks only: the algorithm runs
+    // on packed copies of the user's buffers, packed at every post and
+    // unpacked into the user's buffers when the post completes.
+    struct Packed {
+        const void *generic = nullptr;  // the ucc::dt::Generic
+        std::vector<uint8_t> src;
+        std::vector<uint8_t> dst;
+        uint64_t src_elems = 0;
+        uint64_t dst_elems = 0;
+        bool unpack_src = false;  // bcast at a non-root: src is the output
+    };
+    std::unique_ptr<Packed> packed;
+    uint32_t view_size = 0;  // participants (the team's or the active set's size)
+    uint32_t view_rank = 0;  // this rank's index among them
 
     void complete(ucc_status_t st);
     // A trace event about this request, with its number filled in.

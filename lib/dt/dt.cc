@@ -539,6 +539,57 @@ ucc_status_t reduce_generic(const Generic &g, void *dst, const void *a, const vo
     return g.ops.reduce.cb(&params);
 }
 
+bool is_packed_generic(ucc_datatype_t dt) {
+    const Generic *g = generic_of(dt);
+    return g != nullptr && (g->ops.flags & UCC_GENERIC_DT_OPS_FLAG_CONTIG) == 0;
+}
+
+size_t packed_elem_size(const Generic &g, const void *sample) {
+    void *st = g.ops.start_pack(g.context, sample, 1);
+    if (st == nullptr) {
+        return 0;
+    }
+    const size_t n = g.ops.packed_size(st);
+    g.ops.finish(st);
+    return n;
+}
+
+ucc_status_t pack(const Generic &g, const void *buf, uint64_t count, uint8_t *out, size_t bytes) {
+    if (count == 0) {
+        return UCC_OK;
+    }
+    void *st = g.ops.start_pack(g.context, buf, count);
+    if (st == nullptr) {
+        return UCC_ERR_NO_RESOURCE;
+    }
+    ucc_status_t result = UCC_OK;
+    if (g.ops.packed_size(st) != bytes) {
+        result = UCC_ERR_INVALID_PARAM;
+    }
+    for (size_t off = 0; result == UCC_OK && off < bytes;) {
+        const size_t n = g.ops.pack(st, off, out + off, bytes - off);
+        if (n == 0 || n > bytes - off) {
+            result = UCC_ERR_INVALID_PARAM;  // no progress, or more than asked for
+        }
+        off += n;
+    }
+    g.ops.finish(st);
+    return result;
+}
+
+ucc_status_t unpack(const Generic &g, void *buf, uint64_t count, const uint8_t *in, size_t bytes) {
+    if (count == 0) {
+        return UCC_OK;
+    }
+    void *st = g.ops.start_unpack(g.context, buf, count);
+    if (st == nullptr) {
+        return UCC_ERR_NO_RESOURCE;
+    }
+    const ucc_status_t result = g.ops.unpack(st, 0, in, bytes);
+    g.ops.finish(st);
+    return result;
+}
+
 void avg_finalize(ucc_datatype_t dt, void *buf, size_t count, uint64_t n) {
     const TypeInfo *t = info_of(dt);
     UCC_ASSERT(t != nullptr);

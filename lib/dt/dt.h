@@ -56,6 +56,17 @@ ucc_status_t parse_op(const char *s, ucc_reduction_op_t *out);
 // The descriptor behind a generic handle; nullptr when dt is not generic.
 const Generic *generic_of(ucc_datatype_t dt);
 
+// Generic types described by pack/unpack callbacks only (no CONTIG flag):
+// collectives move them as packed bytes. `packed_elem_size` asks the callbacks
+// for the packed size of one element (of `sample`, any buffer of the type;
+// 0 when they give none). `pack`/`unpack` stream `count` elements between the
+// user's buffer and `bytes` packed bytes; an error when the callbacks disagree
+// with `bytes` or fail.
+bool is_packed_generic(ucc_datatype_t dt);
+size_t packed_elem_size(const Generic &g, const void *sample);
+ucc_status_t pack(const Generic &g, const void *buf, uint64_t count, uint8_t *out, size_t bytes);
+ucc_status_t unpack(const Generic &g, void *buf, uint64_t count, const uint8_t *in, size_t bytes);
+
 // The support matrix (API.md §3.6, extended):
 //   int8..int128, uint8..uint128: SUM PROD MAX MIN LAND LOR LXOR BAND BOR BXOR AVG
 //   float16, bfloat16, float32, float64, float128: SUM PROD MAX MIN AVG

@@ -577,29 +577,12 @@ std::vector<uint8_t> PreparedColl::dst_bytes(uint32_t r) const {
 
 namespace {
 
-// Lib, context and team of one rank.
-struct RankEnv {
-    ucc_lib_h lib = nullptr;
-    ucc_context_h ctx = nullptr;
-    ucc_team_h team = nullptr;
-};
-
-struct EnvParams {
-    ucc_coll_type_t type = UCC_COLL_TYPE_ALLREDUCE;  // whose <COLL>_ALG is set
-    std::string alg;                                 // empty: leave the default
-    uint32_t radix = 0;                              // 0: leave the default
-    bool team_ep_map = false;
-    bool unordered = false;
-    bool sync = false;      // team created with UCC_SYNC_COLLECTIVES
-    std::string log_level;  // context LOG_LEVEL; empty: the default
-};
-
 std::string status_error(const char *what, ucc_status_t st) {
     return std::string(what) + " -> " + ucc_status_string(st);
 }
 
-// Creates lib, context and team; "" on success, else what failed (whatever was
-// created is left in env for teardown()).
+}  // namespace
+
 std::string setup(const EnvParams &p, uint32_t rank, uint32_t n, RankEnv *env) {
     ucc_lib_config_h lcfg;
     ucc_status_t st = ucc_lib_config_read(nullptr, nullptr, &lcfg);
@@ -683,7 +666,6 @@ std::string setup(const EnvParams &p, uint32_t rank, uint32_t n, RankEnv *env) {
     return "";
 }
 
-// Destroys whatever setup() created; "" on success.
 std::string teardown(RankEnv *env) {
     ucc_status_t st = UCC_OK;
     if (env->team != nullptr) {
@@ -701,6 +683,8 @@ std::string teardown(RankEnv *env) {
     }
     return "";
 }
+
+namespace {
 
 // One rank's whole program: lib, context, team, the collective (posted
 // `posts` times, each rank re-filling its own inputs before a re-post), teardown.

@@ -117,6 +117,31 @@ struct Outcome {
     std::vector<std::vector<double>> done_s;
 };
 
+// ---- one rank's lib, context and team (for tests that drive the C API themselves)
+
+struct RankEnv {
+    ucc_lib_h lib = nullptr;
+    ucc_context_h ctx = nullptr;
+    ucc_team_h team = nullptr;
+};
+
+struct EnvParams {
+    ucc_coll_type_t type = UCC_COLL_TYPE_ALLREDUCE;  // whose <COLL>_ALG is set
+    std::string alg;                                 // empty: leave the default
+    uint32_t radix = 0;                              // 0: leave the default
+    bool team_ep_map = false;  // team from a FULL ep map instead of the team OOB
+    bool unordered = false;    // UCC_COLLECTIVE_POST_UNORDERED
+    bool sync = false;         // team created with UCC_SYNC_COLLECTIVES
+    std::string log_level;     // context LOG_LEVEL; empty: the default
+};
+
+// Inside a simulated rank: creates lib, context (OOB over all n ranks) and a
+// team of all ranks; "" on success, else what failed (whatever was created is
+// left in env for teardown()).
+std::string setup(const EnvParams &p, uint32_t rank, uint32_t n, RankEnv *env);
+// Destroys whatever setup() created; "" on success.
+std::string teardown(RankEnv *env);
+
 // Human-readable one-line description (printed with failures).
 std::string describe(const Scenario &s);
 
