@@ -232,6 +232,14 @@ class RankProgram {
         }
     }
 
+    static void junk_cb(void *data, ucc_status_t) {
+        auto *a = static_cast<Active *>(data);
+        if (a->sh->errors[a->rank].empty()) {
+            a->sh->errors[a->rank] = "op " + std::to_string(a->op) +
+                                     ": the library called a callback the mask did not select (P30)";
+        }
+    }
+
     static void on_complete(void *data, ucc_status_t st) {
         auto *a = static_cast<Active *>(data);
         a->cb_calls++;
@@ -280,6 +288,22 @@ class RankProgram {
         a->rank = rank_;
         a->me = static_cast<uint32_t>(team_rank_of(w_.teams[op.team], rank_));
         ucc_coll_args_t args = sh_.prep[cycle][i]->args(a->me);
+        // P30: fields the mask does not select hold junk the library must not read
+        // (a callback that reports being called, a timeout that would fire at once,
+        // an absurd tag and active set).
+        if (!(args.mask & UCC_COLL_ARGS_FIELD_CB)) {
+            args.cb.cb = &RankProgram::junk_cb;
+            args.cb.data = a;
+        }
+        if (!(args.flags & UCC_COLL_ARGS_FLAG_TIMEOUT)) {
+            args.timeout = 1e-15;
+        }
+        if (!(args.mask & UCC_COLL_ARGS_FIELD_TAG)) {
+            args.tag = 0xdead;
+        }
+        if (!(args.mask & UCC_COLL_ARGS_FIELD_ACTIVE_SET)) {
+            args.active_set = {UINT64_MAX, INT64_MIN, UINT64_MAX};
+        }
         if (op.callback) {
             args.mask |= UCC_COLL_ARGS_FIELD_CB;
             args.cb.cb = &RankProgram::on_complete;
