@@ -3,57 +3,27 @@
 #include "model/trace.h"
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 #include <sstream>
 #include <tuple>
+
+#include "model/datatypes.h"
 
 namespace ucc::model {
 
 namespace {
 
-const char *coll_name(ucc_coll_type_t t) {
-    switch (t) {
-        case UCC_COLL_TYPE_ALLGATHER:
-            return "allgather";
-        case UCC_COLL_TYPE_ALLGATHERV:
-            return "allgatherv";
-        case UCC_COLL_TYPE_ALLREDUCE:
-            return "allreduce";
-        case UCC_COLL_TYPE_ALLTOALL:
-            return "alltoall";
-        case UCC_COLL_TYPE_ALLTOALLV:
-            return "alltoallv";
-        case UCC_COLL_TYPE_BARRIER:
-            return "barrier";
-        case UCC_COLL_TYPE_BCAST:
-            return "bcast";
-        case UCC_COLL_TYPE_FANIN:
-            return "fanin";
-        case UCC_COLL_TYPE_FANOUT:
-            return "fanout";
-        case UCC_COLL_TYPE_GATHER:
-            return "gather";
-        case UCC_COLL_TYPE_GATHERV:
-            return "gatherv";
-        case UCC_COLL_TYPE_REDUCE:
-            return "reduce";
-        case UCC_COLL_TYPE_REDUCE_SCATTER:
-            return "reduce_scatter";
-        case UCC_COLL_TYPE_REDUCE_SCATTERV:
-            return "reduce_scatterv";
-        case UCC_COLL_TYPE_SCATTER:
-            return "scatter";
-        case UCC_COLL_TYPE_SCATTERV:
-            return "scatterv";
-        default:
-            return "unknown";
+// "allreduce", ... (model/datatypes.h names them UCC_COLL_TYPE_ALLREDUCE, ...).
+std::string short_coll_name(ucc_coll_type_t t) {
+    std::string s = coll_name(static_cast<uint64_t>(t));
+    const std::string prefix = "UCC_COLL_TYPE_";
+    if (s.compare(0, prefix.size(), prefix) == 0) {
+        s = s.substr(prefix.size());
     }
-}
-
-bool is_rooted(ucc_coll_type_t t) {
-    return t == UCC_COLL_TYPE_BCAST || t == UCC_COLL_TYPE_REDUCE || t == UCC_COLL_TYPE_GATHER ||
-           t == UCC_COLL_TYPE_GATHERV || t == UCC_COLL_TYPE_SCATTER ||
-           t == UCC_COLL_TYPE_SCATTERV || t == UCC_COLL_TYPE_FANIN || t == UCC_COLL_TYPE_FANOUT;
+    std::transform(s.begin(), s.end(), s.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return s;
 }
 
 // The buffer IN_PLACE makes the library ignore for this participant
@@ -214,7 +184,7 @@ std::string signature_diff(uint64_t a, uint64_t b) {
 
 std::string Instance::name() const {
     const TraceEvent &p = first();
-    return std::string(coll_name(p.coll)) + " team " + std::to_string(team) +
+    return short_coll_name(p.coll) + " team " + std::to_string(team) +
            (p.active_set ? " active-set tag " : (p.ordered ? " seq " : " tag ")) +
            std::to_string(key & 0x7fffffffu) +
            (occurrence > 0 ? " #" + std::to_string(occurrence) : "");
@@ -461,8 +431,8 @@ Findings check_p18_ordered(const TraceIndex &ix) {
             if (op->post->signature != p.signature) {
                 add(&f, 18,
                     "desync at " + in.name() + ": " + rank_str(in.ops.front()->rank) + " posted " +
-                        coll_name(p.coll) + ", " + rank_str(op->rank) + " posted " +
-                        coll_name(op->post->coll) + " (" +
+                        short_coll_name(p.coll) + ", " + rank_str(op->rank) + " posted " +
+                        short_coll_name(op->post->coll) + " (" +
                         signature_diff(p.signature, op->post->signature) + " differ)");
             }
         }

@@ -235,8 +235,9 @@ class RankProgram {
     static void junk_cb(void *data, ucc_status_t) {
         auto *a = static_cast<Active *>(data);
         if (a->sh->errors[a->rank].empty()) {
-            a->sh->errors[a->rank] = "op " + std::to_string(a->op) +
-                                     ": the library called a callback the mask did not select (P30)";
+            a->sh->errors[a->rank] =
+                "op " + std::to_string(a->op) +
+                ": the library called a callback the mask did not select (P30)";
         }
     }
 
