@@ -18,7 +18,12 @@
 // it exceeds --mem-limit-gb (default: 80% of MemAvailable), and after
 // --time-limit-s seconds (status "over_time_limit").
 //
-// Usage: sim_workload [--quick] [--seed S] [--network SPEC] [--only RANKS]
+// --replay runs every case twice in its child and compares the summaries
+// (virtual time, collective time, events, trace hash, status): "replay":
+// "identical" or "differs" (then status "replay_differs" and exit status 1) --
+// determinism at full scale. Wall time and RSS are the first run's.
+//
+// Usage: sim_workload [--quick] [--replay] [--seed S] [--network SPEC] [--only RANKS]
 //                     [--mem-limit-gb G] [--time-limit-s T]
 #include <signal.h>
 #include <sys/resource.h>
@@ -106,8 +111,20 @@ const char *mode_name(bool timing_only) {
     return timing_only ? "timing-only" : "payload";
 }
 
-// The child: runs one simulation and prints its line.
-int child_run(const Run &run, uint64_t seed, const char *network) {
+// What must be identical when a run is repeated with the same seed.
+struct Summary {
+    double virtual_s = 0;
+    double coll_s = 0;
+    uint64_t events = 0;
+    uint64_t trace_hash = 0;
+    ucc_status_t status = UCC_OK;
+    uint64_t failures = 0;
+    bool operator==(const Summary &) const = default;
+};
+
+// The child: runs one simulation (twice with `replay`, comparing the two) and
+// prints its line.
+int child_run(const Run &run, uint64_t seed, const char *network, bool replay) {
     RankArgs ra;
     ra.w = run.w;
     ra.timing_only = run.timing_only;
@@ -122,23 +139,45 @@ int child_run(const Run &run, uint64_t seed, const char *network) {
         p.mask |= UCC_SIM_PARAM_FIELD_NETWORK;
         p.network = network;
     }
-    const auto t0 = Clock::now();
-    ucc_status_t st = ucc_sim_run(&p, rank_main, &ra);
-    const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
+    auto simulate = [&](double *wall) {
+        ra.failures = 0;
+        ra.coll_s = 0;
+        const auto t0 = Clock::now();
+        Summary s;
+        s.status = ucc_sim_run(&p, rank_main, &ra);
+        *wall = std::chrono::duration<double>(Clock::now() - t0).count();
+        s.virtual_s = ucc_sim_last_time();
+        s.coll_s = ra.coll_s;
+        s.events = ucc_sim_last_events();
+        s.trace_hash = ucc_sim_trace_hash();
+        s.failures = ra.failures;
+        return s;
+    };
+    double wall = 0;
+    const Summary s = simulate(&wall);
     rusage ru{};
     getrusage(RUSAGE_SELF, &ru);
     const double rss_mb = static_cast<double>(ru.ru_maxrss) / 1024.0;
-    const uint64_t events = ucc_sim_last_events();
-    const bool ok = st == UCC_OK && ra.failures == 0;
+    bool ok = s.status == UCC_OK && s.failures == 0;
+    std::string replayed;
+    if (replay) {
+        double wall2 = 0;
+        const bool same = simulate(&wall2) == s;
+        replayed = std::string(",\"replay\":\"") + (same ? "identical" : "differs") + "\"";
+        ok = ok && same;
+    }
     std::printf(
         "{\"bench\":\"sim_workload\",\"ranks\":%u,\"workload\":\"%s\",\"mode\":\"%s\","
         "\"virtual_s\":%.9g,\"coll_us\":%.3f,\"wall_s\":%.3f,\"events\":%" PRIu64
         ",\"events_per_s\":%.0f,\"peak_rss_mb\":%.1f,\"rss_per_rank_kb\":%.2f,"
-        "\"status\":\"%s\",\"trace_hash\":\"0x%016" PRIx64 "\"}\n",
-        run.ranks, run.w.name, mode_name(run.timing_only), ucc_sim_last_time(), ra.coll_s * 1e6,
-        wall, events, wall > 0 ? static_cast<double>(events) / wall : 0.0, rss_mb,
+        "\"status\":\"%s\",\"trace_hash\":\"0x%016" PRIx64 "\"%s}\n",
+        run.ranks, run.w.name, mode_name(run.timing_only), s.virtual_s, s.coll_s * 1e6, wall,
+        s.events, wall > 0 ? static_cast<double>(s.events) / wall : 0.0, rss_mb,
         rss_mb * 1024.0 / run.ranks,
-        ok ? "ok" : (st != UCC_OK ? ucc_status_string(st) : "api_failure"), ucc_sim_trace_hash());
+        s.status == UCC_OK && s.failures == 0
+            ? (ok ? "ok" : "replay_differs")
+            : (s.status != UCC_OK ? ucc_status_string(s.status) : "api_failure"),
+        s.trace_hash, replayed.c_str());
     std::fflush(stdout);
     return ok ? 0 : 1;
 }
@@ -170,7 +209,7 @@ double mem_available_gb() {
 
 // Forks a child for the run and watches it. Returns false if it failed.
 bool supervised_run(const Run &run, uint64_t seed, const char *network, double mem_limit_gb,
-                    double time_limit_s) {
+                    double time_limit_s, bool replay) {
     std::fflush(stdout);
     const auto t0 = Clock::now();
     pid_t pid = fork();
@@ -179,7 +218,7 @@ bool supervised_run(const Run &run, uint64_t seed, const char *network, double m
         return false;
     }
     if (pid == 0) {
-        std::_Exit(child_run(run, seed, network));
+        std::_Exit(child_run(run, seed, network, replay));
     }
     double peak_seen_mb = 0;
     const char *stopped = nullptr;
@@ -226,6 +265,7 @@ bool supervised_run(const Run &run, uint64_t seed, const char *network, double m
 
 int main(int argc, char **argv) {
     bool quick = false;
+    bool replay = false;
     uint64_t seed = 1;
     const char *network = nullptr;
     double mem_limit_gb = 0.8 * mem_available_gb();
@@ -234,6 +274,8 @@ int main(int argc, char **argv) {
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--quick") == 0) {
             quick = true;
+        } else if (std::strcmp(argv[i], "--replay") == 0) {
+            replay = true;
         } else if (std::strcmp(argv[i], "--seed") == 0 && i + 1 < argc) {
             seed = std::strtoull(argv[++i], nullptr, 10);
         } else if (std::strcmp(argv[i], "--network") == 0 && i + 1 < argc) {
@@ -246,8 +288,8 @@ int main(int argc, char **argv) {
             time_limit_s = std::strtod(argv[++i], nullptr);
         } else {
             std::fprintf(stderr,
-                         "usage: %s [--quick] [--seed S] [--network SPEC] [--only RANKS] "
-                         "[--mem-limit-gb G] [--time-limit-s T]\n",
+                         "usage: %s [--quick] [--replay] [--seed S] [--network SPEC] "
+                         "[--only RANKS] [--mem-limit-gb G] [--time-limit-s T]\n",
                          argv[0]);
             return 2;
         }
@@ -268,7 +310,7 @@ int main(int argc, char **argv) {
         if (only != 0 && run.ranks != only) {
             continue;
         }
-        if (!supervised_run(run, seed, network, mem_limit_gb, time_limit_s)) {
+        if (!supervised_run(run, seed, network, mem_limit_gb, time_limit_s, replay)) {
             failed = 1;
         }
     }
