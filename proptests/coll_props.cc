@@ -9,13 +9,15 @@
 //   P14  barrier: every rank's completion time >= every rank's post time (virtual time)
 //   P31  about 1 scenario in 5 runs on an active set (any type; tagged active_set=1): only the
 //        members call, laid out by set position, and non-members' memory stays unchanged
-// and, in proptests/validity_props.cc, P45 with rules V1-V11 of model/VALIDITY.md.
+// and, in proptests/validity_props.cc, P45 with rules V1-V11 of model/VALIDITY.md; in
+// proptests/trace_props.cc, P14-P23, P25, P27-P36, P39, P40, P44, P45 over the event trace.
 //
 // Knobs (environment):
 //   UCC_PROPTEST_SCALE=<x>  multiplies the number of cases of every property (default 1.0: about
 //                           5000 scenarios for EveryByteMatchesModel, 10000 argument sets for
-//                           Validity.InitStatusMatchesModel, 25-45 s in all on 2 cores in a normal
-//                           build; 10 runs ten times as many, 0.1 a tenth).
+//                           Validity.InitStatusMatchesModel, 1000/1000/500 for the trace
+//                           properties, 15-45 s in all on 2 cores in a normal build, about 4 min
+//                           under ASan; 10 runs ten times as many, 0.1 a tenth).
 //   RC_PARAMS="max_success=N"        runs N cases per property instead (overrides the scale).
 //   RC_PARAMS="seed=S"               another random sequence.
 //   RC_PARAMS="reproduce=..."        replays a failure: the token is printed with every failure,
