@@ -48,7 +48,6 @@ void free_request(CollRequest *r) {
     e.status = r->super.status;
     r->record(e);
     r->team->n_outstanding--;
-    r->team->ctx->live_requests--;
     delete r;
 }
 
@@ -271,7 +270,6 @@ ucc_status_t coll_init(ucc_coll_args_t *coll_args, ucc_coll_req_h *request, ucc_
         }
     }
     t.n_outstanding++;
-    ctx.live_requests++;
     r->number = ++ctx.next_req;
     if (ctx.transport->recording()) [[unlikely]] {
         ucc::TraceEvent e;

@@ -131,7 +131,6 @@ struct Context final : CompletionSink, coll::Scheduler {
     bool destroyed = false;
     std::vector<std::unique_ptr<ucc_team>> dead_teams;  // tombstones (see Lib::dead_contexts)
     uint64_t next_req = 0;                              // request numbers for the event trace
-    uint64_t live_requests = 0;                         // CollRequest objects not yet freed
     // Event trace: records `e` when the transport keeps one.
     void record(TraceEvent &e) {
         if (transport && transport->recording()) [[unlikely]] {
