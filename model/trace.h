@@ -172,7 +172,9 @@ Findings check_p36_use_after_destroy(const TraceIndex &ix);
 
 // ---- timeouts and failure (P39, P40)
 // P39: a post with the TIMEOUT flag that fails with UCC_ERR_TIMED_OUT does so
-// no earlier than post + timeout and no later than post + timeout + quantum.
+// no earlier than post + timeout and no later than one quantum after the later
+// of post + timeout and the rank's last init/post/finalize before it (calls
+// that do not progress: a rank busy in them notices deadlines afterwards).
 Findings check_p39_timeout_bounds(const TraceIndex &ix, int64_t quantum_ps);
 // P40: after a post failed, no write to its user buffers follows.
 Findings check_p40_no_write_after_failure(const TraceIndex &ix);
