@@ -14,13 +14,8 @@
 
 namespace ucc::proptest {
 
-const std::vector<ucc_coll_type_t> kColls = {
-    UCC_COLL_TYPE_ALLREDUCE,      UCC_COLL_TYPE_BCAST,           UCC_COLL_TYPE_REDUCE,
-    UCC_COLL_TYPE_BARRIER,        UCC_COLL_TYPE_ALLGATHER,       UCC_COLL_TYPE_ALLTOALL,
-    UCC_COLL_TYPE_ALLGATHERV,     UCC_COLL_TYPE_ALLTOALLV,       UCC_COLL_TYPE_GATHER,
-    UCC_COLL_TYPE_GATHERV,        UCC_COLL_TYPE_SCATTER,         UCC_COLL_TYPE_SCATTERV,
-    UCC_COLL_TYPE_REDUCE_SCATTER, UCC_COLL_TYPE_REDUCE_SCATTERV, UCC_COLL_TYPE_FANIN,
-    UCC_COLL_TYPE_FANOUT};
+const std::vector<ucc_coll_type_t> kColls(std::begin(testkit::kAllCollTypes),
+                                          std::end(testkit::kAllCollTypes));
 
 bool no_data(ucc_coll_type_t t) {
     return t == UCC_COLL_TYPE_BARRIER || t == UCC_COLL_TYPE_FANIN || t == UCC_COLL_TYPE_FANOUT;

@@ -21,6 +21,15 @@
 
 namespace ucc::testkit {
 
+// Every collective type, in bit order.
+inline constexpr ucc_coll_type_t kAllCollTypes[] = {
+    UCC_COLL_TYPE_ALLGATHER,      UCC_COLL_TYPE_ALLGATHERV,      UCC_COLL_TYPE_ALLREDUCE,
+    UCC_COLL_TYPE_ALLTOALL,       UCC_COLL_TYPE_ALLTOALLV,       UCC_COLL_TYPE_BARRIER,
+    UCC_COLL_TYPE_BCAST,          UCC_COLL_TYPE_FANIN,           UCC_COLL_TYPE_FANOUT,
+    UCC_COLL_TYPE_GATHER,         UCC_COLL_TYPE_GATHERV,         UCC_COLL_TYPE_REDUCE,
+    UCC_COLL_TYPE_REDUCE_SCATTER, UCC_COLL_TYPE_REDUCE_SCATTERV, UCC_COLL_TYPE_SCATTER,
+    UCC_COLL_TYPE_SCATTERV};
+
 struct Scenario {
     uint32_t n = 4;
     ucc_coll_type_t type = UCC_COLL_TYPE_ALLREDUCE;

@@ -204,14 +204,6 @@ void expect_matches_model(const Scenario &s) {
     EXPECT_TRUE(o.failure.empty()) << ucc::testkit::describe(s) << "\n" << o.failure;
 }
 
-constexpr ucc_coll_type_t kAllTypes[] = {
-    UCC_COLL_TYPE_ALLGATHER,      UCC_COLL_TYPE_ALLGATHERV,      UCC_COLL_TYPE_ALLREDUCE,
-    UCC_COLL_TYPE_ALLTOALL,       UCC_COLL_TYPE_ALLTOALLV,       UCC_COLL_TYPE_BARRIER,
-    UCC_COLL_TYPE_BCAST,          UCC_COLL_TYPE_FANIN,           UCC_COLL_TYPE_FANOUT,
-    UCC_COLL_TYPE_GATHER,         UCC_COLL_TYPE_GATHERV,         UCC_COLL_TYPE_REDUCE,
-    UCC_COLL_TYPE_REDUCE_SCATTER, UCC_COLL_TYPE_REDUCE_SCATTERV, UCC_COLL_TYPE_SCATTER,
-    UCC_COLL_TYPE_SCATTERV};
-
 bool no_data(ucc_coll_type_t t) {
     return t == UCC_COLL_TYPE_BARRIER || t == UCC_COLL_TYPE_FANIN || t == UCC_COLL_TYPE_FANOUT;
 }
@@ -262,7 +254,7 @@ Scenario set_scenario(ucc_coll_type_t t, const SetCase &c) {
 // plain collective over the members renumbered by set position, and
 // non-members' memory (and guards) is untouched.
 TEST(ActiveSet, EveryTypeAndAlgorithmMatchesTheModel) {
-    for (ucc_coll_type_t t : kAllTypes) {
+    for (ucc_coll_type_t t : ucc::testkit::kAllCollTypes) {
         for (const ucc::coll::Algorithm &alg : ucc::coll::algorithms(t)) {
             for (const SetCase &c : kSets) {
                 for (bool inplace : {false, true}) {

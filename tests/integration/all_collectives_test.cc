@@ -18,14 +18,6 @@ void expect_ok(const Scenario &s) {
     EXPECT_TRUE(o.failure.empty()) << ucc::testkit::describe(s) << "\n" << o.failure;
 }
 
-constexpr ucc_coll_type_t kAll[] = {
-    UCC_COLL_TYPE_ALLGATHER,      UCC_COLL_TYPE_ALLGATHERV,      UCC_COLL_TYPE_ALLREDUCE,
-    UCC_COLL_TYPE_ALLTOALL,       UCC_COLL_TYPE_ALLTOALLV,       UCC_COLL_TYPE_BARRIER,
-    UCC_COLL_TYPE_BCAST,          UCC_COLL_TYPE_FANIN,           UCC_COLL_TYPE_FANOUT,
-    UCC_COLL_TYPE_GATHER,         UCC_COLL_TYPE_GATHERV,         UCC_COLL_TYPE_REDUCE,
-    UCC_COLL_TYPE_REDUCE_SCATTER, UCC_COLL_TYPE_REDUCE_SCATTERV, UCC_COLL_TYPE_SCATTER,
-    UCC_COLL_TYPE_SCATTERV};
-
 bool has_inplace(ucc_coll_type_t t) {
     return t != UCC_COLL_TYPE_BARRIER && t != UCC_COLL_TYPE_BCAST && t != UCC_COLL_TYPE_FANIN &&
            t != UCC_COLL_TYPE_FANOUT;
@@ -34,7 +26,7 @@ bool has_inplace(ucc_coll_type_t t) {
 }  // namespace
 
 TEST(AllCollectives, EveryTypeAlgorithmSizeCountRoot) {
-    for (ucc_coll_type_t t : kAll) {
+    for (ucc_coll_type_t t : ucc::testkit::kAllCollTypes) {
         for (const ucc::coll::Algorithm &alg : ucc::coll::algorithms(t)) {
             for (uint32_t n : {1u, 2u, 3u, 5u, 8u, 13u}) {
                 for (uint64_t count : {0ull, 1ull, 7ull, 40ull}) {
@@ -84,7 +76,7 @@ TEST(AllCollectives, ReductionsOverDatatypes) {
 }
 
 TEST(AllCollectives, PersistentRepostsAndJitter) {
-    for (ucc_coll_type_t t : kAll) {
+    for (ucc_coll_type_t t : ucc::testkit::kAllCollTypes) {
         for (uint64_t seed = 1; seed <= 3; ++seed) {
             Scenario s;
             s.type = t;
