@@ -461,6 +461,10 @@ void Cluster::push_event(Event e) {
 void Cluster::schedule_arrival(Message *m, int64_t arrival_ps) {
     // Non-overtaking per (src, dst, tag, channel): strictly after the previous
     // packet on the same key that is still in flight.
+    if (nic_orders(m->channel)) {
+        push_event(Event{arrival_ps, 0, 0, m, 0, 0, EventKind::kPacket});
+        return;
+    }
     OrderKey key{m->src, m->dst, m->tag, m->channel};
     auto [it, inserted] = order_.try_emplace(key, OrderState{arrival_ps, 1});
     if (!inserted) {
@@ -538,9 +542,11 @@ void Cluster::apply(const Event &e) {
 }
 
 void Cluster::deliver_packet(Message *m) {
-    auto it = order_.find(OrderKey{m->src, m->dst, m->tag, m->channel});
-    if (it != order_.end() && --it->second.in_flight == 0) {
-        order_.erase(it);
+    if (!nic_orders(m->channel)) {
+        auto it = order_.find(OrderKey{m->src, m->dst, m->tag, m->channel});
+        if (it != order_.end() && --it->second.in_flight == 0) {
+            order_.erase(it);
+        }
     }
     SimTransport *ep = endpoint(m->dst);
     switch (m->kind) {
@@ -594,6 +600,7 @@ void Cluster::wake(uint32_t r) {
         return;
     }
     rs.blocked = false;
+    rs.ahead_ps = 0;
     if (rs.clock_ps < now_ps_) {
         rs.clock_ps = now_ps_;
     }
@@ -628,7 +635,7 @@ void Cluster::count_empty_poll(uint32_t r) {
     std::abort();
 }
 
-void Cluster::idle(uint32_t r, double deadline_s) {
+void Cluster::idle(uint32_t r, double deadline_s, bool lazy) {
     RankState &rs = ranks_[r];
     int64_t t = clock_ps(r);
     rs.polls = 0;
@@ -637,14 +644,25 @@ void Cluster::idle(uint32_t r, double deadline_s) {
         boost::this_fiber::yield();
         return;
     }
+    const bool timed = !std::isnan(deadline_s) && deadline_s < 9.0e6;
     if (t > now_ps_) {
-        // The rank is ahead of the world: let the world catch up to t first,
-        // so that messages arriving before t are seen.
+        // The rank is ahead of the world: it resumes at t, or earlier (still
+        // at its own time t) when something arrives for it. A lazy idle (the
+        // library's: it has nothing to do until a message, an OOB completion
+        // or its deadline) needs no timer at t: waking there would only find
+        // nothing and block again. The timer is armed only when the world runs
+        // dry first (event_loop), so that a deadlock is found at the same time.
+        if (lazy && !timed) {
+            rs.ahead_ps = t;
+            ++rs.wake_gen;
+            block(r);
+            return;
+        }
         push_event(Event{t, 0, 0, nullptr, ++rs.wake_gen, r, EventKind::kWake});
         block(r);
         return;
     }
-    if (!std::isnan(deadline_s) && deadline_s < 9.0e6) {
+    if (timed) {
         int64_t d = deadline_s <= 0 ? 0 : static_cast<int64_t>(std::ceil(deadline_s * 1e12));
         if (d <= t) {
             if (deadline_s <= static_cast<double>(t) / 1e12) {
@@ -693,7 +711,9 @@ void Cluster::event_loop() {
             break;
         }
         if (events_.empty()) {
-            deadlock();
+            if (!arm_ahead_timers()) {
+                deadlock();
+            }
             continue;
         }
         Event e = events_.top();
@@ -702,6 +722,19 @@ void Cluster::event_loop() {
         ++events_done_;
         apply(e);
     }
+}
+
+bool Cluster::arm_ahead_timers() {
+    bool armed = false;
+    for (uint32_t r = 0; r < n_; ++r) {
+        RankState &rs = ranks_[r];
+        if (rs.blocked && rs.ahead_ps > now_ps_) {
+            push_event(Event{rs.ahead_ps, 0, 0, nullptr, rs.wake_gen, r, EventKind::kWake});
+            armed = true;
+        }
+        rs.ahead_ps = 0;
+    }
+    return armed;
 }
 
 std::string Cluster::describe_blocked(size_t max_ranks) const {

@@ -183,6 +183,7 @@ struct RankState {
     SimTransport *endpoints = nullptr;     // list through SimTransport::next_in_rank_
     OobRequest *oob = nullptr;             // pending OOB allgather, for reports
     const char *last_algorithm = nullptr;  // of the rank's latest collective (static string)
+    int64_t ahead_ps = 0;                  // blocked ahead of the world, at this local time
     uint32_t wake_gen = 0;                 // invalidates stale timer events
     uint32_t oob_calls = 0;                // k-th allgather matches everyone's k-th
     uint32_t exchange_calls = 0;           // k-th peer exchange matches everyone's k-th
@@ -253,7 +254,10 @@ class Cluster {
     int64_t clock_ps(uint32_t r);
     void advance(uint32_t r, int64_t ps);
     // See Transport::idle(); `deadline_s` in virtual seconds (+inf: none).
-    void idle(uint32_t r, double deadline_s);
+    // `lazy`: the caller only waits for something to arrive (a message, an
+    // OOB completion) or for its deadline, never for its own clock: a rank
+    // ahead of the world then needs no timer at its local time.
+    void idle(uint32_t r, double deadline_s, bool lazy = false);
     // progress() found nothing: a rank that polls forever without idle() would
     // hang the whole simulation, so that is fatal after many polls.
     void count_empty_poll(uint32_t r);
@@ -372,6 +376,15 @@ class Cluster {
     void block(uint32_t r);
     void count_spin(uint32_t r, const char *what);
     void deadlock();
+    // Arms a timer at its own time for every rank blocked ahead of the world;
+    // false when there was none (then no rank can ever run again: deadlock).
+    bool arm_ahead_timers();
+    // Packets sent through a NIC (send_packet) on one (src, dst) pair leave at
+    // least g apart and arrive at most jitter apart from that order: with
+    // g > jitter they cannot overtake each other, and need no ordering state.
+    bool nic_orders(Channel ch) const {
+        return ch != Channel::kRmaReply && params_.net.gap_ps > params_.net.jitter_max_ps;
+    }
     std::string describe_blocked(size_t max_ranks) const;
     void complete_oob_round(uint64_t id);
     void fold(uint64_t v);

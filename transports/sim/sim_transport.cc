@@ -767,7 +767,7 @@ void SimTransport::idle(double deadline) {
     if (cluster_ == nullptr || inbox_head_ != nullptr) {
         return;  // messages wait to be matched: the caller has work to do
     }
-    cluster_->idle(rank_, deadline);
+    cluster_->idle(rank_, deadline, /*lazy=*/true);
 }
 
 void SimTransport::charge(Work kind, size_t bytes) {
