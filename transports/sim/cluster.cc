@@ -329,13 +329,7 @@ Cluster::~Cluster() {
             ep->detach_cluster();
         }
     }
-    while (!events_.empty()) {
-        Event e = events_.top();
-        events_.pop();
-        if (e.msg != nullptr) {
-            delete e.msg;
-        }
-    }
+    events_.drain([](const Event &e) { delete e.msg; });
     for (Message *m : free_messages_) {
         delete m;
     }
@@ -716,8 +710,7 @@ void Cluster::event_loop() {
             }
             continue;
         }
-        Event e = events_.top();
-        events_.pop();
+        const Event e = events_.pop();
         now_ps_ = e.time_ps;
         ++events_done_;
         apply(e);

@@ -32,12 +32,12 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <queue>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "lib/transport.h"
+#include "transports/sim/event_queue.h"
 #include "transports/sim/network.h"
 #include "ucc/api/ucc.h"
 
@@ -338,17 +338,6 @@ class Cluster {
         uint32_t rank;
         EventKind kind;
     };
-    struct Later {
-        bool operator()(const Event &a, const Event &b) const {
-            if (a.time_ps != b.time_ps) {
-                return a.time_ps > b.time_ps;
-            }
-            if (a.tie != b.tie) {
-                return a.tie > b.tie;
-            }
-            return a.seq > b.seq;
-        }
-    };
     struct OrderKey {
         uint64_t src;
         uint64_t dst;
@@ -397,7 +386,7 @@ class Cluster {
     std::vector<SimTransport *> primary_;  // endpoint id r < n
     std::vector<SimTransport *> extra_;    // endpoint id n + k
     std::vector<uint32_t> extra_rank_;
-    std::priority_queue<Event, std::vector<Event>, Later> events_;
+    EventQueue<Event> events_;
     std::unordered_map<OrderKey, OrderState, OrderKeyHash> order_;  // find/insert/erase only
     std::map<uint64_t, std::unique_ptr<OobRound>> oob_rounds_;
     std::vector<Message *> free_messages_;
