@@ -45,9 +45,22 @@ const char *auto_choice(const Context &ctx, const coll::Args &a, uint32_t n) {
             if (n <= 16 && bytes <= 4096) {
                 return "linear";
             }
-            // Bruck moves log2(n)/2 times the bytes in log2(n) rounds instead
-            // of n-1: worth it while a block is small next to the latency.
-            return bytes <= 512 && n >= 64 ? "bruck" : "pairwise";
+            // Bruck moves log2(n)/2 times the bytes (plus packing) in log2(n)
+            // rounds instead of n-1: worth it while a block is small next to
+            // the latency. Under LogGP the two cost the same at about
+            // B = 2(L + o) / (log2(n) (G + 2/copy bandwidth)): some 2.4 KB at
+            // 1,024 ranks and 4 KB at 64 on an HDR-like fabric, which
+            // B log2(n) <= 20 KiB follows.
+            if (n >= 64) {
+                uint64_t rounds = 0;
+                while ((uint64_t{1} << rounds) < n) {
+                    ++rounds;
+                }
+                if (bytes * rounds <= 20 * 1024) {
+                    return "bruck";
+                }
+            }
+            return "pairwise";
         case UCC_COLL_TYPE_BARRIER:
             return "dissemination";
         default:

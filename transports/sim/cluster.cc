@@ -43,7 +43,10 @@ constexpr size_t kReportRanksMax = 64;
 // about 65,530 per process, so big clusters run without them.
 constexpr uint32_t kGuardRanksMax = 8192;
 constexpr size_t kSlabBytes = 64ull << 20;
-constexpr size_t kPayloadKeepBytes = 64 * 1024;
+// Payload buffers of freed messages are kept for reuse (a fresh buffer costs
+// page faults): each up to 4 MiB, all of them up to 256 MiB.
+constexpr size_t kPayloadKeepBytes = 4ull << 20;
+constexpr size_t kPayloadPoolBytes = 256ull << 20;
 
 uint64_t splitmix64(uint64_t *state) {
     uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
@@ -433,14 +436,17 @@ Message *Cluster::alloc_message() {
     }
     Message *m = free_messages_.back();
     free_messages_.pop_back();
+    pooled_payload_bytes_ -= m->payload.capacity();
     return m;
 }
 
 void Cluster::free_message(Message *m) {
     std::vector<uint8_t> payload = std::move(m->payload);
     *m = Message();
-    if (payload.capacity() <= kPayloadKeepBytes) {
+    if (payload.capacity() <= kPayloadKeepBytes &&
+        pooled_payload_bytes_ + payload.capacity() <= kPayloadPoolBytes) {
         payload.clear();
+        pooled_payload_bytes_ += payload.capacity();
         m->payload = std::move(payload);
     }
     free_messages_.push_back(m);

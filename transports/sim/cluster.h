@@ -390,6 +390,7 @@ class Cluster {
     std::unordered_map<OrderKey, OrderState, OrderKeyHash> order_;  // find/insert/erase only
     std::map<uint64_t, std::unique_ptr<OobRound>> oob_rounds_;
     std::vector<Message *> free_messages_;
+    size_t pooled_payload_bytes_ = 0;  // capacity kept in free_messages_' payloads
     FreeList<RecvOp> recv_ops_;
     FreeList<FlushOp> flush_ops_;
     StackPool *stacks_ = nullptr;  // reference-counted: fibers may outlive the cluster
