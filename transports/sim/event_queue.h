@@ -7,7 +7,9 @@
 // only the lowest non-empty bucket when the bottom one runs dry, moving each
 // event down a few buckets over its lifetime. Appends and scans are
 // sequential, so the cost per event stays flat instead of missing the cache on
-// every level of a deep heap.
+// every level of a deep heap. Buckets are lists of fixed-size chunks from one
+// free list, so memory follows the number of pending events, not the sum of
+// every bucket's high-water mark.
 //
 // Keys only grow (a discrete-event clock never goes back), with one
 // exception: an event pushed at the current time with a tie below the last
@@ -55,18 +57,62 @@ class EventQueue {
             f(e);
         }
         bottom_.clear();
-        for (std::vector<E> &b : buckets_) {
-            for (const E &e : b) {
-                f(e);
+        for (Bucket &b : buckets_) {
+            for (Chunk *c = b.head; c != nullptr;) {
+                for (uint32_t i = 0; i < c->n; ++i) {
+                    f(c->ev[i]);
+                }
+                Chunk *next = c->next;
+                release(c);
+                c = next;
             }
-            b.clear();
+            b = Bucket{};
         }
         nonempty_ = {};
         size_ = 0;
     }
 
+    EventQueue() = default;
+    EventQueue(const EventQueue &) = delete;
+    EventQueue &operator=(const EventQueue &) = delete;
+    ~EventQueue() {
+        drain([](const E &) {});
+        while (free_ != nullptr) {
+            Chunk *next = free_->next;
+            delete free_;
+            free_ = next;
+        }
+    }
+
   private:
     static constexpr int kBuckets = 128;  // buckets_[i]: highest differing bit i
+    static constexpr uint32_t kChunkEvents = 256;
+
+    struct Chunk {
+        Chunk *next;
+        uint32_t n;
+        E ev[kChunkEvents];
+    };
+    struct Bucket {
+        Chunk *head = nullptr;
+        Chunk *tail = nullptr;
+    };
+
+    Chunk *acquire() {
+        Chunk *c = free_;
+        if (c != nullptr) {
+            free_ = c->next;
+        } else {
+            c = new Chunk;
+        }
+        c->next = nullptr;
+        c->n = 0;
+        return c;
+    }
+    void release(Chunk *c) {
+        c->next = free_;
+        free_ = c;
+    }
 
     struct Later {
         bool operator()(const E &a, const E &b) const {
@@ -103,7 +149,13 @@ class EventQueue {
             std::push_heap(bottom_.begin(), bottom_.end(), Later{});
             return;
         }
-        buckets_[static_cast<size_t>(b)].push_back(e);
+        Bucket &k = buckets_[static_cast<size_t>(b)];
+        if (k.tail == nullptr || k.tail->n == kChunkEvents) {
+            Chunk *c = acquire();
+            (k.tail != nullptr ? k.tail->next : k.head) = c;
+            k.tail = c;
+        }
+        k.tail->ev[k.tail->n++] = e;
         nonempty_[static_cast<size_t>(b) / 64] |= uint64_t{1} << (b % 64);
     }
 
@@ -117,27 +169,36 @@ class EventQueue {
                 break;
             }
         }
-        std::vector<E> &from = buckets_[static_cast<size_t>(b)];
-        const E *min = &from.front();
-        for (const E &e : from) {
-            if (e.time_ps < min->time_ps || (e.time_ps == min->time_ps && e.tie < min->tie)) {
-                min = &e;
+        Bucket from = buckets_[static_cast<size_t>(b)];
+        buckets_[static_cast<size_t>(b)] = Bucket{};
+        nonempty_[static_cast<size_t>(b) / 64] &= ~(uint64_t{1} << (b % 64));
+        const E *min = &from.head->ev[0];
+        for (const Chunk *c = from.head; c != nullptr; c = c->next) {
+            for (uint32_t i = 0; i < c->n; ++i) {
+                const E &e = c->ev[i];
+                if (e.time_ps < min->time_ps || (e.time_ps == min->time_ps && e.tie < min->tie)) {
+                    min = &e;
+                }
             }
         }
         last_time_ = static_cast<uint64_t>(min->time_ps);
         last_tie_ = min->tie;
-        nonempty_[static_cast<size_t>(b) / 64] &= ~(uint64_t{1} << (b % 64));
-        moving_.swap(from);
-        for (const E &e : moving_) {
-            put(e);
+        // Every event of the bucket now lands in a lower one (the smallest in
+        // the bottom), so the chunks can be recycled as they are emptied.
+        for (Chunk *c = from.head; c != nullptr;) {
+            for (uint32_t i = 0; i < c->n; ++i) {
+                put(c->ev[i]);
+            }
+            Chunk *next = c->next;
+            release(c);
+            c = next;
         }
-        moving_.clear();
     }
 
     std::vector<E> bottom_;  // keys <= the last key: a binary heap
-    std::array<std::vector<E>, kBuckets> buckets_;
+    std::array<Bucket, kBuckets> buckets_{};
     std::array<uint64_t, kBuckets / 64> nonempty_{};
-    std::vector<E> moving_;
+    Chunk *free_ = nullptr;
     uint64_t last_time_ = 0;
     uint64_t last_tie_ = 0;
     size_t size_ = 0;
