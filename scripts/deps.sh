@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build needs, if any are missing.
 set -euo pipefail
-pkgs=(cmake make g++ libboost-fiber-dev libboost-context-dev libboost-dev librapidcheck-dev libgtest-dev)
+pkgs=(cmake make g++ libboost-context-dev libboost-dev librapidcheck-dev libgtest-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -7,13 +7,8 @@
 
 #include <algorithm>
 #include <boost/context/detail/exception.hpp>
+#include <boost/context/fiber.hpp>
 #include <boost/context/stack_context.hpp>
-#include <boost/fiber/algo/algorithm.hpp>
-#include <boost/fiber/context.hpp>
-#include <boost/fiber/fiber.hpp>
-#include <boost/fiber/operations.hpp>
-#include <boost/fiber/properties.hpp>
-#include <boost/fiber/scheduler.hpp>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
@@ -201,7 +196,7 @@ class StackPool {
 namespace {
 
 // Boost.Context stack allocator over a StackPool. Each copy holds a reference
-// so that the pool outlives every fiber, whenever Boost.Fiber releases them.
+// so that the pool outlives every fiber, whenever Boost.Context releases them.
 class PooledStack {
   public:
     explicit PooledStack(StackPool *pool) : pool_(pool) { pool_->ref(); }
@@ -231,75 +226,6 @@ class PooledStack {
 };
 
 }  // namespace
-
-// ---------------------------------------------------------------------------
-// The fiber scheduler: one FIFO ready queue; knows which rank runs.
-// ---------------------------------------------------------------------------
-
-namespace {
-
-class RankProps : public boost::fibers::fiber_properties {
-  public:
-    explicit RankProps(boost::fibers::context *ctx) : RankProps(ctx, kNoRank) {}
-    RankProps(boost::fibers::context *ctx, uint32_t rank)
-        : boost::fibers::fiber_properties(ctx), rank(rank) {}
-    uint32_t rank;
-};
-
-}  // namespace
-
-class SimScheduler final : public boost::fibers::algo::algorithm_with_properties<RankProps> {
-  public:
-    explicit SimScheduler(SimScheduler **self) { *self = this; }
-
-    void awakened(boost::fibers::context *ctx, RankProps &props) noexcept override {
-        ctx->ready_link(queue_);
-        if (props.rank != kNoRank) {
-            ++ready_ranks_;
-        }
-    }
-    boost::fibers::context *pick_next() noexcept override {
-        if (queue_.empty()) {
-            return nullptr;
-        }
-        boost::fibers::context *ctx = &queue_.front();
-        queue_.pop_front();
-        uint32_t rank = properties(ctx).rank;
-        if (rank != kNoRank) {
-            --ready_ranks_;
-        }
-        running_ = rank;
-        return ctx;
-    }
-    bool has_ready_fibers() const noexcept override { return !queue_.empty(); }
-    void suspend_until(std::chrono::steady_clock::time_point const &) noexcept override {
-        // Reached only when no fiber is ready: legitimate during the scheduler's
-        // shutdown, a bug otherwise. Never sleep on the wall clock.
-        if (!finishing_) {
-            std::fputs("ucc_sim: internal error: fiber scheduler found nothing to run\n", stderr);
-            std::abort();
-        }
-    }
-    void notify() noexcept override {}
-
-    boost::fibers::fiber_properties *new_properties(boost::fibers::context *ctx) override {
-        uint32_t r = next_rank_;
-        next_rank_ = kNoRank;
-        return new RankProps(ctx, r);
-    }
-
-    void set_next_rank(uint32_t r) { next_rank_ = r; }
-    uint32_t ready_ranks() const { return ready_ranks_; }
-    uint32_t running() const { return running_; }
-    void set_finishing() { finishing_ = true; }
-
-  private:
-    boost::fibers::scheduler::ready_queue_type queue_;
-    uint32_t ready_ranks_ = 0;
-    uint32_t running_ = kNoRank;
-    uint32_t next_rank_ = kNoRank;
-    bool finishing_ = false;
-};
 
 // ---------------------------------------------------------------------------
 // Cluster
@@ -344,7 +270,7 @@ Cluster *Cluster::current() {
 }
 
 uint32_t Cluster::running_rank() const {
-    return sched_ == nullptr ? kNoRank : sched_->running();
+    return running_;
 }
 
 int64_t Cluster::clock_ps(uint32_t r) {
@@ -604,14 +530,18 @@ void Cluster::wake(uint32_t r) {
     if (rs.clock_ps < now_ps_) {
         rs.clock_ps = now_ps_;
     }
-    boost::fibers::context::active()->schedule(rs.ctx);
+    ready_.push_back(r);
+}
+
+void Cluster::suspend_running() {
+    main_ = std::move(main_).resume();
 }
 
 void Cluster::block(uint32_t r) {
     RankState &rs = ranks_[r];
     rs.blocked = true;
     rs.spins = 0;
-    rs.ctx->suspend();
+    suspend_running();
 }
 
 void Cluster::count_spin(uint32_t r, const char *what) {
@@ -641,7 +571,8 @@ void Cluster::idle(uint32_t r, double deadline_s, bool lazy) {
     rs.polls = 0;
     if (aborted_) {
         count_spin(r, "idle() after the run was aborted");
-        boost::this_fiber::yield();
+        ready_.push_back(r);  // let the others run first
+        suspend_running();
         return;
     }
     const bool timed = !std::isnan(deadline_s) && deadline_s < 9.0e6;
@@ -685,7 +616,6 @@ void Cluster::idle(uint32_t r, double deadline_s, bool lazy) {
 
 void Cluster::rank_main(uint32_t r) {
     RankState &rs = ranks_[r];
-    rs.ctx = boost::fibers::context::active();
     try {
         program_(r);
     } catch (const boost::context::detail::forced_unwind &) {
@@ -704,8 +634,12 @@ void Cluster::rank_main(uint32_t r) {
 void Cluster::event_loop() {
     for (;;) {
         // Let every ready rank run until it blocks or finishes.
-        while (sched_->ready_ranks() > 0) {
-            boost::this_fiber::yield();
+        while (!ready_.empty()) {
+            const uint32_t r = ready_.front();
+            ready_.pop_front();
+            running_ = r;
+            ranks_[r].fiber = std::move(ranks_[r].fiber).resume();
+            running_ = kNoRank;
         }
         if (finished_ == n_) {
             break;
@@ -801,12 +735,16 @@ void Cluster::deadlock() {
 
 RunResult Cluster::execute() {
     tls_cluster = this;
-    boost::fibers::use_scheduling_algorithm<SimScheduler>(&sched_);
+    // One fiber per rank, started in rank order. A rank's fiber switches
+    // straight back to the event loop (main_) whenever it blocks or ends.
     for (uint32_t r = 0; r < n_; ++r) {
-        sched_->set_next_rank(r);
-        boost::fibers::fiber f(std::allocator_arg, PooledStack(stacks_),
-                               [this, r]() { rank_main(r); });
-        f.detach();
+        ranks_[r].fiber = boost::context::fiber(std::allocator_arg, PooledStack(stacks_),
+                                                [this, r](boost::context::fiber &&loop) {
+                                                    main_ = std::move(loop);
+                                                    rank_main(r);
+                                                    return std::move(main_);
+                                                });
+        ready_.push_back(r);
     }
     event_loop();
 
@@ -828,10 +766,6 @@ RunResult Cluster::execute() {
     res.events = events_done_;
     res.report = report_;
     res.trace = std::move(trace_);
-    // Let the dispatcher release the finished fibers; then the scheduler may
-    // shut down without ever waiting.
-    boost::this_fiber::yield();
-    sched_->set_finishing();
     tls_cluster = nullptr;
     return res;
 }

@@ -1,11 +1,13 @@
 // The simulated cluster: ranks as fibers on one OS thread, virtual time as a
 // discrete-event queue, a LogGP network between them.
 //
-// run() starts a fresh OS thread, installs a deterministic FIFO fiber scheduler
-// on it and starts one fiber per rank. The thread's main fiber is the event
-// loop: it lets every ready rank run until it blocks or finishes, then pops the
-// next event (ordered by time, a seeded tie-break and insertion order), moves
-// the global clock there, applies it and wakes the rank(s) it concerns.
+// run() starts a fresh OS thread and creates one fiber per rank
+// (boost::context::fiber, the primitive under Boost.Fiber, switched directly:
+// no scheduler, no wall clock). The thread's own context is the event loop: it
+// runs every ready rank, in the order they became ready, until it blocks or
+// finishes, then pops the next event (ordered by time, a seeded tie-break and
+// insertion order), moves the global clock there, applies it and wakes the
+// rank(s) it concerns.
 //
 // Each rank has a local clock t_r >= global now. Local costs (send overhead,
 // copies, reductions) advance t_r without blocking; a rank woken by an event at
@@ -23,12 +25,14 @@
 // one mapping per stack).
 //
 // Determinism: everything that affects a run (event order, jitter, tie-breaks)
-// comes from the cluster's seeded PRNG and from the FIFO fiber order; the same
+// comes from the cluster's seeded PRNG and from the FIFO ready order; the same
 // parameters and seed give the same run and the same trace hash, bit for bit.
 #pragma once
 
+#include <boost/context/fiber.hpp>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -40,10 +44,6 @@
 #include "transports/sim/event_queue.h"
 #include "transports/sim/network.h"
 #include "ucc/api/ucc.h"
-
-namespace boost::fibers {
-class context;
-}
 
 namespace ucc::sim {
 
@@ -100,7 +100,6 @@ ucc_status_t oob(ucc_oob_coll_t *out);
 // ---------------------------------------------------------------------------
 
 class Cluster;
-class SimScheduler;
 class SimTransport;
 class StackPool;
 class Timeline;
@@ -177,9 +176,9 @@ struct FlushOp : OpBase {
 
 // Small per-rank state: no member grows with the number of ranks.
 struct RankState {
-    int64_t clock_ps = 0;     // local clock, >= global now while running
-    int64_t nic_free_ps = 0;  // when the NIC can start the next message
-    boost::fibers::context *ctx = nullptr;
+    int64_t clock_ps = 0;                  // local clock, >= global now while running
+    int64_t nic_free_ps = 0;               // when the NIC can start the next message
+    boost::context::fiber fiber;           // the rank's continuation while it is not running
     SimTransport *endpoints = nullptr;     // list through SimTransport::next_in_rank_
     OobRequest *oob = nullptr;             // pending OOB allgather, for reports
     const char *last_algorithm = nullptr;  // of the rank's latest collective (static string)
@@ -363,6 +362,8 @@ class Cluster {
     void deliver_packet(Message *m);
     void wake(uint32_t r);
     void block(uint32_t r);
+    // Switches from the running rank back to the event loop.
+    void suspend_running();
     void count_spin(uint32_t r, const char *what);
     void deadlock();
     // Arms a timer at its own time for every rank blocked ahead of the world;
@@ -394,7 +395,9 @@ class Cluster {
     FreeList<RecvOp> recv_ops_;
     FreeList<FlushOp> flush_ops_;
     StackPool *stacks_ = nullptr;  // reference-counted: fibers may outlive the cluster
-    SimScheduler *sched_ = nullptr;
+    boost::context::fiber main_;   // the event loop's continuation while a rank runs
+    std::deque<uint32_t> ready_;   // ranks to run, in the order they became ready
+    uint32_t running_ = kNoRank;
     Timeline *timeline_ = nullptr;  // owned by run()
     std::vector<TraceEvent> trace_;
     int64_t now_ps_ = 0;
