@@ -388,7 +388,7 @@ void Cluster::schedule_arrival(Message *m, int64_t arrival_ps) {
     // Non-overtaking per (src, dst, tag, channel): strictly after the previous
     // packet on the same key that is still in flight.
     if (nic_orders(m->channel)) {
-        push_event(Event{arrival_ps, 0, 0, m, 0, 0, EventKind::kPacket});
+        push_event(Event{arrival_ps, 0, 0, m, 0, rank_of_endpoint(m->dst), EventKind::kPacket});
         return;
     }
     OrderKey key{m->src, m->dst, m->tag, m->channel};
@@ -400,7 +400,7 @@ void Cluster::schedule_arrival(Message *m, int64_t arrival_ps) {
         it->second.last_arrival_ps = arrival_ps;
         ++it->second.in_flight;
     }
-    push_event(Event{arrival_ps, 0, 0, m, 0, 0, EventKind::kPacket});
+    push_event(Event{arrival_ps, 0, 0, m, 0, rank_of_endpoint(m->dst), EventKind::kPacket});
 }
 
 void Cluster::send_packet(uint32_t src_rank, Message *m, uint64_t wire_bytes) {
@@ -534,6 +534,9 @@ void Cluster::wake(uint32_t r) {
 }
 
 void Cluster::suspend_running() {
+    // Where this rank's stack will be touched first when it resumes (prefetch).
+    char here;
+    ranks_[running_].stack_hint = &here;
     main_ = std::move(main_).resume();
 }
 
@@ -631,6 +634,40 @@ void Cluster::rank_main(uint32_t r) {
     ++finished_;
 }
 
+// Every event lands on a rank whose state has gone cold since it last ran.
+// Fetch what applying it will touch in parallel, one event ahead, rather than
+// one miss after another: the next event's message, rank state and endpoint
+// slot (packet events carry their destination rank), then, for the event
+// about to be applied, its endpoint and the top of its rank's suspended stack.
+// Prefetches only read: they never change what the run does.
+void Cluster::prefetch(const Event &e) {
+    constexpr int kStackLines = 16;  // the frames a resumed rank returns through
+    // This event's rank: its state and endpoint slot were fetched one event ago.
+    if (e.rank < n_) {
+        const RankState &rs = ranks_[e.rank];
+        if (e.msg != nullptr && e.msg->dst < n_) {
+            __builtin_prefetch(primary_[e.msg->dst]);
+        }
+        const char *sp = static_cast<const char *>(rs.stack_hint);
+        if (sp != nullptr) {
+            for (int i = 0; i < kStackLines; ++i) {
+                __builtin_prefetch(sp + 64 * i);
+            }
+        }
+    }
+    // The next event: its message, its rank's state and endpoint slot.
+    if (!events_.empty()) {
+        const Event &next = events_.peek();
+        if (next.msg != nullptr) {
+            __builtin_prefetch(next.msg);
+        }
+        if (next.rank < n_) {
+            __builtin_prefetch(&ranks_[next.rank]);
+            __builtin_prefetch(&primary_[next.rank]);
+        }
+    }
+}
+
 void Cluster::event_loop() {
     for (;;) {
         // Let every ready rank run until it blocks or finishes.
@@ -651,6 +688,7 @@ void Cluster::event_loop() {
             continue;
         }
         const Event e = events_.pop();
+        prefetch(e);
         now_ps_ = e.time_ps;
         ++events_done_;
         apply(e);

@@ -179,6 +179,7 @@ struct RankState {
     int64_t clock_ps = 0;                  // local clock, >= global now while running
     int64_t nic_free_ps = 0;               // when the NIC can start the next message
     boost::context::fiber fiber;           // the rank's continuation while it is not running
+    const void *stack_hint = nullptr;      // near its stack top when it last suspended
     SimTransport *endpoints = nullptr;     // list through SimTransport::next_in_rank_
     OobRequest *oob = nullptr;             // pending OOB allgather, for reports
     const char *last_algorithm = nullptr;  // of the rank's latest collective (static string)
@@ -333,8 +334,8 @@ class Cluster {
         uint64_t tie;
         uint64_t seq;
         Message *msg;
-        uint64_t arg;  // kWake: generation; kOobDone: round id
-        uint32_t rank;
+        uint64_t arg;   // kWake: generation; kOobDone: round id
+        uint32_t rank;  // kWake: the rank; kPacket: the receiving rank (kNoRank: unknown)
         EventKind kind;
     };
     struct OrderKey {
@@ -361,6 +362,7 @@ class Cluster {
     void apply(const Event &e);
     void deliver_packet(Message *m);
     void wake(uint32_t r);
+    void prefetch(const Event &e);
     void block(uint32_t r);
     // Switches from the running rank back to the event loop.
     void suspend_running();

@@ -50,6 +50,14 @@ class EventQueue {
         return e;
     }
 
+    // The smallest pending event, left in place. The queue must not be empty.
+    const E &peek() {
+        if (bottom_.empty()) {
+            refill();
+        }
+        return bottom_.front();
+    }
+
     // Calls f on every pending event (in no particular order), then empties the queue.
     template <class F>
     void drain(F &&f) {
