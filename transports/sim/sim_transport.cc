@@ -90,21 +90,21 @@ void SimTransport::release_all() {
         cluster_->free_message(m);
     }
     inbox_tail_ = nullptr;
-    for (auto &[key, q] : posted_) {
+    posted_.for_each([this](const Key &, const RecvQueue &q) {
         for (RecvOp *op = q.head; op != nullptr;) {
             RecvOp *next = op->next;
             cluster_->recv_ops().put(op);
             op = next;
         }
-    }
+    });
     posted_.clear();
-    for (auto &[key, q] : unexpected_) {
+    unexpected_.for_each([this](const Key &, const MsgQueue &q) {
         for (Message *m = q.head; m != nullptr;) {
             Message *next = m->next;
             cluster_->free_message(m);
             m = next;
         }
-    }
+    });
     unexpected_.clear();
     for (auto &[peer, p] : rma_) {
         for (FlushOp *op = p.head; op != nullptr;) {
@@ -218,12 +218,11 @@ ucc_status_t SimTransport::irecv(Peer peer, Tag tag, void *buf, size_t bytes,
     x->transport_priv = nullptr;
     Key key{peer, tag};
     // The oldest unexpected message with this key, if any.
-    auto it = unexpected_.find(key);
-    if (it != unexpected_.end()) {
-        Message *m = it->second.head;
-        it->second.head = m->next;
-        if (it->second.head == nullptr) {
-            unexpected_.erase(it);
+    if (MsgQueue *uq = unexpected_.find(key); uq != nullptr) {
+        Message *m = uq->head;
+        uq->head = m->next;
+        if (uq->head == nullptr) {
+            unexpected_.erase(key);
         }
         --unexpected_count_;
         x->status = match(*m, buf, bytes, x);
@@ -260,15 +259,15 @@ void SimTransport::cancel(Xfer *x) {
     switch (base->op_kind) {
         case OpKind::kRecv: {
             auto *op = static_cast<RecvOp *>(base);
-            auto it = posted_.find(Key{op->peer, op->tag});
-            if (it == posted_.end()) {
+            const Key key{op->peer, op->tag};
+            RecvQueue *q = posted_.find(key);
+            if (q == nullptr) {
                 return;
             }
-            RecvQueue &q = it->second;
-            (op->prev != nullptr ? op->prev->next : q.head) = op->next;
-            (op->next != nullptr ? op->next->prev : q.tail) = op->prev;
-            if (q.head == nullptr) {
-                posted_.erase(it);
+            (op->prev != nullptr ? op->prev->next : q->head) = op->next;
+            (op->next != nullptr ? op->next->prev : q->tail) = op->prev;
+            if (q->head == nullptr) {
+                posted_.erase(key);
             }
             --posted_count_;
             cluster_->recv_ops().put(op);
@@ -309,20 +308,20 @@ void SimTransport::record(TraceEvent &e) {
 
 size_t SimTransport::pending_ops(Tag base, Tag mask) const {
     size_t n = 0;
-    for (const auto &[key, q] : posted_) {
+    posted_.for_each([&](const Key &key, const RecvQueue &q) {
         if ((key.second & mask) == base) {
             for (const RecvOp *op = q.head; op != nullptr; op = op->next) {
                 ++n;
             }
         }
-    }
-    for (const auto &[key, q] : unexpected_) {
+    });
+    unexpected_.for_each([&](const Key &key, const MsgQueue &q) {
         if ((key.second & mask) == base) {
             for (const Message *m = q.head; m != nullptr; m = m->next) {
                 ++n;
             }
         }
-    }
+    });
     return n;
 }
 
@@ -617,8 +616,8 @@ int SimTransport::progress() {
         switch (m->kind) {
             case PacketKind::kTagged: {
                 Key key{m->src, m->tag};
-                auto it = posted_.find(key);
-                if (it == posted_.end()) {
+                RecvQueue *pq = posted_.find(key);
+                if (pq == nullptr) {
                     MsgQueue &q = unexpected_[key];
                     if (q.tail != nullptr) {
                         q.tail->next = m;
@@ -630,12 +629,12 @@ int SimTransport::progress() {
                     ++stats_.unexpected;
                     break;
                 }
-                RecvOp *op = it->second.head;
-                it->second.head = op->next;
+                RecvOp *op = pq->head;
+                pq->head = op->next;
                 if (op->next != nullptr) {
                     op->next->prev = nullptr;
                 } else {
-                    posted_.erase(it);
+                    posted_.erase(key);
                 }
                 --posted_count_;
                 Xfer *x = op->x;
@@ -747,20 +746,22 @@ ucc_status_t SimTransport::exchange_test(void *req, Exchange *out) {
 
 bool SimTransport::find_conflict(Tag base, Tag mask, uint64_t signature, Peer *peer,
                                  uint64_t *theirs) const {
-    // std::map: peers and tags in ascending order, so the answer is deterministic.
-    for (const auto &[key, q] : unexpected_) {
-        if ((key.second & mask) != (base & mask)) {
-            continue;
+    // Peers and tags in ascending order, so the answer is deterministic.
+    bool found = false;
+    unexpected_.for_each([&](const Key &key, const MsgQueue &q) {
+        if (found || (key.second & mask) != (base & mask)) {
+            return;
         }
         for (const Message *m = q.head; m != nullptr; m = m->next) {
             if (m->signature != 0 && m->signature != signature) {
                 *peer = key.first;
                 *theirs = m->signature;
-                return true;
+                found = true;
+                return;
             }
         }
-    }
-    return false;
+    });
+    return found;
 }
 
 void SimTransport::idle(double deadline) {
@@ -819,18 +820,18 @@ void SimTransport::describe_waits(std::string *out) const {
             ++omitted;
         }
     };
-    for (const auto &[key, q] : posted_) {
+    posted_.for_each([&](const Key &key, const RecvQueue &q) {
         for (const RecvOp *op = q.head; op != nullptr; op = op->next) {
             line("waits in irecv from " + endpoint_name(cluster_, key.first) + " tag " +
                  describe_tag(key.second) + ", " + std::to_string(op->capacity) + " bytes posted");
         }
-    }
-    for (const auto &[key, q] : unexpected_) {
+    });
+    unexpected_.for_each([&](const Key &key, const MsgQueue &q) {
         for (const Message *m = q.head; m != nullptr; m = m->next) {
             line("holds an unexpected message from " + endpoint_name(cluster_, key.first) +
                  " tag " + describe_tag(key.second) + ", " + std::to_string(m->bytes) + " bytes");
         }
-    }
+    });
     for (const auto &[peer, p] : rma_) {
         if (p.head != nullptr) {
             line("flush to " + endpoint_name(cluster_, peer) +

@@ -38,6 +38,7 @@
 #include "lib/transport.h"
 #include "lib/util/common.h"
 #include "transports/sim/cluster.h"
+#include "transports/sim/small_map.h"
 
 namespace ucc::sim {
 
@@ -127,13 +128,15 @@ class SimTransport final : public ucc::Transport {
   private:
     friend class Cluster;
     using Key = std::pair<Peer, Tag>;
+    // Plain aggregates (no member initialisers, so that they are default-
+    // constructible inside this class): SmallMap value-initialises them.
     struct RecvQueue {
-        RecvOp *head = nullptr;
-        RecvOp *tail = nullptr;
+        RecvOp *head;
+        RecvOp *tail;
     };
     struct MsgQueue {
-        Message *head = nullptr;
-        Message *tail = nullptr;
+        Message *head;
+        Message *tail;
     };
     struct Region {
         uint64_t base;
@@ -160,8 +163,8 @@ class SimTransport final : public ucc::Transport {
     SimTransport *next_in_rank_ = nullptr;  // the rank's list of endpoints
     Message *inbox_head_ = nullptr;
     Message *inbox_tail_ = nullptr;
-    std::map<Key, RecvQueue> posted_;
-    std::map<Key, MsgQueue> unexpected_;
+    SmallMap<Key, RecvQueue, 3> posted_;
+    SmallMap<Key, MsgQueue, 2> unexpected_;
     std::map<uint64_t, Region> regions_;
     std::map<Peer, RmaPeer> rma_;
     uint64_t next_region_ = 1;
