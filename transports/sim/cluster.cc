@@ -386,19 +386,18 @@ void Cluster::push_event(Event e) {
 
 void Cluster::schedule_arrival(Message *m, int64_t arrival_ps) {
     // Non-overtaking per (src, dst, tag, channel): strictly after the previous
-    // packet on the same key that is still in flight.
-    if (nic_orders(m->channel)) {
-        push_event(Event{arrival_ps, 0, 0, m, 0, rank_of_endpoint(m->dst), EventKind::kPacket});
-        return;
-    }
-    OrderKey key{m->src, m->dst, m->tag, m->channel};
-    auto [it, inserted] = order_.try_emplace(key, OrderState{arrival_ps, 1});
-    if (!inserted) {
-        if (arrival_ps <= it->second.last_arrival_ps) {
-            arrival_ps = it->second.last_arrival_ps + 1;
+    // packet on the same key that is still in flight (nothing to do when the
+    // NIC already orders them).
+    if (!nic_orders(m->channel)) {
+        OrderKey key{m->src, m->dst, m->tag, m->channel};
+        auto [it, inserted] = order_.try_emplace(key, OrderState{arrival_ps, 1});
+        if (!inserted) {
+            if (arrival_ps <= it->second.last_arrival_ps) {
+                arrival_ps = it->second.last_arrival_ps + 1;
+            }
+            it->second.last_arrival_ps = arrival_ps;
+            ++it->second.in_flight;
         }
-        it->second.last_arrival_ps = arrival_ps;
-        ++it->second.in_flight;
     }
     push_event(Event{arrival_ps, 0, 0, m, 0, rank_of_endpoint(m->dst), EventKind::kPacket});
 }

@@ -66,14 +66,7 @@ class EventQueue {
         }
         bottom_.clear();
         for (Bucket &b : buckets_) {
-            for (Chunk *c = b.head; c != nullptr;) {
-                for (uint32_t i = 0; i < c->n; ++i) {
-                    f(c->ev[i]);
-                }
-                Chunk *next = c->next;
-                release(c);
-                c = next;
-            }
+            consume(b.head, f);
             b = Bucket{};
         }
         nonempty_ = {};
@@ -193,9 +186,16 @@ class EventQueue {
         last_tie_ = min->tie;
         // Every event of the bucket now lands in a lower one (the smallest in
         // the bottom), so the chunks can be recycled as they are emptied.
-        for (Chunk *c = from.head; c != nullptr;) {
+        consume(from.head, [this](const E &e) { put(e); });
+    }
+
+    // Calls f on every event of a chunk list, returning each chunk to the free
+    // list once it has been read (f may take chunks for other buckets).
+    template <class F>
+    void consume(Chunk *c, F &&f) {
+        while (c != nullptr) {
             for (uint32_t i = 0; i < c->n; ++i) {
-                put(c->ev[i]);
+                f(c->ev[i]);
             }
             Chunk *next = c->next;
             release(c);
