@@ -211,8 +211,9 @@ class Coll {
     // Tag of one message: team and sequence come from the core, `step` from the
     // algorithm (15 bits; the top bit of the step field marks the core's own
     // synchronisation messages, see sync.cc).
-    Tag tag(uint32_t step) const { return tag_base_ | step_space_ | (step & 0x7fffu); }
-    // Switches between the algorithm's step space (0) and the core's (0x8000).
+    Tag tag(uint32_t step) const { return tag_base_ | step_space_ | (step & tag::kAlgStepMask); }
+    // Switches between the algorithm's step space (0) and the core's
+    // (tag::kCoreStepSpace).
     void set_step_space(uint32_t space) { step_space_ = space; }
 
     Req send(uint32_t peer, uint32_t step, const void *buf, size_t bytes);

@@ -7,7 +7,7 @@ namespace ucc::coll {
 
 namespace {
 
-constexpr uint32_t kSyncSpace = 0x8000;
+constexpr uint32_t kSyncSpace = tag::kCoreStepSpace;
 
 Task sync_barrier(Coll &c) {
     const uint32_t n = c.size();

@@ -61,9 +61,8 @@ void CollRequest::complete(ucc_status_t st) {
         // its messages unmatched here: name it (desync).
         Peer peer = 0;
         uint64_t theirs = 0;
-        const Tag mask = ~Tag{0xffff};
-        if (team->ctx->transport->find_conflict(coll->tag(0), mask, coll->signature(), &peer,
-                                                &theirs)) {
+        if (team->ctx->transport->find_conflict(coll->tag(0), ucc::tag::kInstanceMask,
+                                                coll->signature(), &peer, &theirs)) {
             int64_t who = active_set ? -1 : team->peers.index_of(peer);
             team->report_desync(who < 0 ? UINT32_MAX : static_cast<uint32_t>(who),
                                 coll->signature(), theirs);
@@ -269,6 +268,15 @@ ucc_status_t coll_init(ucc_coll_args_t *coll_args, ucc_coll_req_h *request, ucc_
             return UCC_ERR_NOT_SUPPORTED;
         }
     }
+    if (t.n_outstanding >= ucc::tag::kMaxOutstandingPerTeam - 1) {
+        // Sequence numbers are matched modulo 2^16 on the wire (lib/tag.h).
+        UCC_LOG(ctx.log, kError,
+                "ucc_collective_init: team %u already has %llu requests not finalized (at most "
+                "%u)",
+                t.id, static_cast<unsigned long long>(t.n_outstanding),
+                ucc::tag::kMaxOutstandingPerTeam - 1);
+        return UCC_ERR_NO_RESOURCE;
+    }
     t.n_outstanding++;
     r->number = ++ctx.next_req;
     if (ctx.transport->recording()) [[unlikely]] {
@@ -329,7 +337,7 @@ ucc_status_t coll_post(ucc_coll_req_h request) {
     const bool has_tag = (r->args.mask & UCC_COLL_ARGS_FIELD_TAG) != 0;
     uint32_t seq = 0;
     if (r->active_set) {
-        seq = 0x80000000u | (has_tag ? static_cast<uint32_t>(r->args.tag) : 0u);
+        seq = ucc::tag::kActiveSetKey | (has_tag ? static_cast<uint32_t>(r->args.tag) : 0u);
     } else if (team_is_ordered(t)) {
         seq = t.seq++;
     } else {

@@ -1,11 +1,11 @@
 // C API: context configuration, create/progress/destroy, attributes, memory maps.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
 #include "lib/core/core.h"
+#include "lib/core/transport_select.h"
 #include "lib/util/common.h"
-#include "transports/self/self_transport.h"
-#include "transports/sim/sim_transport.h"
 
 using ucc::api_guard;
 using ucc::core::log_error;
@@ -142,6 +142,13 @@ ucc_status_t oob_allgather_blocking(const ucc_oob_coll_t &oob, void *src, void *
     return st;
 }
 
+void transport_log(void *obj, const char *line) {
+    UCC_LOG(static_cast<Context *>(obj)->log, kError, "%s: %s",
+            static_cast<Context *>(obj)->transport ? static_cast<Context *>(obj)->transport->name()
+                                                   : "transport",
+            line);
+}
+
 double context_clock(const void *obj) {
     return static_cast<const Context *>(obj)->transport->now();
 }
@@ -201,11 +208,13 @@ UCC_EXPORT ucc_status_t ucc_context_config_modify(ucc_context_config_h config,
                     return UCC_ERR_INVALID_PARAM;
                 }
             }
-            if (c != "all" && c != "cl/basic" && c != "tl/sim" && c != "tl/self") {
+            const bool known =
+                c == "all" || c == "cl/basic" ||
+                (c.rfind("tl/", 0) == 0 && ucc::core::find_transport(c.substr(3)) != nullptr);
+            if (!known) {
                 log_error(
-                    "ucc_context_config_modify: no component '%s' (have cl/basic, tl/sim, "
-                    "tl/self)",
-                    component);
+                    "ucc_context_config_modify: no component '%s' (have cl/basic and tl/<%s>)",
+                    component, ucc::core::transport_names().c_str());
                 return UCC_ERR_NOT_FOUND;
             }
         }
@@ -273,9 +282,31 @@ UCC_EXPORT ucc_status_t ucc_context_create(ucc_lib_h lib_handle, const ucc_conte
         }
         ctx.log.set_level(level);
 
-        ctx.transport = ucc::sim::make_transport();
-        if (!ctx.transport) {
-            ctx.transport = ucc::self::make_transport();
+        {
+            ucc::TransportParams tp;
+            tp.has_oob = has_oob;
+            tp.oob_ep = has_oob ? params->oob.oob_ep : 0;
+            tp.n_oob_eps = has_oob ? params->oob.n_oob_eps : 0;
+            tp.thread_multiple = lib.thread_mode == UCC_THREAD_MULTIPLE;
+            tp.log_error = transport_log;
+            tp.log_ctx = &ctx;
+            // The context's TLS wins over the library's.
+            std::string tls = ctx.config.get("TLS");
+            if (tls.empty()) {
+                tls = lib.config.get("TLS");
+            }
+            ucc::core::TlsChoice choice;
+            std::string why;
+            ucc_status_t st = ucc::core::parse_tls(tls, &choice, &why);
+            const ucc::TransportEntry *chosen = nullptr;
+            if (st == UCC_OK) {
+                st = ucc::core::select_transport(choice, tp, &ctx.transport, &chosen, &why);
+            }
+            if (st != UCC_OK) {
+                log_error("ucc_context_create: %s", why.c_str());
+                return st;
+            }
+            UCC_LOG(ctx.log, kDebug, "ucc_context_create: transport %s", chosen->name);
         }
         ctx.transport->set_sink(&ctx);
         ctx.log.set_clock(&ctx, context_clock);
@@ -318,9 +349,21 @@ UCC_EXPORT ucc_status_t ucc_context_create(ucc_lib_h lib_handle, const ucc_conte
                 *context = h.release();
                 return UCC_OK;
             }
+            // Addresses may differ in length between processes: agree on the
+            // longest first, then exchange them padded to it.
+            uint64_t my_len = ctx.address.size();
+            std::vector<uint64_t> lens(n);
+            ucc_status_t st = oob_allgather_blocking(ctx.oob, &my_len, lens.data(), sizeof(my_len));
             size_t alen = ctx.address.size();
+            for (uint64_t l : lens) {
+                alen = std::max<size_t>(alen, l);
+            }
+            std::vector<uint8_t> mine(alen);
+            std::memcpy(mine.data(), ctx.address.data(), ctx.address.size());
             std::vector<uint8_t> all(alen * n);
-            ucc_status_t st = oob_allgather_blocking(ctx.oob, ctx.address.data(), all.data(), alen);
+            if (st == UCC_OK) {
+                st = oob_allgather_blocking(ctx.oob, mine.data(), all.data(), alen);
+            }
             if (st != UCC_OK) {
                 log_error("ucc_context_create: OOB address exchange failed: %s",
                           ucc_status_string(st));

@@ -1,17 +1,13 @@
 // C API: team creation (non-blocking, progressed by ucc_team_create_test alone),
 // destruction and attributes.
 //
-// How a team learns its members:
-//  * with a team OOB: one OOB allgather of {transport address, team-id proposal,
-//    user id} per member;
-//  * without one, on a context created with an OOB: the ep map (or, if none, the
-//    whole context) names the members' context eps, so no exchange of addresses is
-//    needed; the team id is the user's, or agreed by a max-reduction over the
-//    transport on a reserved tag.
+// How a team learns its members and its id: lib/core/team_exchange.h; the
+// split (ucc_team_create_from_parent): team_split.cc.
 #include <algorithm>
 #include <cstring>
 
 #include "lib/core/core.h"
+#include "lib/core/team_exchange.h"
 #include "lib/util/common.h"
 
 using ucc::api_guard;
@@ -19,260 +15,6 @@ using ucc::core::Context;
 using ucc::core::log_error;
 using ucc::core::Team;
 using ucc::core::TeamState;
-
-namespace ucc::core {
-
-namespace {
-
-constexpr uint16_t kCreationTeamId = 0xffff;
-constexpr uint64_t kUserIdMax = 0x7fff;
-
-uint16_t internal_id(uint64_t agreed) {
-    return static_cast<uint16_t>(0x8000 | (agreed % 0x7fff));
-}
-
-void finish_creation(Team *t, ucc_status_t st) {
-    t->create_status = st;
-    t->state = st == UCC_OK ? TeamState::kActive : TeamState::kFailed;
-    t->ctx->team_create_in_progress = false;
-    if (st == UCC_OK) {
-        UCC_LOG(t->ctx->log, kDebug, "team %u created: rank %u of %u", t->id, t->rank, t->size);
-    } else {
-        UCC_LOG(t->ctx->log, kError, "team creation failed: %s", ucc_status_string(st));
-    }
-}
-
-struct OobRecord {
-    uint64_t proposal;
-    uint64_t has_user_id;
-    uint64_t user_id;
-};
-
-// Polls the team OOB allgather that carries addresses and id proposals.
-class OobExchange final : public Poller {
-  public:
-    OobExchange(Team *t, const ucc_oob_coll_t &oob) : t_(t), oob_(oob) {}
-
-    ucc_status_t start() {
-        Context &ctx = *t_->ctx;
-        if (ctx.transport->exchange_post(
-                oob_, ctx.next_team_id, t_->has_user_id ? (t_->user_id + 1) : 0, &req_) == UCC_OK) {
-            // The transport shares the peer table: nothing O(n) per member.
-            shared_ = true;
-            ctx.pollers.push_back(this);
-            it_ = std::prev(ctx.pollers.end());
-            listed_ = true;
-            return UCC_OK;
-        }
-        alen_ = ctx.address.size();
-        rec_ = alen_ + sizeof(OobRecord);
-        send_.resize(rec_);
-        recv_.resize(rec_ * oob_.n_oob_eps);
-        std::memcpy(send_.data(), ctx.address.data(), alen_);
-        OobRecord r{ctx.next_team_id, t_->has_user_id ? 1u : 0u, t_->user_id};
-        std::memcpy(send_.data() + alen_, &r, sizeof(r));
-        ucc_status_t st = oob_.allgather(send_.data(), recv_.data(), rec_, oob_.coll_info, &req_);
-        if (st != UCC_OK) {
-            return st;
-        }
-        ctx.pollers.push_back(this);
-        it_ = std::prev(ctx.pollers.end());
-        listed_ = true;
-        return UCC_OK;
-    }
-
-    bool poll() override {
-        if (shared_) {
-            return poll_shared();
-        }
-        ucc_status_t st = oob_.req_test(req_);
-        if (st == UCC_INPROGRESS) {
-            return false;
-        }
-        oob_.req_free(req_);
-        unlist();
-        if (st != UCC_OK) {
-            finish_creation(t_, st);
-            return true;
-        }
-        finish_creation(t_, conclude());
-        return true;
-    }
-
-    ~OobExchange() override { unlist(); }
-
-  private:
-    bool poll_shared() {
-        Context &ctx = *t_->ctx;
-        Transport::Exchange ex;
-        ucc_status_t st = ctx.transport->exchange_test(req_, &ex);
-        if (st == UCC_INPROGRESS) {
-            return false;
-        }
-        unlist();
-        if (st == UCC_OK && !ex.checks_agree) {
-            UCC_LOG(ctx.log, kError, "team members disagree on the team id (this one has %s%llu)",
-                    t_->has_user_id ? "" : "none/", static_cast<unsigned long long>(t_->user_id));
-            st = UCC_ERR_INVALID_PARAM;
-        }
-        if (st == UCC_OK) {
-            t_->peers = PeerMap::from_exchange(ex, oob_.n_oob_eps);
-            if (t_->peers.at(t_->rank) != ctx.transport->self()) {
-                UCC_LOG(ctx.log, kError,
-                        "team OOB position %u does not hold this process's address", t_->rank);
-                st = UCC_ERR_INVALID_PARAM;
-            } else {
-                ctx.next_team_id = ex.max_value + 1;
-                t_->id = (t_->has_user_id && t_->user_id <= kUserIdMax)
-                             ? static_cast<uint16_t>(t_->user_id)
-                             : internal_id(ex.max_value);
-            }
-        }
-        finish_creation(t_, st);
-        return true;
-    }
-
-    void unlist() {
-        if (listed_) {
-            t_->ctx->pollers.erase(it_);
-            listed_ = false;
-        }
-    }
-
-    ucc_status_t conclude() {
-        Context &ctx = *t_->ctx;
-        uint32_t n = oob_.n_oob_eps;
-        std::vector<Peer> table(n);
-        uint64_t max_proposal = 0;
-        for (uint32_t i = 0; i < n; ++i) {
-            const uint8_t *p = recv_.data() + static_cast<size_t>(i) * rec_;
-            ucc_status_t st = ctx.transport->resolve(p, &table[i]);
-            if (st != UCC_OK) {
-                UCC_LOG(ctx.log, kError, "team member %u is not reachable by the %s transport", i,
-                        ctx.transport->name());
-                return UCC_ERR_NO_RESOURCE;
-            }
-            OobRecord r;
-            std::memcpy(&r, p + alen_, sizeof(r));
-            if ((r.has_user_id != 0) != t_->has_user_id ||
-                (t_->has_user_id && r.user_id != t_->user_id)) {
-                UCC_LOG(ctx.log, kError,
-                        "team members disagree on the team id (member %u has %s%llu, this one "
-                        "%s%llu)",
-                        i, r.has_user_id ? "" : "none/", static_cast<unsigned long long>(r.user_id),
-                        t_->has_user_id ? "" : "none/",
-                        static_cast<unsigned long long>(t_->user_id));
-                return UCC_ERR_INVALID_PARAM;
-            }
-            max_proposal = std::max(max_proposal, r.proposal);
-        }
-        if (table[t_->rank] != ctx.transport->self()) {
-            UCC_LOG(ctx.log, kError, "team OOB position %u does not hold this process's address",
-                    t_->rank);
-            return UCC_ERR_INVALID_PARAM;
-        }
-        t_->peers = PeerMap::from_table(std::move(table));
-        ctx.next_team_id = max_proposal + 1;
-        t_->id = (t_->has_user_id && t_->user_id <= kUserIdMax) ? static_cast<uint16_t>(t_->user_id)
-                                                                : internal_id(max_proposal);
-        return UCC_OK;
-    }
-
-    Team *t_;
-    ucc_oob_coll_t oob_;
-    void *req_ = nullptr;
-    size_t alen_ = 0;
-    size_t rec_ = 0;
-    std::vector<uint8_t> send_;
-    std::vector<uint8_t> recv_;
-    std::list<Poller *>::iterator it_;
-    bool listed_ = false;
-    bool shared_ = false;
-};
-
-// Agrees on a team id without an OOB: max-reduction by recursive doubling with
-// fold-in of the ranks beyond the largest power of two.
-struct IdAgreement final : TaskOwner {
-    Team *t = nullptr;
-    uint64_t value = 0;
-    std::unique_ptr<coll::Coll> coll;
-    void on_task_done(ucc_status_t st) override {
-        if (st == UCC_OK) {
-            t->ctx->next_team_id = value + 1;
-            t->id = internal_id(value);
-        }
-        finish_creation(t, st);
-    }
-};
-
-Task agree_max(coll::Coll &c, uint64_t *value) {
-    uint32_t n = c.size();
-    uint32_t r = c.rank();
-    uint32_t p = 1;
-    while (p * 2 <= n) {
-        p *= 2;
-    }
-    uint64_t in = 0;
-    if (r >= p) {
-        auto s = c.send(r - p, 0, value, sizeof(*value));
-        auto q = c.recv(r - p, 1000, value, sizeof(*value));
-        co_return co_await c.wait(s, q);
-    }
-    if (r + p < n) {
-        auto q = c.recv(r + p, 0, &in, sizeof(in));
-        UCC_CO_TRY(co_await c.wait(q));
-        *value = std::max(*value, in);
-    }
-    for (uint32_t d = 1, step = 1; d < p; d *= 2, ++step) {
-        auto s = c.send(r ^ d, step, value, sizeof(*value));
-        auto q = c.recv(r ^ d, step, &in, sizeof(in));
-        UCC_CO_TRY(co_await c.wait(s, q));
-        *value = std::max(*value, in);
-    }
-    if (r + p < n) {
-        auto s = c.send(r + p, 1000, value, sizeof(*value));
-        UCC_CO_TRY(co_await c.wait(s));
-    }
-    co_return UCC_OK;
-}
-
-uint32_t hash32(const void *data, size_t n, uint32_t h) {
-    const auto *p = static_cast<const uint8_t *>(data);
-    for (size_t i = 0; i < n; ++i) {
-        h = (h ^ p[i]) * 16777619u;
-    }
-    return h;
-}
-
-}  // namespace
-
-Team::~Team() = default;
-
-bool team_destroyed(const ucc_team *team, const char *fn) {
-    if (team->team.state != TeamState::kDestroyed) {
-        return false;
-    }
-    UCC_LOG(team->team.ctx->log, kError, "%s: the team was destroyed", fn);
-    return true;
-}
-
-void Team::report_desync(uint32_t peer, uint64_t mine, uint64_t theirs) {
-    const char *field = "bytes per rank";
-    if (((mine ^ theirs) >> 58) & 0x1f) {
-        field = "coll_type";
-    } else if (((mine ^ theirs) >> 32) & 0x3fffff) {
-        field = "root";
-    } else if (((mine ^ theirs) >> 54) & 0xf) {
-        field = "op";
-    }
-    UCC_LOG(ctx->log, kError,
-            "DESYNC on team %u: rank %u posted %s, rank %u posted %s at the same sequence number "
-            "(%s differs)",
-            id, rank, coll::describe_signature(mine).c_str(), peer,
-            coll::describe_signature(theirs).c_str(), field);
-}
-
-}  // namespace ucc::core
 
 namespace {
 
@@ -570,9 +312,9 @@ UCC_EXPORT ucc_status_t ucc_team_create_post(ucc_context_h *contexts, uint32_t n
         if (size == 1 && !has_map) {
             t.rank = 0;
             t.peers = ucc::core::PeerMap::strided(1, ctx.transport->self(), 1);
-            t.id = (t.has_user_id && t.user_id <= 0x7fff)
+            t.id = (t.has_user_id && t.user_id <= ucc::core::kUserIdMax)
                        ? static_cast<uint16_t>(t.user_id)
-                       : static_cast<uint16_t>(0x8000 | (ctx.next_team_id++ % 0x7fff));
+                       : ucc::core::internal_id(ctx.next_team_id++);
             t.state = TeamState::kActive;
             t.create_status = UCC_OK;
         } else if (has_oob) {
@@ -588,7 +330,7 @@ UCC_EXPORT ucc_status_t ucc_team_create_post(ucc_context_h *contexts, uint32_t n
             }
         } else {
             UCC_TRY(create_via_ep_map(&t, &p, has_map));
-            if (t.has_user_id && t.user_id <= 0x7fff) {
+            if (t.has_user_id && t.user_id <= ucc::core::kUserIdMax) {
                 t.id = static_cast<uint16_t>(t.user_id);
                 t.state = TeamState::kActive;
                 t.create_status = UCC_OK;
@@ -605,9 +347,7 @@ UCC_EXPORT ucc_status_t ucc_team_create_post(ucc_context_h *contexts, uint32_t n
                 ucc::coll::Args a;
                 a.type = UCC_COLL_TYPE_ALLREDUCE;
                 ag->coll = std::make_unique<ucc::coll::Coll>(
-                    t, a, t.rank, t.size,
-                    (static_cast<ucc::Tag>(ucc::core::kCreationTeamId) << 48) |
-                        (static_cast<ucc::Tag>(key) << 16));
+                    t, a, t.rank, t.size, ucc::tag::make(ucc::tag::kCreationTeamId, key));
                 ctx.team_create_in_progress = true;
                 t.create_task = ucc::core::agree_max(*ag->coll, &ag->value);
                 IdAgreement *raw = ag.get();
@@ -761,148 +501,6 @@ UCC_EXPORT ucc_status_t ucc_team_get_attr(ucc_team_h team, ucc_team_attr_t *team
             }
             team_attr->eps = t.eps_cache.data();
         }
-        return UCC_OK;
-    });
-}
-
-// ---- team split: ucc_team_create_from_parent ----
-//
-// Every parent member calls it. The parent runs one internal allgather (on its
-// own next sequence number, like any collective) of {included, id proposal};
-// the new team is the included members in parent-rank order. Excluded callers
-// get a placeholder handle: create_test reports UCC_OK once their part of the
-// exchange is done, collectives on it are invalid, destroy is local.
-namespace ucc::core {
-
-namespace {
-
-struct SplitRecord {
-    uint64_t included;
-    uint64_t proposal;
-};
-
-struct Split final : TaskOwner {
-    Team *parent = nullptr;
-    Team *child = nullptr;
-    SplitRecord mine{};
-    std::vector<SplitRecord> all;
-    std::unique_ptr<coll::Coll> coll;
-
-    void on_task_done(ucc_status_t st) override {
-        if (st == UCC_OK) {
-            st = conclude();
-        }
-        finish_creation(child, st);
-    }
-
-    ucc_status_t conclude() {
-        std::vector<Peer> members;
-        uint64_t max_proposal = 0;
-        for (uint32_t i = 0; i < parent->size; ++i) {
-            max_proposal = std::max(max_proposal, all[i].proposal);
-            if (all[i].included != 0) {
-                if (i == parent->rank) {
-                    child->rank = static_cast<uint32_t>(members.size());
-                }
-                members.push_back(parent->peers.at(i));
-            }
-        }
-        child->ctx->next_team_id = max_proposal + 1;
-        child->id = internal_id(max_proposal);
-        if (child->placeholder) {
-            child->size = static_cast<uint32_t>(members.size());
-            return UCC_OK;
-        }
-        child->size = static_cast<uint32_t>(members.size());
-        child->peers = PeerMap::from_table(std::move(members));
-        return UCC_OK;
-    }
-};
-
-class SplitHolder final : public Poller {
-  public:
-    bool poll() override { return false; }
-    std::unique_ptr<Split> split;
-};
-
-}  // namespace
-
-}  // namespace ucc::core
-
-UCC_EXPORT ucc_status_t ucc_team_create_from_parent(uint64_t my_ep, uint32_t included,
-                                                    ucc_team_h parent_team, ucc_team_h *new_team) {
-    return api_guard(__func__, [&]() -> ucc_status_t {
-        if (parent_team == nullptr || new_team == nullptr) {
-            log_error("ucc_team_create_from_parent: %s is NULL",
-                      parent_team == nullptr ? "parent_team" : "new_team");
-            return UCC_ERR_INVALID_PARAM;
-        }
-        if (ucc::core::team_destroyed(parent_team, "ucc_team_create_from_parent")) {
-            return UCC_ERR_INVALID_PARAM;
-        }
-        Team &p = parent_team->team;
-        Context &ctx = *p.ctx;
-        if (p.state != TeamState::kActive || p.placeholder) {
-            UCC_LOG(ctx.log, kError, "ucc_team_create_from_parent: the parent team is not active");
-            return UCC_ERR_INVALID_PARAM;
-        }
-        if (p.error != UCC_OK) {
-            UCC_LOG(ctx.log, kError, "ucc_team_create_from_parent: the parent team failed: %s",
-                    ucc_status_string(p.error));
-            return p.error;
-        }
-        if (my_ep != p.rank) {
-            UCC_LOG(ctx.log, kError,
-                    "ucc_team_create_from_parent: my_ep %llu is not this member's parent ep %u",
-                    static_cast<unsigned long long>(my_ep), p.rank);
-            return UCC_ERR_INVALID_PARAM;
-        }
-        if (ctx.team_create_in_progress) {
-            UCC_LOG(ctx.log, kError,
-                    "ucc_team_create_from_parent: another team creation on this context is in "
-                    "progress");
-            return UCC_ERR_INVALID_PARAM;
-        }
-        std::unique_ptr<ucc_team> h(new ucc_team{Team(&ctx)});
-        Team &t = h->team;
-        t.placeholder = included == 0;
-        t.sync_type = p.sync_type;
-        t.ordering = p.ordering;
-        t.outstanding_colls = p.outstanding_colls;
-        t.ep_range = UCC_COLLECTIVE_EP_RANGE_CONTIG;
-        t.mem_segments = p.mem_segments;
-
-        auto holder = std::make_unique<ucc::core::SplitHolder>();
-        holder->split = std::make_unique<ucc::core::Split>();
-        ucc::core::Split &sp = *holder->split;
-        sp.parent = &p;
-        sp.child = &t;
-        sp.mine = {included != 0 ? 1u : 0u, ctx.next_team_id};
-        sp.all.resize(p.size);
-        ucc::coll::Args a;
-        a.type = UCC_COLL_TYPE_ALLGATHER;
-        a.dt = UCC_DT_UINT8;
-        a.esize = 1;
-        a.src = &sp.mine;
-        a.dst = sp.all.data();
-        a.count = sizeof(ucc::core::SplitRecord);
-        a.src_count = a.count;
-        a.dst_count = a.count * p.size;
-        sp.coll = std::make_unique<ucc::coll::Coll>(p, a, p.rank, p.size, p.tag_base(p.seq++));
-        ctx.team_create_in_progress = true;
-        const ucc::coll::Algorithm *ag = nullptr;
-        for (const ucc::coll::Algorithm &alg : ucc::coll::algorithms(UCC_COLL_TYPE_ALLGATHER)) {
-            if (std::string(alg.name) == "bruck") {
-                ag = &alg;
-            }
-        }
-        UCC_ASSERT(ag != nullptr);
-        t.create_task = ag->run(*sp.coll);
-        ucc::core::Split *raw = holder->split.get();
-        t.create_poller = std::move(holder);
-        ctx.n_teams++;
-        t.create_task.start(raw);
-        *new_team = h.release();
         return UCC_OK;
     });
 }

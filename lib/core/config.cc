@@ -29,6 +29,10 @@ bool valid_radix(const std::string &v) {
 
 constexpr ConfigVar kLibVars[] = {
     {"LOG_LEVEL", "WARN", "Log level: FATAL, ERROR, WARN, INFO, DEBUG, TRACE.", valid_level},
+    {"TLS", "all",
+     "Transports contexts may use: all, a list (sim, ucx or its alias ucp, self) or ^list to "
+     "exclude.",
+     nullptr},
 };
 
 constexpr const char *kAlgDoc =
@@ -37,6 +41,8 @@ constexpr const char *kAlgDoc =
 constexpr ConfigVar kContextVars[] = {
     {"LOG_LEVEL", "", "Log level of the context; empty: the library's level.",
      valid_level_or_empty},
+    {"TLS", "", "Transports of this context (as the library's TLS); empty: the library's.",
+     nullptr},
     {"ALLREDUCE_ALG", "auto", kAlgDoc, nullptr},
     {"ALLGATHER_ALG", "auto", kAlgDoc, nullptr},
     {"ALLGATHERV_ALG", "auto", kAlgDoc, nullptr},

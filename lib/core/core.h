@@ -13,6 +13,7 @@
 #include "lib/coll/coll.h"
 #include "lib/core/config.h"
 #include "lib/core/log.h"
+#include "lib/tag.h"
 #include "lib/transport.h"
 #include "lib/util/task.h"
 #include "ucc/api/ucc.h"
@@ -140,8 +141,7 @@ struct Context final : CompletionSink, coll::Scheduler {
     // What team `team_id` still holds after its destroy: the transport's
     // pending operations under its tags (resource drift, P35).
     uint64_t resources(uint16_t team_id) const {
-        const Tag mask = Tag{0xffff} << 48;
-        return transport ? transport->pending_ops(Tag{team_id} << 48, mask) : 0;
+        return transport ? transport->pending_ops(tag::team_prefix(team_id), tag::kTeamMask) : 0;
     }
 };
 
@@ -187,9 +187,8 @@ struct Team final : coll::CollEnv {
     bool creation_recorded = false;
     uint64_t trace_hash = 0;  // event trace: hash of the members' peers
 
-    Tag tag_base(uint32_t seq_or_tag) const {
-        return (static_cast<Tag>(id) << 48) | (static_cast<Tag>(seq_or_tag) << 16);
-    }
+    // The tag of a collective instance (lib/tag.h: key = sequence number or tag).
+    Tag tag_base(uint32_t key) const { return tag::make(id, key); }
 };
 
 // An active set (UCC_COLL_ARGS_FIELD_ACTIVE_SET): the collective, of any type,

@@ -197,4 +197,32 @@ std::unique_ptr<Transport> make_transport() {
     return std::make_unique<SelfTransport>();
 }
 
+namespace {
+
+bool one_process(const TransportParams &p, std::string *why) {
+    if (p.has_oob && p.n_oob_eps > 1) {
+        *why = "the loopback transport serves one process; this context's OOB has " +
+               std::to_string(p.n_oob_eps) + " members";
+        return false;
+    }
+    return true;
+}
+
+ucc_status_t create(const TransportParams &p, std::unique_ptr<Transport> *out, std::string *why) {
+    if (!one_process(p, why)) {
+        return UCC_ERR_NOT_SUPPORTED;
+    }
+    *out = make_transport();
+    return UCC_OK;
+}
+
+}  // namespace
+
 }  // namespace ucc::self
+
+namespace ucc {
+extern const TransportEntry kTransport_self;
+const TransportEntry kTransport_self{"self", nullptr,
+                                     "loopback: a context that reaches only itself (one process)",
+                                     self::one_process, self::create};
+}  // namespace ucc

@@ -48,10 +48,9 @@ std::string endpoint_name(const Cluster *c, uint64_t id) {
 
 std::string describe_tag(Tag tag) {
     char buf[96];
-    std::snprintf(buf, sizeof(buf),
-                  "0x%016" PRIx64 " (team=%" PRIu64 " seq=%" PRIu64 " step=%" PRIu64 ")", tag,
-                  tag >> 48, static_cast<uint64_t>((tag >> 16) & 0xffffffffu),
-                  static_cast<uint64_t>(tag & 0xffffu));
+    std::snprintf(
+        buf, sizeof(buf), "0x%016" PRIx64 " (team=%" PRIu64 " seq=%" PRIu64 " step=%" PRIu64 ")",
+        tag, uint64_t{tag::team_of(tag)}, uint64_t{tag::key_of(tag)}, uint64_t{tag::step_of(tag)});
     return buf;
 }
 
@@ -62,6 +61,27 @@ std::unique_ptr<ucc::Transport> make_transport() {
     }
     return c->create_endpoint(c->running_rank());
 }
+
+namespace {
+
+bool in_simulated_rank(const TransportParams &, std::string *why) {
+    Cluster *c = Cluster::current();
+    if (c == nullptr || c->running_rank() == kNoRank) {
+        *why = "not inside a simulated rank (ucc_sim_run)";
+        return false;
+    }
+    return true;
+}
+
+ucc_status_t create(const TransportParams &p, std::unique_ptr<Transport> *out, std::string *why) {
+    if (!in_simulated_rank(p, why)) {
+        return UCC_ERR_NOT_SUPPORTED;
+    }
+    *out = make_transport();
+    return UCC_OK;
+}
+
+}  // namespace
 
 SimTransport::SimTransport(Cluster *cluster, uint32_t rank, uint64_t id)
     : cluster_(cluster), rank_(rank), id_(id) {}
@@ -848,3 +868,10 @@ void SimTransport::describe_waits(std::string *out) const {
 }
 
 }  // namespace ucc::sim
+
+namespace ucc {
+extern const TransportEntry kTransport_sim;
+const TransportEntry kTransport_sim{
+    "sim", nullptr, "simulated cluster: virtual time, modelled network (inside ucc_sim_run)",
+    sim::in_simulated_rank, sim::create};
+}  // namespace ucc

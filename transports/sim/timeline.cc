@@ -13,7 +13,7 @@ namespace ucc::sim {
 namespace {
 
 constexpr size_t kFileBufferBytes = 1 << 20;
-constexpr Tag kStepMask = 0xffff;
+constexpr Tag kStepMask = tag::kStepMask;
 constexpr uint32_t kSyncStepBit = 0x8000;
 
 bool parse_u32(const std::string &s, uint32_t *out) {

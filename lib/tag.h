@@ -1,0 +1,100 @@
+// The tag of a message: one layout for the core, the algorithms and every
+// transport.
+//
+// Logical tag (what the core builds and lib/transport.h carries), 64 bits:
+//
+//    63          48 47                          16 15 14              0
+//   +--------------+------------------------------+--+----------------+
+//   |   team id    |             key              |S |      step      |
+//   +--------------+------------------------------+--+----------------+
+//
+//  * team id (16 bits): agreed by the team's members at creation; 0xffff is
+//    reserved for the messages of team creation itself.
+//  * key (32 bits): which instance of a collective on the team —
+//      ordered teams:   the team's sequence number (the k-th collective posted);
+//      unordered teams: the user's 16-bit tag | (re-post count mod 2^15) << 16;
+//      active sets:     bit 31 set | the user's 16-bit tag (their own space);
+//      team creation:   a hash every member derives from the team's parameters.
+//  * S (1 bit): the core's own messages (entry/exit barriers of
+//    UCC_SYNC_COLLECTIVES) as opposed to the algorithm's.
+//  * step (15 bits): the algorithm's step (modulo 2^15).
+//
+// Wire tag (transports whose matching has no source, UCP: the sender must be in
+// the tag), 64 bits:
+//
+//    63            44 43        28 27 26          11 10  9          0
+//   +----------------+------------+--+--------------+--+-------------+
+//   |  sender index  |  team id   |A |  key (low16) |S |    step     |
+//   +----------------+------------+--+--------------+--+-------------+
+//
+//  * sender index (20 bits): the sender's endpoint index in its context (its
+//    OOB ep): at most 2^20 = 1,048,576 processes per context — a larger
+//    context fails at creation.
+//  * A: the active-set bit (key bit 31); key (16 bits): the key's low 16 bits
+//    (the sequence number mod 2^16; the user's tag on unordered teams and
+//    active sets; the re-post count is dropped).
+//  * step (10 bits): the step mod 2^10.
+//
+// Why truncation is safe: messages between one pair of processes with one wire
+// tag are matched in posting order (non-overtaking). Two messages whose logical
+// tags differ only in truncated bits therefore match correctly whenever both
+// sides post them in the same order — true of every algorithm's steps (each
+// pair's messages are sequential) and of sequence numbers while fewer than
+// 2^16 collectives are outstanding on one team at one rank, which the core
+// enforces at post (kMaxOutstandingPerTeam). Unordered teams and active sets
+// need distinct tags for concurrent collectives anyway (16 bits, kept whole).
+#pragma once
+
+#include <cstdint>
+
+namespace ucc::tag {
+
+using Tag = uint64_t;
+
+inline constexpr unsigned kTeamShift = 48;
+inline constexpr unsigned kKeyShift = 16;
+inline constexpr Tag kStepMask = 0xffff;  // S bit and step
+inline constexpr uint32_t kCoreStepSpace = 0x8000;
+inline constexpr uint32_t kAlgStepMask = 0x7fff;
+inline constexpr uint16_t kCreationTeamId = 0xffff;
+inline constexpr uint32_t kActiveSetKey = 0x80000000u;
+// Every tag of one team: (t & kTeamMask) == team_prefix(id).
+inline constexpr Tag kTeamMask = Tag{0xffff} << kTeamShift;
+// Every tag of one collective instance: (t & kInstanceMask) == its base.
+inline constexpr Tag kInstanceMask = ~kStepMask;
+
+constexpr Tag make(uint16_t team, uint32_t key, uint32_t step = 0) {
+    return (Tag{team} << kTeamShift) | (Tag{key} << kKeyShift) | (step & kStepMask);
+}
+constexpr Tag team_prefix(uint16_t team) {
+    return Tag{team} << kTeamShift;
+}
+constexpr uint16_t team_of(Tag t) {
+    return static_cast<uint16_t>(t >> kTeamShift);
+}
+constexpr uint32_t key_of(Tag t) {
+    return static_cast<uint32_t>(t >> kKeyShift);
+}
+constexpr uint32_t step_of(Tag t) {
+    return static_cast<uint32_t>(t & kStepMask);
+}
+
+// ---- wire layout (sender in the tag)
+inline constexpr unsigned kWireSenderBits = 20;
+inline constexpr uint64_t kMaxSenders = uint64_t{1} << kWireSenderBits;
+inline constexpr uint32_t kMaxOutstandingPerTeam = 1u << 16;
+inline constexpr unsigned kWireStepBits = 10;
+
+constexpr uint64_t wire(uint32_t sender, Tag t) {
+    const uint64_t team = team_of(t);
+    const uint32_t key = key_of(t);
+    const uint32_t step = step_of(t);
+    return (uint64_t{sender} << 44) | (team << 28) | (uint64_t{key >> 31} << 27) |
+           (uint64_t{key & 0xffff} << 11) | (uint64_t{(step & kCoreStepSpace) != 0} << 10) |
+           (step & ((1u << kWireStepBits) - 1));
+}
+constexpr uint32_t wire_sender(uint64_t w) {
+    return static_cast<uint32_t>(w >> 44);
+}
+
+}  // namespace ucc::tag

@@ -1,0 +1,185 @@
+// A peer that dies or stalls, across real processes over UCX.
+//
+//   ucc_run -n 3 build/mp_ucx_faults --kill   the last rank kills itself (SIGKILL)
+//       after the team is created; the others' allreduce, posted without a
+//       timeout, must fail (not hang) and so must their team afterwards. The
+//       survivors exit 0; ucc_run exits non-zero naming the killed rank.
+//   ucc_run -n 3 build/mp_ucx_faults --stop   the last rank stops itself
+//       (SIGSTOP); the others' allreduce with a 1 s timeout must return
+//       UCC_ERR_TIMED_OUT; then rank 0 continues it (SIGCONT) and everyone
+//       exits 0.
+//
+// Every wait here is bounded: a rank that sees no completion within 60 s
+// reports a hang and exits 1.
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "tests/mp/world.h"
+#include "ucc/api/ucc.h"
+
+namespace {
+
+uint32_t g_rank = 0;
+
+int failed(const std::string &what) {
+    std::fprintf(stderr, "FAIL rank %u: %s\n", g_rank, what.c_str());
+    return 1;
+}
+
+bool timed_out(std::chrono::steady_clock::time_point start) {
+    return std::chrono::steady_clock::now() - start > std::chrono::seconds(60);
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    bool kill_mode = false;
+    bool stop_mode = false;
+    for (int i = 1; i < argc; ++i) {
+        kill_mode |= std::strcmp(argv[i], "--kill") == 0;
+        stop_mode |= std::strcmp(argv[i], "--stop") == 0;
+    }
+    if (kill_mode == stop_mode) {
+        std::fprintf(stderr, "usage: mp_ucx_faults --kill | --stop\n");
+        return 2;
+    }
+    ucc::mp::World w;
+    std::string err;
+    if (!ucc::mp::world_init(argc, argv, &w, &err)) {
+        std::fprintf(stderr, "mp_ucx_faults: %s\n", err.c_str());
+        return 2;
+    }
+    g_rank = w.rank;
+    const uint32_t victim = w.size - 1;
+
+    ucc_lib_config_h lcfg;
+    ucc_lib_h lib;
+    ucc_lib_params_t lp{};
+    if (ucc_lib_config_read(nullptr, nullptr, &lcfg) != UCC_OK ||
+        ucc_init(&lp, lcfg, &lib) != UCC_OK) {
+        return failed("ucc_init");
+    }
+    ucc_lib_config_release(lcfg);
+    ucc_context_params_t cp{};
+    cp.mask = UCC_CONTEXT_PARAM_FIELD_OOB;
+    cp.oob = w.oob;
+    ucc_context_h ctx;
+    if (ucc_context_create(lib, &cp, nullptr, &ctx) != UCC_OK) {
+        return failed("ucc_context_create");
+    }
+    // Everyone learns the victim's pid through the OOB (rank 0 continues it).
+    std::vector<int64_t> pids(w.size);
+    int64_t me = getpid();
+    void *oreq;
+    if (w.oob.allgather(&me, pids.data(), sizeof(me), w.oob.coll_info, &oreq) != UCC_OK) {
+        return failed("OOB allgather");
+    }
+    while (w.oob.req_test(oreq) == UCC_INPROGRESS) {
+    }
+    w.oob.req_free(oreq);
+
+    ucc_team_params_t tp{};
+    tp.mask = UCC_TEAM_PARAM_FIELD_EP | UCC_TEAM_PARAM_FIELD_EP_RANGE;
+    tp.ep = w.rank;
+    tp.ep_range = UCC_COLLECTIVE_EP_RANGE_CONTIG;
+    ucc_team_h team;
+    if (ucc_team_create_post(&ctx, 1, &tp, &team) != UCC_OK) {
+        return failed("ucc_team_create_post");
+    }
+    auto start = std::chrono::steady_clock::now();
+    ucc_status_t st;
+    while ((st = ucc_team_create_test(team)) == UCC_INPROGRESS) {
+        ucc_context_progress(ctx);
+        if (timed_out(start)) {
+            return failed("team creation hangs");
+        }
+    }
+    if (st != UCC_OK) {
+        return failed(std::string("team creation: ") + ucc_status_string(st));
+    }
+    // Make sure every endpoint exists before the victim goes: one barrier.
+    ucc_coll_args_t ba{};
+    ba.coll_type = UCC_COLL_TYPE_BARRIER;
+    ucc_coll_req_h req;
+    if (ucc_collective_init_and_post(&ba, &req, team) != UCC_OK) {
+        return failed("barrier post");
+    }
+    while ((st = ucc_collective_test(req)) == UCC_INPROGRESS) {
+        ucc_context_progress(ctx);
+    }
+    ucc_collective_finalize(req);
+    if (st != UCC_OK) {
+        return failed("barrier");
+    }
+
+    if (w.rank == victim) {
+        std::printf("rank %u: %s myself\n", w.rank, kill_mode ? "killing" : "stopping");
+        std::fflush(stdout);
+        if (kill_mode) {
+            raise(SIGKILL);
+        }
+        raise(SIGSTOP);
+        // Continued by rank 0 after the others timed out: leave without
+        // collectives (the team failed on the others).
+        std::printf("rank %u: continued\n", w.rank);
+        return 0;
+    }
+
+    std::vector<int32_t> src(1024, 1);
+    std::vector<int32_t> dst(1024, 0);
+    ucc_coll_args_t a{};
+    a.mask = 0;
+    a.coll_type = UCC_COLL_TYPE_ALLREDUCE;
+    a.src.info = {src.data(), src.size(), UCC_DT_INT32, UCC_MEMORY_TYPE_HOST};
+    a.dst.info = {dst.data(), dst.size(), UCC_DT_INT32, UCC_MEMORY_TYPE_HOST};
+    a.op = UCC_OP_SUM;
+    if (stop_mode) {
+        a.mask = UCC_COLL_ARGS_FIELD_FLAGS;
+        a.flags = UCC_COLL_ARGS_FLAG_TIMEOUT;
+        a.timeout = 1.0;
+    }
+    if ((st = ucc_collective_init_and_post(&a, &req, team)) != UCC_OK) {
+        return failed(std::string("allreduce post: ") + ucc_status_string(st));
+    }
+    start = std::chrono::steady_clock::now();
+    while ((st = ucc_collective_test(req)) == UCC_INPROGRESS) {
+        ucc_context_progress(ctx);
+        if (timed_out(start)) {
+            return failed("the allreduce hangs although a peer is gone");
+        }
+    }
+    ucc_collective_finalize(req);
+    const double waited =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::printf("rank %u: allreduce returned %s after %.3f s\n", w.rank, ucc_status_string(st),
+                waited);
+    if (stop_mode && st != UCC_ERR_TIMED_OUT) {
+        return failed(std::string("expected UCC_ERR_TIMED_OUT, got ") + ucc_status_string(st));
+    }
+    if (kill_mode && st == UCC_OK) {
+        return failed("the allreduce succeeded without a peer");
+    }
+    // The team is failed from now on (sticky).
+    st = ucc_collective_init_and_post(&a, &req, team);
+    if (st == UCC_OK) {
+        ucc_collective_finalize(req);
+        return failed("a collective on the failed team was accepted");
+    }
+    if (stop_mode && w.rank == 0) {
+        kill(static_cast<pid_t>(pids[victim]), SIGCONT);
+    }
+    while (ucc_team_destroy(team) == UCC_INPROGRESS) {
+        ucc_context_progress(ctx);
+    }
+    ucc_context_destroy(ctx);
+    ucc_finalize(lib);
+    ucc::mp::world_finalize(&w);
+    std::printf("rank %u: ok\n", w.rank);
+    return 0;
+}

@@ -1,0 +1,90 @@
+// The process world of a multi-process test: its rank, size and an OOB, from
+// the environment (ucc_boot.h: ucc_run, torchrun-, Open MPI- or Slurm-style
+// variables) or, with `--oob mpi`, from MPI_Allgather as the program's own OOB.
+#pragma once
+
+#include <cstring>
+#include <string>
+
+#include "ucc/api/ucc.h"
+#ifdef UCC_MP_WITH_MPI
+#include "tests/mp/mpi_oob.h"
+#endif
+#ifdef UCC_MP_WITH_BOOT
+#include "ucc/boot/ucc_boot.h"
+#endif
+
+namespace ucc::mp {
+
+struct World {
+    uint32_t rank = 0;
+    uint32_t size = 1;
+    ucc_oob_coll_t oob{};
+    bool mpi = false;
+#ifdef UCC_MP_WITH_MPI
+    MPI_Comm comm = MPI_COMM_NULL;
+#endif
+#ifdef UCC_MP_WITH_BOOT
+    ucc_boot_h boot = nullptr;
+#endif
+};
+
+inline bool world_init(int &argc, char **&argv, World *w, std::string *err) {
+    bool want_mpi = false;
+    for (int i = 1; i + 1 < argc; ++i) {
+        if (std::strcmp(argv[i], "--oob") == 0 && std::strcmp(argv[i + 1], "mpi") == 0) {
+            want_mpi = true;
+        }
+    }
+    if (want_mpi) {
+#ifdef UCC_MP_WITH_MPI
+        MPI_Init(&argc, &argv);
+        w->mpi = true;
+        w->comm = MPI_COMM_WORLD;
+        mpi_oob(&w->comm, &w->oob);
+        w->rank = w->oob.oob_ep;
+        w->size = w->oob.n_oob_eps;
+        return true;
+#else
+        *err = "built without MPI";
+        return false;
+#endif
+    }
+#ifdef UCC_MP_WITH_BOOT
+    ucc_status_t st = ucc_boot_init(nullptr, &w->boot);
+    if (st != UCC_OK) {
+        *err = std::string("ucc_boot_init: ") + ucc_status_string(st) +
+               " (launch with ucc_run -n N, or pass --oob mpi under mpirun)";
+        return false;
+    }
+    w->rank = ucc_boot_rank(w->boot);
+    w->size = ucc_boot_size(w->boot);
+    st = ucc_boot_oob(w->boot, &w->oob);
+    if (st != UCC_OK) {
+        *err = std::string("ucc_boot_oob: ") + ucc_status_string(st);
+        return false;
+    }
+    return true;
+#else
+    *err = "no launcher environment support built in; pass --oob mpi under mpirun";
+    return false;
+#endif
+}
+
+inline void world_finalize(World *w) {
+#ifdef UCC_MP_WITH_MPI
+    if (w->mpi) {
+        MPI_Finalize();
+        return;
+    }
+#endif
+#ifdef UCC_MP_WITH_BOOT
+    if (w->boot != nullptr) {
+        ucc_boot_finalize(w->boot);
+        w->boot = nullptr;
+    }
+#endif
+    (void)w;
+}
+
+}  // namespace ucc::mp

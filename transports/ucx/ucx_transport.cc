@@ -1,0 +1,407 @@
+// The UCX transport: UCP context, worker, endpoints and tagged messages (see
+// ucx_transport.h); RMA lives in ucx_rma.cc.
+#include "transports/ucx/ucx_transport.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+
+#include "lib/util/common.h"
+
+namespace ucc::ucx {
+
+namespace {
+
+constexpr uint32_t kAddressMagic = 0x55435831;  // "UCX1"
+
+}  // namespace
+
+UcxTransport::~UcxTransport() {
+    // Receives still posted are withdrawn; endpoints closed (bounded wait).
+    for (auto &[id, ps] : peers_) {
+        PeerState &p = *ps;
+        for (void *req : p.recvs) {
+            auto *slot = static_cast<Slot *>(req);
+            slot->x = nullptr;
+            ucp_request_cancel(worker_, req);
+        }
+        p.recvs.clear();
+    }
+    destroy_rma();  // remote keys go before their endpoints
+    close_endpoints();
+    if (worker_ != nullptr) {
+        ucp_worker_destroy(worker_);
+    }
+    if (context_ != nullptr) {
+        ucp_cleanup(context_);
+    }
+}
+
+void UcxTransport::request_init(void *request) {
+    std::memset(request, 0, sizeof(Slot));
+}
+
+ucc_status_t UcxTransport::init(const TransportParams &p, std::string *why) {
+    params_ = p;
+    if (p.has_oob && p.n_oob_eps > tag::kMaxSenders) {
+        *why = "the OOB has " + std::to_string(p.n_oob_eps) + " members; the UCX tag layout " +
+               "(lib/tag.h) names at most " + std::to_string(tag::kMaxSenders) + " senders";
+        return UCC_ERR_NO_RESOURCE;
+    }
+    ucp_config_t *cfg = nullptr;
+    ucs_status_t us = ucp_config_read(nullptr, nullptr, &cfg);
+    if (us != UCS_OK) {
+        *why = std::string("ucp_config_read: ") + ucs_status_string(us);
+        return UCC_ERR_NO_RESOURCE;
+    }
+    ucp_params_t up{};
+    up.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_REQUEST_SIZE |
+                    UCP_PARAM_FIELD_REQUEST_INIT | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
+    up.features = UCP_FEATURE_TAG | UCP_FEATURE_RMA | UCP_FEATURE_AMO64;
+    up.request_size = sizeof(Slot);
+    up.request_init = request_init;
+    up.mt_workers_shared = 0;
+    us = ucp_init(&up, cfg, &context_);
+    ucp_config_release(cfg);
+    if (us != UCS_OK) {
+        *why = std::string("ucp_init: ") + ucs_status_string(us);
+        return UCC_ERR_NO_RESOURCE;
+    }
+    ucp_worker_params_t wp{};
+    wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+    wp.thread_mode = p.thread_multiple ? UCS_THREAD_MODE_MULTI : UCS_THREAD_MODE_SINGLE;
+    us = ucp_worker_create(context_, &wp, &worker_);
+    if (us != UCS_OK) {
+        *why = std::string("ucp_worker_create: ") + ucs_status_string(us);
+        return UCC_ERR_NO_RESOURCE;
+    }
+    ucp_address_t *addr = nullptr;
+    size_t len = 0;
+    us = ucp_worker_get_address(worker_, &addr, &len);
+    if (us != UCS_OK) {
+        *why = std::string("ucp_worker_get_address: ") + ucs_status_string(us);
+        return UCC_ERR_NO_RESOURCE;
+    }
+    const auto *a = reinterpret_cast<const uint8_t *>(addr);
+    std::vector<uint8_t> worker_address(a, a + len);
+    ucp_worker_release_address(worker_, addr);
+    if (p.has_oob) {
+        sender_ = p.oob_ep;
+    } else {
+        // No OOB ep to name this process: a hash of its worker address.
+        uint64_t h = 1469598103934665603ull;
+        for (uint8_t b : worker_address) {
+            h = (h ^ b) * 1099511628211ull;
+        }
+        sender_ = static_cast<uint32_t>((h ^ (h >> 32)) & (tag::kMaxSenders - 1));
+    }
+    const uint32_t header[3] = {kAddressMagic, sender_, static_cast<uint32_t>(len)};
+    address_.resize(sizeof(header) + len);
+    std::memcpy(address_.data(), header, sizeof(header));
+    std::memcpy(address_.data() + sizeof(header), worker_address.data(), len);
+    ucc_status_t st = resolve(address_.data(), &self_);
+    if (st != UCC_OK) {
+        *why = "cannot resolve its own address";
+        return st;
+    }
+    return UCC_OK;
+}
+
+void UcxTransport::log(const std::string &line) const {
+    if (params_.log_error != nullptr) {
+        params_.log_error(params_.log_ctx, line.c_str());
+    } else {
+        std::fprintf(stderr, "ucc ucx: %s\n", line.c_str());
+    }
+}
+
+ucc_status_t UcxTransport::resolve(const void *address, Peer *peer) {
+    uint32_t header[3];
+    std::memcpy(header, address, sizeof(header));
+    if (header[0] != kAddressMagic || header[1] >= tag::kMaxSenders) {
+        return UCC_ERR_INVALID_PARAM;
+    }
+    const auto *a = static_cast<const uint8_t *>(address) + sizeof(header);
+    std::vector<uint8_t> waddr(a, a + header[2]);
+    auto it = peers_.find(header[1]);
+    if (it != peers_.end()) {
+        if (it->second->worker_address != waddr) {
+            log("two processes carry sender index " + std::to_string(header[1]) +
+                " (contexts without an OOB name themselves by a hash of their address; create "
+                "the context with an OOB)");
+            return UCC_ERR_NO_RESOURCE;
+        }
+        *peer = it->first;
+        return UCC_OK;
+    }
+    auto ps = std::make_unique<PeerState>();
+    ps->sender = header[1];
+    ps->worker_address = std::move(waddr);
+    ps->owner = this;
+    peers_.emplace(header[1], std::move(ps));
+    *peer = header[1];
+    return UCC_OK;
+}
+
+ucc_status_t UcxTransport::endpoint(Peer peer, ucp_ep_h *ep) {
+    auto it = peers_.find(peer);
+    if (it == peers_.end()) {
+        return UCC_ERR_INVALID_PARAM;
+    }
+    PeerState &p = *it->second;
+    if (p.failed != UCC_OK) {
+        return p.failed;
+    }
+    if (p.ep == nullptr) {
+        ucp_ep_params_t ep_params{};
+        ep_params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS |
+                               UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
+                               UCP_EP_PARAM_FIELD_ERR_HANDLER;
+        ep_params.address = reinterpret_cast<const ucp_address_t *>(p.worker_address.data());
+        ep_params.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+        ep_params.err_handler.cb = on_ep_error;
+        ep_params.err_handler.arg = &p;
+        ucs_status_t us = ucp_ep_create(worker_, &ep_params, &p.ep);
+        if (us != UCS_OK) {
+            p.ep = nullptr;
+            log("cannot connect to peer " + std::to_string(p.sender) +
+                ": ucp_ep_create: " + ucs_status_string(us));
+            p.failed = UCC_ERR_NO_RESOURCE;
+            return p.failed;
+        }
+    }
+    *ep = p.ep;
+    return UCC_OK;
+}
+
+void UcxTransport::on_ep_error(void *arg, ucp_ep_h ep, ucs_status_t status) {
+    auto *p = static_cast<PeerState *>(arg);
+    (void)ep;
+    p->owner->peer_failed(*p, status);
+}
+
+void UcxTransport::peer_failed(PeerState &p, ucs_status_t status) {
+    if (p.failed == UCC_OK) {
+        log("peer " + std::to_string(p.sender) + " failed: " + ucs_status_string(status));
+    }
+    p.failed = UCC_ERR_NO_MESSAGE;
+    // Receives posted for the peer would wait forever: fail them now.
+    std::vector<void *> recvs(p.recvs.begin(), p.recvs.end());
+    p.recvs.clear();
+    for (void *req : recvs) {
+        auto *slot = static_cast<Slot *>(req);
+        Xfer *x = slot->x;
+        slot->x = nullptr;
+        ucp_request_cancel(worker_, req);
+        if (x != nullptr) {
+            ++completions_;
+            complete(x, UCC_ERR_NO_MESSAGE);
+        }
+    }
+    // The endpoint is closed when the transport goes away (its requests have
+    // been completed with errors by UCX).
+}
+
+ucc_status_t UcxTransport::to_ucc(ucs_status_t us) {
+    switch (us) {
+        case UCS_OK:
+            return UCC_OK;
+        case UCS_ERR_MESSAGE_TRUNCATED:
+            return UCC_ERR_NO_MESSAGE;
+        case UCS_ERR_CANCELED:
+            return UCC_ERR_NO_MESSAGE;
+        case UCS_ERR_NO_MEMORY:
+            return UCC_ERR_NO_MEMORY;
+        case UCS_ERR_TIMED_OUT:
+        case UCS_ERR_ENDPOINT_TIMEOUT:
+            return UCC_ERR_TIMED_OUT;
+        default:
+            return UCC_ERR_NO_MESSAGE;
+    }
+}
+
+void UcxTransport::on_send(void *request, ucs_status_t status, void *user_data) {
+    (void)user_data;
+    auto *slot = static_cast<Slot *>(request);
+    Xfer *x = slot->x;
+    UcxTransport *t = slot->t;
+    slot->x = nullptr;
+    ucp_request_free(request);
+    if (x != nullptr) {
+        if (status != UCS_OK && status != UCS_ERR_CANCELED) {
+            t->log("send to peer " + std::to_string(slot->peer) +
+                   " failed: " + ucs_status_string(status));
+        }
+        ++t->completions_;
+        x->transport_priv = nullptr;
+        t->complete(x, to_ucc(status));
+    }
+}
+
+void UcxTransport::on_recv(void *request, ucs_status_t status, const ucp_tag_recv_info_t *info,
+                           void *user_data) {
+    (void)user_data;
+    auto *slot = static_cast<Slot *>(request);
+    Xfer *x = slot->x;
+    UcxTransport *t = slot->t;
+    if (x != nullptr) {
+        t->peer(slot->peer).recvs.erase(request);
+    }
+    slot->x = nullptr;
+    ucp_request_free(request);
+    if (x != nullptr) {
+        x->bytes = status == UCS_OK ? info->length : 0;
+        ++t->completions_;
+        x->transport_priv = nullptr;
+        t->complete(x, to_ucc(status));
+    }
+}
+
+ucc_status_t UcxTransport::isend(Peer peer, Tag tag, const void *buf, size_t bytes,
+                                 ucc_memory_type_t, Xfer *x) {
+    ucp_ep_h ep = nullptr;
+    UCC_TRY(endpoint(peer, &ep));
+    ucp_request_param_t rp{};
+    rp.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK;
+    rp.cb.send = on_send;
+    x->bytes = bytes;
+    ucs_status_ptr_t r = ucp_tag_send_nbx(ep, buf, bytes, tag::wire(sender_, tag), &rp);
+    if (r == nullptr) {
+        x->status = UCC_OK;
+        return UCC_OK;
+    }
+    if (UCS_PTR_IS_ERR(r)) {
+        log("send to peer " + std::to_string(peer) +
+            " failed: " + ucs_status_string(UCS_PTR_STATUS(r)));
+        return to_ucc(UCS_PTR_STATUS(r));
+    }
+    auto *slot = static_cast<Slot *>(r);
+    *slot = Slot{x, this, peer, false};
+    x->status = UCC_INPROGRESS;
+    x->transport_priv = r;
+    return UCC_OK;
+}
+
+ucc_status_t UcxTransport::irecv(Peer peer, Tag tag, void *buf, size_t bytes, ucc_memory_type_t,
+                                 Xfer *x) {
+    // An endpoint to the sender lets its failure be noticed.
+    ucp_ep_h ep = nullptr;
+    UCC_TRY(endpoint(peer, &ep));
+    ucp_tag_recv_info_t info{};
+    ucp_request_param_t rp{};
+    rp.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_RECV_INFO;
+    rp.cb.recv = on_recv;
+    rp.recv_info.tag_info = &info;
+    ucs_status_ptr_t r = ucp_tag_recv_nbx(
+        worker_, buf, bytes, tag::wire(static_cast<uint32_t>(peer), tag), ~uint64_t{0}, &rp);
+    if (r == nullptr) {
+        x->bytes = info.length;
+        x->status = UCC_OK;
+        return UCC_OK;
+    }
+    if (UCS_PTR_IS_ERR(r)) {
+        x->bytes = 0;
+        x->status = to_ucc(UCS_PTR_STATUS(r));
+        return UCC_OK;  // reported on the Xfer (a truncated message, ...)
+    }
+    auto *slot = static_cast<Slot *>(r);
+    *slot = Slot{x, this, peer, true};
+    this->peer(peer).recvs.insert(r);
+    x->status = UCC_INPROGRESS;
+    x->transport_priv = r;
+    return UCC_OK;
+}
+
+void UcxTransport::cancel(Xfer *x) {
+    void *req = x->transport_priv;
+    if (req == nullptr || x->done()) {
+        return;
+    }
+    auto *slot = static_cast<Slot *>(req);
+    if (slot->x != x) {
+        return;
+    }
+    slot->x = nullptr;
+    x->transport_priv = nullptr;
+    if (slot->is_recv) {
+        peer(slot->peer).recvs.erase(req);
+        // A receive not yet matched is withdrawn; one already matched and in
+        // flight finishes into its buffer (UCP cannot stop it).
+        ucp_request_cancel(worker_, req);
+    }
+    // A send cannot be withdrawn; it completes (or fails) on its own and its
+    // request is freed then. The source buffer is only read.
+    x->status = UCC_ERR_NO_MESSAGE;
+}
+
+int UcxTransport::progress() {
+    completions_ = 0;
+    ucp_worker_progress(worker_);
+    return static_cast<int>(completions_);
+}
+
+double UcxTransport::now() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+void UcxTransport::close_endpoints() {
+    std::vector<void *> closing;
+    for (auto &[id, ps] : peers_) {
+        PeerState &p = *ps;
+        if (p.ep == nullptr) {
+            continue;
+        }
+        ucp_request_param_t rp{};
+        rp.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+        rp.flags = UCP_EP_CLOSE_FLAG_FORCE;
+        ucs_status_ptr_t r = ucp_ep_close_nbx(p.ep, &rp);
+        if (r != nullptr && !UCS_PTR_IS_ERR(r)) {
+            closing.push_back(r);
+        }
+        p.ep = nullptr;
+    }
+    // Bounded: a forced close completes locally.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    for (void *r : closing) {
+        while (ucp_request_check_status(r) == UCS_INPROGRESS &&
+               std::chrono::steady_clock::now() < deadline) {
+            ucp_worker_progress(worker_);
+        }
+        if (ucp_request_check_status(r) != UCS_INPROGRESS) {
+            ucp_request_free(r);
+        }
+    }
+}
+
+ucc_status_t create(const TransportParams &p, std::unique_ptr<Transport> *out, std::string *why) {
+    auto t = std::make_unique<UcxTransport>();
+    ucc_status_t st = t->init(p, why);
+    if (st != UCC_OK) {
+        return st;
+    }
+    *out = std::move(t);
+    return UCC_OK;
+}
+
+namespace {
+
+bool available(const TransportParams &p, std::string *why) {
+    if (!p.has_oob || p.n_oob_eps <= 1) {
+        *why = "a context of one process (the loopback serves it)";
+        return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+}  // namespace ucc::ucx
+
+namespace ucc {
+extern const TransportEntry kTransport_ucx;
+const TransportEntry kTransport_ucx{"ucx", "ucp",
+                                    "UCX (UCP tag matching and RMA): processes on one or many "
+                                    "hosts over shared memory, TCP or InfiniBand",
+                                    ucx::available, ucx::create};
+}  // namespace ucc

@@ -1,0 +1,127 @@
+// The UCX transport: real processes and hosts over UCP (shared memory, TCP,
+// InfiniBand: whatever UCX finds; UCX_TLS and UCX_NET_DEVICES restrict it).
+//
+//  * One UCP context and one worker per UCC context. The address a peer
+//    learns through the OOB is [magic][sender index][worker address]; the
+//    sender index is the process's OOB ep (or, for a context created without
+//    an OOB, a hash of its worker address, with collisions refused at resolve).
+//  * Endpoints are created on first use (a send, a receive from that peer,
+//    RMA) with peer error handling: a peer that fails fails every transfer
+//    with it, receives posted for it included, with one log line naming the
+//    peer and UCX's reason.
+//  * Tagged send/receive on UCP tag matching. UCP matches no source, so the
+//    sender's index is part of the UCP tag (lib/tag.h, "wire tag"); UCP keeps
+//    messages of one sender and tag in order, which is the non-overtaking
+//    lib/transport.h promises. Large messages go zero-copy by UCX rendezvous;
+//    nothing is staged here.
+//  * RMA through ucp_mem_map; a packed remote key is unpacked once per peer
+//    and key and cached until the transport goes away.
+//  * progress() drives the worker; completions reach the core's sink from
+//    inside it. now() is the monotonic wall clock.
+#pragma once
+
+#include <ucp/api/ucp.h>
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "lib/transport.h"
+
+namespace ucc::ucx {
+
+// Creates the transport of one context (`why` names the cause on failure).
+ucc_status_t create(const TransportParams &p, std::unique_ptr<Transport> *out, std::string *why);
+
+class UcxTransport final : public Transport {
+  public:
+    UcxTransport() = default;
+    ~UcxTransport() override;
+    UcxTransport(const UcxTransport &) = delete;
+    UcxTransport &operator=(const UcxTransport &) = delete;
+
+    ucc_status_t init(const TransportParams &p, std::string *why);
+
+    const char *name() const override { return "ucx"; }
+    size_t address_length() const override { return address_.size(); }
+    void address(void *out) const override {
+        std::copy(address_.begin(), address_.end(), static_cast<uint8_t *>(out));
+    }
+    ucc_status_t resolve(const void *address, Peer *peer) override;
+    Peer self() const override { return self_; }
+
+    ucc_status_t isend(Peer peer, Tag tag, const void *buf, size_t bytes, ucc_memory_type_t mem,
+                       Xfer *x) override;
+    ucc_status_t irecv(Peer peer, Tag tag, void *buf, size_t bytes, ucc_memory_type_t mem,
+                       Xfer *x) override;
+    void cancel(Xfer *x) override;
+
+    ucc_status_t mem_register(void *base, size_t length, MemRegion *region) override;
+    void mem_deregister(MemRegion *region) override;
+    std::vector<uint8_t> rkey_pack(const MemRegion &region) override;
+    ucc_status_t put(Peer peer, const void *src, size_t bytes, uint64_t remote_addr,
+                     const std::vector<uint8_t> &rkey, Xfer *x) override;
+    ucc_status_t get(Peer peer, void *dst, size_t bytes, uint64_t remote_addr,
+                     const std::vector<uint8_t> &rkey, Xfer *x) override;
+    ucc_status_t atomic_add(Peer peer, uint64_t remote_addr, uint64_t value,
+                            const std::vector<uint8_t> &rkey, Xfer *x) override;
+    ucc_status_t flush(Peer peer, Xfer *x) override;
+
+    int progress() override;
+    double now() const override;
+    void idle(double) override {}
+    void charge(Work, size_t) override {}
+
+  private:
+    struct PeerState {
+        UcxTransport *owner = nullptr;
+        uint32_t sender = 0;  // its sender index (the wire tag's)
+        std::vector<uint8_t> worker_address;
+        ucp_ep_h ep = nullptr;
+        ucc_status_t failed = UCC_OK;
+        std::set<void *> recvs;  // UCP requests of receives posted for it
+        // Remote keys unpacked on this peer's endpoint, by packed bytes.
+        std::map<std::vector<uint8_t>, ucp_rkey_h> rkeys;
+    };
+
+    // What a UCP request serves (UCP_PARAM_FIELD_REQUEST_SIZE bytes of it).
+    struct Slot {
+        Xfer *x;  // nullptr once the Xfer was cancelled or completed
+        UcxTransport *t;
+        Peer peer;
+        bool is_recv;
+    };
+
+    static void request_init(void *request);
+    static void on_ep_error(void *arg, ucp_ep_h ep, ucs_status_t status);
+    static void on_send(void *request, ucs_status_t status, void *user_data);
+    static void on_recv(void *request, ucs_status_t status, const ucp_tag_recv_info_t *info,
+                        void *user_data);
+    static ucc_status_t to_ucc(ucs_status_t us);
+
+    void log(const std::string &line) const;
+    ucc_status_t endpoint(Peer peer, ucp_ep_h *ep);
+    void peer_failed(PeerState &p, ucs_status_t status);
+    ucc_status_t rkey(Peer peer, const std::vector<uint8_t> &packed, ucp_rkey_h *out);
+    // Hands a non-blocking RMA result to the Xfer (at once or by callback).
+    ucc_status_t track(ucs_status_ptr_t r, Peer peer, Xfer *x, const char *what);
+    void close_endpoints();
+    void destroy_rma();
+
+    TransportParams params_;
+    ucp_context_h context_ = nullptr;
+    ucp_worker_h worker_ = nullptr;
+    uint32_t sender_ = 0;
+    std::vector<uint8_t> address_;
+    Peer self_ = 0;
+    // Peers by Peer id, which is the peer's sender index: the same number on
+    // every process (its OOB ep), so ids are global like the simulator's.
+    std::unordered_map<Peer, std::unique_ptr<PeerState>> peers_;
+    PeerState &peer(Peer id) { return *peers_.at(id); }
+    uint64_t completions_ = 0;  // in the current progress() call
+};
+
+}  // namespace ucc::ucx
