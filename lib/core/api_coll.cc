@@ -101,8 +101,9 @@ void CollRequest::complete(ucc_status_t st) {
         UCC_LOG(team->ctx->log, kError, "team %u failed: %s in %s", team->id, ucc_status_string(st),
                 coll_type_name(args.coll_type));
     }
-    // The status is final when the callback runs (API.md §4.9).
-    super.status = st;
+    // The status is final when the callback runs (API.md §4.9). Another
+    // thread may be reading it (ucc_collective_test is an inline read).
+    __atomic_store_n(&super.status, st, __ATOMIC_RELEASE);
     if (has_cb) {
         ucc::TraceEvent e;
         e.kind = ucc::TraceKind::kCallback;
@@ -164,6 +165,7 @@ ucc_status_t coll_init(ucc_coll_args_t *coll_args, ucc_coll_req_h *request, ucc_
     }
     Team &t = team->team;
     Context &ctx = *t.ctx;
+    ucc::core::ContextGuard guard(ctx);
     if (t.placeholder) {
         UCC_LOG(ctx.log, kError,
                 "ucc_collective_init: this handle is a split placeholder for a member that was "
@@ -304,6 +306,7 @@ ucc_status_t coll_post(ucc_coll_req_h request) {
     CollRequest *r = req_of(request);
     Team &t = *r->team;
     Context &ctx = *t.ctx;
+    ucc::core::ContextGuard guard(ctx);
     const ucc_status_t cur = r->super.status;
     if (!(cur == UCC_OPERATION_INITIALIZED || (r->persistent && cur == UCC_OK))) {
         UCC_LOG(ctx.log, kError,
@@ -344,7 +347,7 @@ ucc_status_t coll_post(ucc_coll_req_h request) {
         seq = static_cast<uint32_t>(r->args.tag) | (static_cast<uint32_t>(r->posts & 0x7fff) << 16);
     }
     r->posts++;
-    r->super.status = UCC_INPROGRESS;
+    __atomic_store_n(&r->super.status, UCC_INPROGRESS, __ATOMIC_RELEASE);
     if (ctx.transport->recording()) [[unlikely]] {
         ucc::TraceEvent e;
         e.kind = ucc::TraceKind::kPost;
@@ -436,6 +439,7 @@ UCC_EXPORT ucc_status_t ucc_collective_init_and_post(ucc_coll_args_t *coll_args,
                                                      ucc_coll_req_h *request, ucc_team_h team) {
     return api_guard(__func__, [&]() -> ucc_status_t {
         UCC_TRY(coll_init(coll_args, request, team));
+        ucc::core::ContextGuard guard(*team->team.ctx);
         ucc_status_t st = coll_post(*request);
         if (st != UCC_OK) {
             ucc::core::free_request(req_of(*request));
@@ -452,6 +456,7 @@ UCC_EXPORT ucc_status_t ucc_collective_finalize(ucc_coll_req_h request) {
             return UCC_ERR_INVALID_PARAM;
         }
         CollRequest *r = req_of(request);
+        ucc::core::ContextGuard guard(*r->team->ctx);
         if (r->super.status == UCC_INPROGRESS) {
             UCC_LOG(r->team->ctx->log, kError,
                     "ucc_collective_finalize: the request is still in progress");

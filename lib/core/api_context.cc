@@ -281,6 +281,7 @@ UCC_EXPORT ucc_status_t ucc_context_create(ucc_lib_h lib_handle, const ucc_conte
             return UCC_ERR_INVALID_PARAM;
         }
         ctx.log.set_level(level);
+        ctx.thread_multiple = lib.thread_mode == UCC_THREAD_MULTIPLE;
 
         {
             ucc::TransportParams tp;
@@ -345,7 +346,10 @@ UCC_EXPORT ucc_status_t ucc_context_create(ucc_lib_h lib_handle, const ucc_conte
                 }
                 ctx.peers = ucc::core::PeerMap::from_exchange(ex, n);
                 ctx.log.set_prefix("ctx_ep=" + std::to_string(ctx.oob.oob_ep));
-                lib.n_contexts++;
+                {
+                    std::lock_guard<std::mutex> lk(lib.mu);
+                    lib.n_contexts++;
+                }
                 *context = h.release();
                 return UCC_OK;
             }
@@ -388,7 +392,10 @@ UCC_EXPORT ucc_status_t ucc_context_create(ucc_lib_h lib_handle, const ucc_conte
             }
             ctx.log.set_prefix("ctx_ep=" + std::to_string(ctx.oob.oob_ep));
         }
-        lib.n_contexts++;
+        {
+            std::lock_guard<std::mutex> lk(lib.mu);
+            lib.n_contexts++;
+        }
         *context = h.release();
         return UCC_OK;
     });
@@ -403,6 +410,7 @@ UCC_EXPORT ucc_status_t ucc_context_progress(ucc_context_h context) {
         if (ucc::core::context_destroyed(context, "ucc_context_progress")) {
             return UCC_ERR_INVALID_PARAM;
         }
+        ucc::core::ContextGuard guard(context->ctx);
         return context->ctx.progress();
     });
 }
@@ -417,6 +425,7 @@ UCC_EXPORT ucc_status_t ucc_context_destroy(ucc_context_h context) {
             return UCC_ERR_INVALID_PARAM;
         }
         Context &ctx = context->ctx;
+        ucc::core::ContextGuard guard(ctx);
         if (ctx.n_teams != 0) {
             UCC_LOG(ctx.log, kError,
                     "ucc_context_destroy: %llu teams still use this context; destroy them first",
@@ -429,6 +438,7 @@ UCC_EXPORT ucc_status_t ucc_context_destroy(ucc_context_h context) {
                     static_cast<unsigned long long>(ctx.n_mem_maps));
             return UCC_ERR_INVALID_PARAM;
         }
+        std::lock_guard<std::mutex> lk(ctx.lib->mu);
         ctx.lib->n_contexts--;
         // Keep a tombstone (with the tombstones of its teams) until ucc_finalize (P36).
         ctx.destroyed = true;
@@ -453,6 +463,7 @@ UCC_EXPORT ucc_status_t ucc_context_get_attr(ucc_context_h context,
             return UCC_ERR_INVALID_PARAM;
         }
         Context &ctx = context->ctx;
+        ucc::core::ContextGuard guard(ctx);
         if (context_attr->mask & UCC_CONTEXT_ATTR_FIELD_TYPE) {
             context_attr->type = ctx.type;
         }
@@ -504,6 +515,7 @@ UCC_EXPORT ucc_status_t ucc_mem_map(ucc_context_h context, ucc_mem_map_mode_t mo
             return UCC_ERR_INVALID_PARAM;
         }
         Context &ctx = context->ctx;
+        ucc::core::ContextGuard guard(ctx);
         if (mode == UCC_MEM_MAP_MODE_EXPORT || mode == UCC_MEM_MAP_MODE_EXPORT_OFFLOAD) {
             if (params == nullptr || params->n_segments != 1 || params->segments == nullptr) {
                 log_error("ucc_mem_map: export needs params with exactly one segment");
@@ -547,6 +559,7 @@ UCC_EXPORT ucc_status_t ucc_mem_unmap(ucc_mem_map_mem_h *memh) {
             log_error("ucc_mem_unmap: *memh is not a UCC memory handle");
             return UCC_ERR_INVALID_PARAM;
         }
+        ucc::core::ContextGuard guard(*m->ctx);
         m->ctx->n_mem_maps--;
         m->magic = 0;
         delete m;

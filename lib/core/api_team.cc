@@ -166,6 +166,7 @@ UCC_EXPORT ucc_status_t ucc_team_create_post(ucc_context_h *contexts, uint32_t n
             return UCC_ERR_INVALID_PARAM;
         }
         Context &ctx = contexts[0]->ctx;
+        ucc::core::ContextGuard guard(ctx);
         const ucc_team_params_t &p = *team_params;
         if (ctx.team_create_in_progress) {
             UCC_LOG(ctx.log, kError,
@@ -372,6 +373,7 @@ UCC_EXPORT ucc_status_t ucc_team_create_test(ucc_team_h team) {
             return UCC_ERR_INVALID_PARAM;
         }
         Team &t = team->team;
+        ucc::core::ContextGuard guard(*t.ctx);
         if (t.state == TeamState::kCreating) {
             // Progress the context here, so looping on this call alone is enough.
             t.ctx->progress();
@@ -417,6 +419,7 @@ UCC_EXPORT ucc_status_t ucc_team_destroy(ucc_team_h team) {
             return UCC_ERR_INVALID_PARAM;
         }
         Team &t = team->team;
+        ucc::core::ContextGuard guard(*t.ctx);
         if (t.state == TeamState::kCreating) {
             UCC_LOG(t.ctx->log, kError,
                     "ucc_team_destroy: team creation is still in progress; call "
@@ -464,6 +467,7 @@ UCC_EXPORT ucc_status_t ucc_team_get_attr(ucc_team_h team, ucc_team_attr_t *team
             return UCC_ERR_INVALID_PARAM;
         }
         Team &t = team->team;
+        ucc::core::ContextGuard guard(*t.ctx);
         if (t.state != TeamState::kActive) {
             UCC_LOG(t.ctx->log, kError, "ucc_team_get_attr: the team is not active");
             return UCC_ERR_INVALID_PARAM;

@@ -7,6 +7,7 @@
 #include <limits>
 #include <list>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -80,6 +81,8 @@ struct Lib {
     uint64_t reduction_types = 0;
     ucc_coll_sync_type_t sync_type = UCC_NO_SYNC_COLLECTIVES;
     uint64_t n_contexts = 0;
+    // UCC_THREAD_MULTIPLE: guards n_contexts and dead_contexts.
+    std::mutex mu;
     // Destroyed contexts (with their destroyed teams), kept as small
     // tombstones until ucc_finalize so that a call on a stale handle returns
     // an error instead of touching freed memory (P36).
@@ -102,6 +105,11 @@ struct Context final : CompletionSink, coll::Scheduler {
     void on_complete(Xfer *x) override;
     // coll::Scheduler
     void schedule(std::coroutine_handle<> h) override { runq.push_back(h); }
+
+    // UCC_THREAD_MULTIPLE: every API call on the context, its teams and its
+    // requests holds `mu` (recursive: completion callbacks may call back in).
+    std::recursive_mutex mu;
+    bool thread_multiple = false;
 
     // One pass of progress; blocks (in the simulator) only when nothing happened.
     ucc_status_t progress();
@@ -143,6 +151,27 @@ struct Context final : CompletionSink, coll::Scheduler {
     uint64_t resources(uint16_t team_id) const {
         return transport ? transport->pending_ops(tag::team_prefix(team_id), tag::kTeamMask) : 0;
     }
+};
+
+// Holds a context's lock for the scope when the library runs in
+// UCC_THREAD_MULTIPLE mode; nothing otherwise.
+class ContextGuard {
+  public:
+    explicit ContextGuard(Context &c) : mu_(c.thread_multiple ? &c.mu : nullptr) {
+        if (mu_ != nullptr) {
+            mu_->lock();
+        }
+    }
+    ~ContextGuard() {
+        if (mu_ != nullptr) {
+            mu_->unlock();
+        }
+    }
+    ContextGuard(const ContextGuard &) = delete;
+    ContextGuard &operator=(const ContextGuard &) = delete;
+
+  private:
+    std::recursive_mutex *mu_;
 };
 
 enum class TeamState { kCreating, kActive, kFailed, kDestroyed };

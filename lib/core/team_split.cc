@@ -87,6 +87,7 @@ UCC_EXPORT ucc_status_t ucc_team_create_from_parent(uint64_t my_ep, uint32_t inc
         }
         Team &p = parent_team->team;
         Context &ctx = *p.ctx;
+        ucc::core::ContextGuard guard(ctx);
         if (p.state != TeamState::kActive || p.placeholder) {
             UCC_LOG(ctx.log, kError, "ucc_team_create_from_parent: the parent team is not active");
             return UCC_ERR_INVALID_PARAM;

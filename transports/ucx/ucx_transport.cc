@@ -69,7 +69,8 @@ ucc_status_t UcxTransport::init(const TransportParams &p, std::string *why) {
     }
     ucp_worker_params_t wp{};
     wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
-    wp.thread_mode = p.thread_multiple ? UCS_THREAD_MODE_MULTI : UCS_THREAD_MODE_SINGLE;
+    // Under UCC_THREAD_MULTIPLE the core serialises every call on the context.
+    wp.thread_mode = p.thread_multiple ? UCS_THREAD_MODE_SERIALIZED : UCS_THREAD_MODE_SINGLE;
     us = ucp_worker_create(context_, &wp, &worker_);
     if (us != UCS_OK) {
         *why = std::string("ucp_worker_create: ") + ucs_status_string(us);
