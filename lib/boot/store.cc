@@ -835,25 +835,29 @@ ucc_status_t StoreClient::connect(const std::string &host, uint16_t port, Millis
             s.io.restart();
             while (!done && s.io.run_one_until(deadline) > 0) {
             }
+            error_code ignored;
             if (!done) {
-                error_code ignored;
+                // Cut short by the deadline: keep the last real error, if any.
                 s.sock.close(ignored);
                 s.io.restart();
                 s.io.run();  // the aborted connect's handler
-                result = asio::error::timed_out;
+                if (last_error.empty()) {
+                    last_error = asio::error::make_error_code(asio::error::timed_out).message();
+                }
+                break;
             }
             if (!result) {
                 s.connected = true;
                 break;
             }
             last_error = result.message();
-            error_code ignored;
             s.sock.close(ignored);
         }
         if (s.connected || Clock::now() >= deadline) {
             break;
         }
-        auto left = std::chrono::duration_cast<Millis>(deadline - Clock::now());
+        // Rounded up: the last sleep ends at the deadline, not just before it.
+        auto left = std::chrono::ceil<Millis>(deadline - Clock::now());
         std::this_thread::sleep_for(std::min(backoff, left));
         backoff = std::min(backoff * 2, Millis(500));
     }
