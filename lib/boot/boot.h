@@ -13,6 +13,7 @@
 // it, a get of all n keys, which the store parks until the last rank's set.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -76,8 +77,10 @@ class Boot {
     std::unique_ptr<StoreServer> server_;
     std::shared_ptr<StoreClient> client_;  // shared with outstanding requests
     std::string prefix_;                   // "ucc_boot/<epoch>/"
-    uint64_t allgathers_ = 0;
-    uint64_t barriers_ = 0;
+    // Round counters; atomic so that threads may share the handle (the order
+    // of rounds must still be the same on every rank).
+    std::atomic<uint64_t> allgathers_{0};
+    std::atomic<uint64_t> barriers_{0};
 };
 
 }  // namespace ucc::boot
