@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build needs, if any are missing.
 set -euo pipefail
-pkgs=(cmake make g++ libboost-context-dev libboost-dev librapidcheck-dev libgtest-dev)
+# UCX (transport) and Open MPI (mpirun, for the bootstrap's multi-process tests).
+pkgs=(cmake make g++ libboost-context-dev libboost-dev librapidcheck-dev libgtest-dev
+  libucx-dev ucx-utils libopenmpi-dev openmpi-bin)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
