@@ -241,9 +241,9 @@ struct TransportParams {
     uint32_t oob_ep = 0;           // this process's OOB ep (when has_oob)
     uint32_t n_oob_eps = 0;        // OOB members (when has_oob)
     bool thread_multiple = false;  // several threads may call into the context at once
-    // Where the transport reports errors after creation (one line each: the
-    // peer and the cause); nullptr: nowhere.
-    void (*log_error)(void *log_ctx, const char *line) = nullptr;
+    // Where the transport reports after creation, one line each (a failure:
+    // the peer and the cause; `error` false: a debug line); nullptr: stderr.
+    void (*log)(void *log_ctx, bool error, const char *line) = nullptr;
     void *log_ctx = nullptr;
 };
 

@@ -1,7 +1,7 @@
 // ucc_run: run N processes of a program on this host, bootstrapped for
 // include/ucc/boot/ucc_boot.h.
 //
-//   ucc_run -n N [--timeout SEC] [--grace SEC] [--] program [args...]
+//   ucc_run -n N [--timeout SEC] [--grace SEC] [--keep-going] [--] program [args...]
 //
 // Starts a rendezvous store on 127.0.0.1 (an ephemeral port), then forks N
 // processes with UCC_RANK, UCC_WORLD_SIZE, UCC_LOCAL_RANK, UCC_LOCAL_SIZE and
@@ -11,7 +11,8 @@
 // forwarded to every rank. When a rank exits non-zero or is killed, ucc_run
 // says which and how, sends SIGTERM to the other ranks and SIGKILL to those
 // left after the grace period (default 3 s), and exits with that rank's exit
-// code (128 + signal for a killed rank). --timeout bounds the whole run (exit
+// code (128 + signal for a killed rank); with --keep-going the others run on
+// and it exits so once they are done. --timeout bounds the whole run (exit
 // 124). Each rank is the leader of its own process group (signals reach its
 // children too) and reads stdin from /dev/null. UCX variables are passed
 // through untouched.
@@ -63,15 +64,19 @@ struct Options {
     int n = 0;
     double timeout_s = 0;  // 0: none
     double grace_s = 3;
+    bool keep_going = false;  // a failed rank does not stop the others
     std::vector<std::string> argv;
 };
 
 void usage(FILE *f) {
     std::fprintf(f,
-                 "usage: ucc_run -n N [--timeout SEC] [--grace SEC] [--] program [args...]\n"
+                 "usage: ucc_run -n N [--timeout SEC] [--grace SEC] [--keep-going] [--] program "
+                 "[args...]\n"
                  "  -n, -np N       number of processes (1 to %d)\n"
                  "  --timeout SEC   stop every rank and exit 124 after SEC seconds\n"
-                 "  --grace SEC     after SIGTERM, SIGKILL ranks still alive after SEC (3)\n",
+                 "  --grace SEC     after SIGTERM, SIGKILL ranks still alive after SEC (3)\n"
+                 "  --keep-going    when a rank fails, let the others finish (exit code: the\n"
+                 "                  first failed rank's)\n",
                  kRanksMax);
 }
 
@@ -105,7 +110,9 @@ std::optional<Options> parse_args(int argc, char **argv) {
             usage(stdout);
             std::exit(0);
         }
-        if (a == "-n" || a == "-np" || a == "--np") {
+        if (a == "--keep-going") {
+            o.keep_going = true;
+        } else if (a == "-n" || a == "-np" || a == "--np") {
             const char *v = value("-n");
             char *end = nullptr;
             long n = v != nullptr ? std::strtol(v, &end, 10) : 0;
@@ -357,7 +364,12 @@ void Runner::on_rank_exit(int r) {
         std::fprintf(stderr, "ucc_run: rank %d killed by signal %d (%s)\n", r, sig,
                      signal_name(sig).c_str());
     }
-    failed_rank_ = r;
+    if (failed_rank_ < 0) {
+        failed_rank_ = r;
+    }
+    if (opt_.keep_going) {
+        return;
+    }
     stopping_ = true;
     if (running_ > 0) {
         std::fprintf(stderr, "ucc_run: stopping the other %d running ranks\n", running_);

@@ -142,11 +142,14 @@ ucc_status_t oob_allgather_blocking(const ucc_oob_coll_t &oob, void *src, void *
     return st;
 }
 
-void transport_log(void *obj, const char *line) {
-    UCC_LOG(static_cast<Context *>(obj)->log, kError, "%s: %s",
-            static_cast<Context *>(obj)->transport ? static_cast<Context *>(obj)->transport->name()
-                                                   : "transport",
-            line);
+void transport_log(void *obj, bool error, const char *line) {
+    const auto *ctx = static_cast<Context *>(obj);
+    const char *name = ctx->transport ? ctx->transport->name() : "transport";
+    if (error) {
+        UCC_LOG(ctx->log, kError, "%s: %s", name, line);
+    } else {
+        UCC_LOG(ctx->log, kDebug, "%s: %s", name, line);
+    }
 }
 
 double context_clock(const void *obj) {
@@ -289,7 +292,7 @@ UCC_EXPORT ucc_status_t ucc_context_create(ucc_lib_h lib_handle, const ucc_conte
             tp.oob_ep = has_oob ? params->oob.oob_ep : 0;
             tp.n_oob_eps = has_oob ? params->oob.n_oob_eps : 0;
             tp.thread_multiple = lib.thread_mode == UCC_THREAD_MULTIPLE;
-            tp.log_error = transport_log;
+            tp.log = transport_log;
             tp.log_ctx = &ctx;
             // The context's TLS wins over the library's.
             std::string tls = ctx.config.get("TLS");

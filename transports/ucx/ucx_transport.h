@@ -83,6 +83,7 @@ class UcxTransport final : public Transport {
         ucp_ep_h ep = nullptr;
         ucc_status_t failed = UCC_OK;
         std::set<void *> recvs;  // UCP requests of receives posted for it
+        uint64_t sends = 0;      // its sends and RMA operations in flight
         // Remote keys unpacked on this peer's endpoint, by packed bytes.
         std::map<std::vector<uint8_t>, ucp_rkey_h> rkeys;
     };
@@ -102,7 +103,7 @@ class UcxTransport final : public Transport {
                         void *user_data);
     static ucc_status_t to_ucc(ucs_status_t us);
 
-    void log(const std::string &line) const;
+    void log(const std::string &line, bool error = true) const;
     ucc_status_t endpoint(Peer peer, ucp_ep_h *ep);
     void peer_failed(PeerState &p, ucs_status_t status);
     ucc_status_t rkey(Peer peer, const std::vector<uint8_t> &packed, ucp_rkey_h *out);
