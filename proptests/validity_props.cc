@@ -1,17 +1,19 @@
 // P45 and rules V1-V11 of model/VALIDITY.md: ucc_collective_init on the
 // simulator returns exactly model::expected_init_status on every rank, for
 // valid arguments (UCC_OK) and for arguments broken in one or two ways at
-// random, never crashing. Fields the mask does not select and buffer
-// descriptions the rank does not use hold junk (P30). See coll_props.cc for the
+// random, never crashing. Fields the mask does not select, buffer descriptions
+// the rank does not use and error_type (never read: V2 is withdrawn, as the
+// reference has no mask bit for it) hold junk (P30). See coll_props.cc for the
 // knobs (UCC_PROPTEST_SCALE, RC_PARAMS).
 //
 // Enumerations: a C caller may store any int in an enum field, but loading a
 // value outside a C++ enum's range is undefined behaviour in the C++ library
 // and model, and UBSan aborts on it. Sanitizer builds (ASan and UBSan are
 // enabled together here, detected through __SANITIZE_ADDRESS__) therefore only
-// draw junk enum values inside each enum's range; V2 (error_type, whose range
-// is {0, 1}) and V1's "a bit >= 16" (ucc_coll_type_t's range is 0..0xffff) are
-// then not exercised. (lib/core/validate.cc loads these fields as enums: see
+// draw junk enum values inside each enum's range for the fields that are read;
+// V1's "a bit >= 16" (ucc_coll_type_t's range is 0..0xffff) is then not
+// exercised. error_type, which nobody loads, holds any 32-bit value in every
+// build. (lib/core/validate.cc once loaded these fields as enums: see
 // tests/regress/enum_out_of_range_test.cc.)
 #include <algorithm>
 #include <bit>
@@ -221,7 +223,6 @@ struct Base {
     bool c64 = false;
     bool d64 = false;
     bool tag_field = false;
-    bool global_errors = false;
     uint64_t junk_seed = 0;
     // A valid active set (members (as_start + i*as_stride) mod n, distinct; a
     // rooted type's root is a member): members get args valid on a team of
@@ -318,7 +319,7 @@ ucc_coll_args_t build_args(const Base &b, uint32_t n, uint32_t r, uint32_t team_
     a.mask = (b.flags_field ? UCC_COLL_ARGS_FIELD_FLAGS : 0) |
              (b.tag_field ? UCC_COLL_ARGS_FIELD_TAG : 0);
     a.coll_type = b.type;
-    a.error_type = b.global_errors ? UCC_ERR_TYPE_GLOBAL : UCC_ERR_TYPE_LOCAL;
+    // error_type keeps its junk: it is never read (VALIDITY.md V2, withdrawn).
     if (b.flags_field) {
         a.flags = (b.inplace ? UCC_COLL_ARGS_FLAG_IN_PLACE : 0) |
                   (b.c64 ? UCC_COLL_ARGS_FLAG_COUNT_64BIT : 0) |
@@ -420,7 +421,7 @@ ucc_coll_args_t build_args(const Base &b, uint32_t n, uint32_t r, uint32_t team_
 
 enum class Mut {
     kCollType,        // V1
-    kErrorType,       // V2
+    kErrorType,       // V2 (withdrawn): never changes the verdict
     kTimeout,         // V3
     kDropTag,         // V4
     kActiveSet,       // V5
@@ -460,15 +461,17 @@ struct Mutation {
 
 Mutation draw_mutation(uint32_t n) {
     Mutation m;
-    std::vector<Mut> kinds = {Mut::kCollType,      Mut::kTimeout,        Mut::kDropTag,
-                              Mut::kActiveSet,     Mut::kRoot,           Mut::kDatatype,
-                              Mut::kMemType,       Mut::kNullArray,      Mut::kOp,
-                              Mut::kUnsupportedOp, Mut::kDtMismatch,     Mut::kCountMismatch,
-                              Mut::kNullBuffer,    Mut::kHugeCount,      Mut::kHugeVEntry,
-                              Mut::kToggleInPlace, Mut::kDropFlagsField, Mut::kFlagBits};
-    if (!kSanitized) {
-        kinds.push_back(Mut::kErrorType);
-    }
+    // kErrorType in every build: error_type is never loaded, so any value is safe.
+    const std::vector<Mut> kinds = {Mut::kCollType,      Mut::kErrorType,
+                                    Mut::kTimeout,       Mut::kDropTag,
+                                    Mut::kActiveSet,     Mut::kRoot,
+                                    Mut::kDatatype,      Mut::kMemType,
+                                    Mut::kNullArray,     Mut::kOp,
+                                    Mut::kUnsupportedOp, Mut::kDtMismatch,
+                                    Mut::kCountMismatch, Mut::kNullBuffer,
+                                    Mut::kHugeCount,     Mut::kHugeVEntry,
+                                    Mut::kToggleInPlace, Mut::kDropFlagsField,
+                                    Mut::kFlagBits};
     m.kind = *rc::gen::elementOf(kinds);
     m.all_ranks = *rc::gen::arbitrary<bool>();
     if (!m.all_ranks) {
@@ -487,7 +490,8 @@ Mutation draw_mutation(uint32_t n) {
             }
             break;
         case Mut::kErrorType:
-            m.value = static_cast<uint64_t>(*rc::gen::element<int64_t>(2, 3, 100, -1, INT32_MIN));
+            m.value = static_cast<uint64_t>(*rc::gen::element<int64_t>(
+                UCC_ERR_TYPE_LOCAL, UCC_ERR_TYPE_GLOBAL, 2, 3, 100, -1, INT32_MIN, INT32_MAX));
             break;
         case Mut::kTimeout:
             m.real = *rc::gen::element(0.0, -0.0, -1.0, std::nan(""),
@@ -911,7 +915,6 @@ UCC_PROP(Validity, InitStatusMatchesModel, 10000, ()) {
     b.c64 = *rc::gen::arbitrary<bool>();
     b.d64 = *rc::gen::arbitrary<bool>();
     b.tag_field = c.unordered || *rc::gen::arbitrary<bool>();
-    b.global_errors = *rc::gen::arbitrary<bool>();
     b.junk_seed = *rc::gen::inRange<uint64_t>(0, UINT64_MAX);
     b.active_set = *rc::gen::weightedElement<bool>({{3, false}, {1, true}});
     if (b.active_set) {
@@ -1010,6 +1013,12 @@ UCC_PROP(Validity, InitStatusMatchesModel, 10000, ()) {
         mut_desc = "none";
     }
     RC_TAG(std::string("active_set=") + (b.active_set ? "1" : "0"));
+    bool error_type_junk = false;  // some rank's error_type is neither LOCAL nor GLOBAL
+    for (const ucc_coll_args_t &a : c.args) {
+        const int64_t e = get_raw(a.error_type);
+        error_type_junk = error_type_junk || (e != UCC_ERR_TYPE_LOCAL && e != UCC_ERR_TYPE_GLOBAL);
+    }
+    RC_TAG(std::string("error_type=") + (error_type_junk ? "junk" : "local/global"));
     RC_TAG(std::string("coll=") + short_coll_name(b.type),
            std::string("n=") + ucc::testkit::team_size_class(c.n),
            std::string("team=") + (c.unordered ? "unordered" : "ordered"));

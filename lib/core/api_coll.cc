@@ -206,11 +206,12 @@ ucc_status_t coll_init(ucc_coll_args_t *coll_args, ucc_coll_req_h *request, ucc_
         env->stride = static_cast<uint64_t>(stride < 0 ? stride + t.size : stride);
         env->start = coll_args->active_set.start;
         env->size = static_cast<uint32_t>(coll_args->active_set.size);
+        const bool rooted = ucc::core::is_rooted(coll_args->coll_type);
         for (uint32_t i = 0; i < env->size; ++i) {
             if (env->member(i) == t.rank) {
                 r->set_rank = i;
             }
-            if (env->member(i) == coll_args->root) {
+            if (rooted && env->member(i) == coll_args->root) {  // root is read for rooted types
                 view.root = i;
             }
         }
@@ -233,14 +234,15 @@ ucc_status_t coll_init(ucc_coll_args_t *coll_args, ucc_coll_req_h *request, ucc_
             return UCC_ERR_NOT_SUPPORTED;
         }
         const auto *g = static_cast<const ucc::dt::Generic *>(r->nargs.generic);
-        // The user's own buffer as the sample (NULL in a timing-only run that passed none).
-        const void *sample = ucc::coll::src_extent_elems(r->nargs, view_size) > 0
-                                 ? view.src.info.buffer
-                                 : view.dst.info.buffer;
+        // The user's own buffer as the sample (NULL in a timing-only run that passed none,
+        // and when this rank uses no buffer: an unused description is never read).
+        const uint64_t src_elems = ucc::coll::src_extent_elems(r->nargs, view_size);
+        const uint64_t dst_elems = ucc::coll::dst_extent_elems(r->nargs, view_size, view_rank);
+        const void *sample = src_elems > 0   ? view.src.info.buffer
+                             : dst_elems > 0 ? view.dst.info.buffer
+                                             : nullptr;
         r->nargs.esize = ucc::dt::packed_elem_size(*g, sample);
-        if (r->nargs.esize == 0 &&
-            (ucc::coll::src_extent_elems(r->nargs, view_size) > 0 ||
-             ucc::coll::dst_extent_elems(r->nargs, view_size, view_rank) > 0)) {
+        if (r->nargs.esize == 0 && (src_elems > 0 || dst_elems > 0)) {
             UCC_LOG(ctx.log, kError,
                     "ucc_collective_init: the generic datatype's packed_size of one element is 0");
             return UCC_ERR_NOT_SUPPORTED;

@@ -288,6 +288,8 @@ const coll::Algorithm *select_algorithm(const Context &ctx, const coll::Args &a,
                                         std::string *why);
 
 const char *coll_type_name(ucc_coll_type_t t);
+// Whether the type has a root (args.root is read for these types only).
+bool is_rooted(ucc_coll_type_t t);
 
 }  // namespace ucc::core
 
