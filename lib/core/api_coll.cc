@@ -149,6 +149,28 @@ ucc_status_t stage_packed(CollRequest *r, ucc::coll::Args *run) {
     return UCC_OK;
 }
 
+// COLL_TRACE (README, Configuration): one line per event, printed whatever
+// LOG_LEVEL says. Inits from INFO on, posts and finalizes from DEBUG on; on
+// team rank 0 only, unless the level is TRACE.
+void coll_trace(const CollRequest &r, ucc::core::LogLevel from, const char *event) {
+    const Team &t = *r.team;
+    const ucc::core::LogLevel level = t.ctx->lib->coll_trace;
+    if (static_cast<int>(level) < static_cast<int>(from) ||
+        (level != ucc::core::LogLevel::kTrace && t.rank != 0)) {
+        return;
+    }
+    const ucc::coll::Args &a = r.nargs;
+    const bool rooted = ucc::core::is_rooted(a.type);
+    t.ctx->log.log(
+        level, "coll %s: req %llu %s team %u rank %u of %u%s count %llu dt %s%s%s alg %s%s", event,
+        static_cast<unsigned long long>(r.number), ucc::core::coll_type_name(a.type), t.id,
+        r.view_rank, r.view_size, r.active_set ? " (active set)" : "",
+        static_cast<unsigned long long>(a.count), a.esize != 0 ? ucc::dt::name(a.dt) : "none",
+        rooted ? (" root " + std::to_string(a.root)).c_str() : "", a.inplace ? " in place" : "",
+        r.trivial ? "none (zero size)" : (r.alg != nullptr ? r.alg->name : "?"),
+        r.persistent ? " persistent" : "");
+}
+
 bool team_is_ordered(const Team &t) {
     return t.ordering == UCC_COLLECTIVE_POST_ORDERED || t.ordering == UCC_COLLECTIVE_INIT_ORDERED ||
            t.ordering == UCC_COLLECTIVE_INIT_AND_POST_ORDERED;
@@ -286,6 +308,7 @@ ucc_status_t coll_init(ucc_coll_args_t *coll_args, ucc_coll_req_h *request, ucc_
         e.team_size = t.size;
         r->record(e);
     }
+    coll_trace(*r, ucc::core::LogLevel::kInfo, "init");
     *request = &r.release()->super;
     return UCC_OK;
 }
@@ -339,6 +362,7 @@ ucc_status_t coll_post(ucc_coll_req_h request) {
     }
     r->posts++;
     r->super.status = UCC_INPROGRESS;
+    coll_trace(*r, ucc::core::LogLevel::kDebug, "post");
     if (ctx.transport->recording()) [[unlikely]] {
         ucc::TraceEvent e;
         e.kind = ucc::TraceKind::kPost;
@@ -451,6 +475,7 @@ UCC_EXPORT ucc_status_t ucc_collective_finalize(ucc_coll_req_h request) {
                     "ucc_collective_finalize: the request is still in progress");
             return UCC_ERR_INVALID_PARAM;
         }
+        coll_trace(*r, ucc::core::LogLevel::kDebug, "finalize");
         ucc::core::free_request(r);
         return UCC_OK;
     });
