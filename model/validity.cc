@@ -1,5 +1,6 @@
 // Rules V1..V11 of model/VALIDITY.md, applied in order. Each rule is a small function that returns
-// a verdict when it fires; the first one that fires decides.
+// a verdict when it fires; the first one that fires decides. Fields are read only where VALIDITY.md
+// ("Fields read") allows: error_type never (V2 is withdrawn), root for rooted types only.
 #include "model/validity.h"
 
 #include <algorithm>
@@ -44,6 +45,11 @@ uint64_t coll_type(const ucc_coll_args_t &a) {
 
 bool has_flag(const ucc_coll_args_t &a, uint64_t flag) {
     return (a.mask & UCC_COLL_ARGS_FIELD_FLAGS) != 0 && (a.flags & flag) != 0;
+}
+
+// Whether rank r is the root: only rooted types have one (root is not read otherwise).
+bool is_root_rank(const ucc_coll_args_t &a, uint64_t r) {
+    return is_rooted(coll_type(a)) && a.root == r;
 }
 
 // One buffer description the calling rank uses.
@@ -120,7 +126,7 @@ Shape shape_of(uint64_t type, bool in_place, bool is_root) {
 // The buffer descriptions this rank uses, src first. Requires root < N for rooted types (V6).
 std::vector<Used> used_buffers(const ucc_coll_args_t &a, const TeamView &t) {
     const Shape shape =
-        shape_of(coll_type(a), has_flag(a, UCC_COLL_ARGS_FLAG_IN_PLACE), a.root == t.rank);
+        shape_of(coll_type(a), has_flag(a, UCC_COLL_ARGS_FLAG_IN_PLACE), is_root_rank(a, t.rank));
     std::vector<Used> used;
     auto add = [&used](const char *name, Desc desc, const auto &buffer) {
         Used u;
@@ -197,13 +203,7 @@ Result v1_coll_type(const ucc_coll_args_t &a) {
     return {};
 }
 
-Result v2_error_type(const ucc_coll_args_t &a) {
-    const int64_t e = raw_value(a.error_type);
-    if (e != UCC_ERR_TYPE_LOCAL && e != UCC_ERR_TYPE_GLOBAL) {
-        return invalid(2, "error_type " + std::to_string(e) + " is neither LOCAL nor GLOBAL");
-    }
-    return {};
-}
+// V2 is withdrawn: error_type is never read (any value is accepted).
 
 Result v3_timeout(const ucc_coll_args_t &a) {
     if (has_flag(a, UCC_COLL_ARGS_FLAG_TIMEOUT) && (!std::isfinite(a.timeout) || a.timeout <= 0)) {
@@ -278,12 +278,13 @@ View view_of(const ucc_coll_args_t &a, const TeamView &t) {
         return v;  // no set, or V5 fires and no later rule runs
     }
     const std::vector<uint64_t> members = set_members(a, t.size);
+    const bool rooted = is_rooted(coll_type(a));
     v.team.size = static_cast<uint32_t>(members.size());
     for (uint32_t i = 0; i < members.size(); ++i) {
         if (members[i] == t.rank) {
             v.team.rank = i;
         }
-        if (members[i] == a.root) {
+        if (rooted && members[i] == a.root) {
             v.args.root = i;
         }
     }
@@ -376,7 +377,7 @@ Result require(bool holds, const char *what) {
 
 Result v10_counts(const ucc_coll_args_t &a, const TeamView &t) {
     const bool in_place = has_flag(a, UCC_COLL_ARGS_FLAG_IN_PLACE);
-    const bool is_root = a.root == t.rank;
+    const bool is_root = is_root_rank(a, t.rank);
     const UInt128 n = t.size;
     // Read lazily: a count is read only by a requirement for which that buffer is used.
     const auto src = [&a] { return UInt128{a.src.info.count}; };
@@ -472,17 +473,11 @@ Verdict validate(const ucc_coll_args_t &a, const TeamView &t) {
     const TeamView &vt = view.team;
     const std::vector<Used> used = used_buffers(va, vt);
     const std::function<Result()> rules[] = {
-        [&] { return v1_coll_type(a); },
-        [&] { return v2_error_type(a); },
-        [&] { return v3_timeout(a); },
-        [&] { return v4_tag(a, t); },
-        [&] { return v5_active_set(a, t); },
-        [&] { return v6_root(va, vt); },
-        [&] { return v7_descriptions(used); },
-        [&] { return v8_reduction(va, used); },
-        [&] { return v9_element_sizes(va, used); },
-        [&] { return v10_counts(va, vt); },
-        [&] { return v11_sizes(va, vt, used); },
+        [&] { return v1_coll_type(a); },        [&] { return v3_timeout(a); },
+        [&] { return v4_tag(a, t); },           [&] { return v5_active_set(a, t); },
+        [&] { return v6_root(va, vt); },        [&] { return v7_descriptions(used); },
+        [&] { return v8_reduction(va, used); }, [&] { return v9_element_sizes(va, used); },
+        [&] { return v10_counts(va, vt); },     [&] { return v11_sizes(va, vt, used); },
     };
     for (const auto &rule : rules) {
         if (Result verdict = rule()) {

@@ -19,7 +19,9 @@
 //                           properties, 15-45 s in all on 2 cores in a normal build, about 4 min
 //                           under ASan; 10 runs ten times as many, 0.1 a tenth).
 //   RC_PARAMS="max_success=N"        runs N cases per property instead (overrides the scale).
-//   RC_PARAMS="seed=S"               another random sequence.
+//   RC_PARAMS="seed=S"               the run's random sequence: the binary prints the seed it
+//                                    runs with first; scripts/test.sh sets one derived from
+//                                    the commit (UCC_PROPTEST_RANDOM=1: fresh seeds instead).
 //   RC_PARAMS="reproduce=..."        replays a failure: the token is printed with every failure,
 //                                    together with the scenario (testkit::describe), the simulator
 //                                    seed and a config hash (FNV-1a of the description).

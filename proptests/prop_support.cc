@@ -1,5 +1,6 @@
 #include "proptests/prop_support.h"
 
+#include <cinttypes>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -33,12 +34,40 @@ int scaled_cases(int base_cases) {
     return n > 1e9 ? 1000000000 : static_cast<int>(n);
 }
 
+uint64_t configuration_seed() {
+    return rc::detail::configuration().testParams.seed;
+}
+
 bool max_success_from_rc_params() {
     const char *env = std::getenv("RC_PARAMS");
     return env != nullptr && std::string(env).find("max_success") != std::string::npos;
 }
 
 namespace {
+
+// Prints, before the first test, the RapidCheck seed every property of this run derives its
+// cases from (each property mixes it with its own name; the simulator seeds are drawn from those
+// cases), so a failure anywhere in the run replays with RC_PARAMS="seed=<n>". RapidCheck reads
+// RC_PARAMS from the environment; without a seed there it draws a fresh one.
+class SeedBanner : public ::testing::Environment {
+  public:
+    void SetUp() override {
+        const uint64_t seed = configuration_seed();
+        const char *env = std::getenv("RC_PARAMS");
+        std::printf("proptests: RapidCheck seed=%" PRIu64 " (%s); replay: RC_PARAMS=\"seed=%" PRIu64
+                    "\" UCC_PROPTEST_SCALE=%g\n",
+                    seed,
+                    env != nullptr && std::string(env).find("seed=") != std::string::npos
+                        ? "from RC_PARAMS"
+                        : "fresh",
+                    seed, scale());
+        std::fflush(stdout);
+    }
+};
+
+// gtest owns the environment; registered before main runs the tests.
+[[maybe_unused]] const ::testing::Environment *const kSeedBanner =
+    ::testing::AddGlobalTestEnvironment(new SeedBanner);
 
 // RapidCheck shows string tags quoted.
 std::string unquote(const std::string &s) {

@@ -9,6 +9,11 @@
 // RC_GTEST_PROP; a failure prints RapidCheck's counterexample and the
 // `RC_PARAMS="reproduce=..."` line that replays the shrunk case.
 //
+// Seeds: before the first test the binary prints the RapidCheck seed of the run
+// ("proptests: RapidCheck seed=<n> ..."); every property's cases, the simulator
+// seeds included, derive from it, so RC_PARAMS="seed=<n>" replays the run.
+// scripts/test.sh derives it from the commit under test (README, Property tests).
+//
 // Tag cases with RC_TAG("key=value", ...): on success the property prints,
 // per key, how often each value occurred among the cases that ran.
 #pragma once
@@ -28,6 +33,9 @@ double scale();
 
 // The number of cases a property with `base_cases` runs at the current scale.
 int scaled_cases(int base_cases);
+
+// The RapidCheck seed of this run (RC_PARAMS's seed, or the fresh one RapidCheck drew).
+uint64_t configuration_seed();
 
 // Whether RC_PARAMS sets max_success (then it overrides every property's count).
 bool max_success_from_rc_params();
@@ -52,7 +60,9 @@ void check_property(Testable &&testable, int base_cases) {
     } else {
         std::ostringstream ss;
         rc::detail::printResultMessage(result, ss);
-        FAIL() << ss.str() << std::endl;
+        FAIL() << ss.str() << "\nThe run's seed: RC_PARAMS=\"seed=" << configuration_seed()
+               << "\" UCC_PROPTEST_SCALE=" << scale()
+               << " replays the whole run (the reproduce line above, this case alone)" << std::endl;
     }
 }
 

@@ -1,17 +1,19 @@
 // P45 and rules V1-V11 of model/VALIDITY.md: ucc_collective_init on the
 // simulator returns exactly model::expected_init_status on every rank, for
 // valid arguments (UCC_OK) and for arguments broken in one or two ways at
-// random, never crashing. Fields the mask does not select and buffer
-// descriptions the rank does not use hold junk (P30). See coll_props.cc for the
+// random, never crashing. Fields the mask does not select, buffer descriptions
+// the rank does not use and error_type (never read: V2 is withdrawn, as the
+// reference has no mask bit for it) hold junk (P30). See coll_props.cc for the
 // knobs (UCC_PROPTEST_SCALE, RC_PARAMS).
 //
 // Enumerations: a C caller may store any int in an enum field, but loading a
 // value outside a C++ enum's range is undefined behaviour in the C++ library
 // and model, and UBSan aborts on it. Sanitizer builds (ASan and UBSan are
 // enabled together here, detected through __SANITIZE_ADDRESS__) therefore only
-// draw junk enum values inside each enum's range; V2 (error_type, whose range
-// is {0, 1}) and V1's "a bit >= 16" (ucc_coll_type_t's range is 0..0xffff) are
-// then not exercised. (lib/core/validate.cc loads these fields as enums: see
+// draw junk enum values inside each enum's range for the fields that are read;
+// V1's "a bit >= 16" (ucc_coll_type_t's range is 0..0xffff) is then not
+// exercised. error_type, which nobody loads, holds any 32-bit value in every
+// build. (lib/core/validate.cc once loaded these fields as enums: see
 // tests/regress/enum_out_of_range_test.cc.)
 #include <algorithm>
 #include <bit>
@@ -221,7 +223,6 @@ struct Base {
     bool c64 = false;
     bool d64 = false;
     bool tag_field = false;
-    bool global_errors = false;
     uint64_t junk_seed = 0;
     // A valid active set (members (as_start + i*as_stride) mod n, distinct; a
     // rooted type's root is a member): members get args valid on a team of
@@ -279,12 +280,14 @@ void junk_info(ucc_coll_buffer_info_t &info, uint64_t h) {
     set_raw(info.mem_type, junk_mem_type(mix(h + 4)));
 }
 
-void set_info_v(ucc_coll_buffer_info_v_t &v, void *buf, RankStore &st, int which, uint32_t n,
+// Fills a v-description with `entries` entries per array (the team's size, which is at least the
+// n entries of the collective the args are built for, see build_args).
+void set_info_v(ucc_coll_buffer_info_v_t &v, void *buf, RankStore &st, int which, uint32_t entries,
                 const Base &b, ucc_datatype_t dt, bool displacements) {
     std::vector<uint64_t> &counts = st.arrays[which * 2];
     std::vector<uint64_t> &displs = st.arrays[which * 2 + 1];
-    fill_array(counts, n, b.c64, [&](uint32_t) { return b.count; });
-    fill_array(displs, n, b.d64, [&](uint32_t i) { return i * b.count; });
+    fill_array(counts, entries, b.c64, [&](uint32_t) { return b.count; });
+    fill_array(displs, entries, b.d64, [&](uint32_t i) { return i * b.count; });
     v.buffer = buf;
     v.counts = reinterpret_cast<ucc_count_t *>(counts.data());
     v.displacements = displacements ? reinterpret_cast<ucc_aint_t *>(displs.data()) : nullptr;
@@ -292,9 +295,12 @@ void set_info_v(ucc_coll_buffer_info_v_t &v, void *buf, RankStore &st, int which
     v.mem_type = UCC_MEMORY_TYPE_HOST;
 }
 
-// Valid args of rank r for the base; every field the mask does not select and
-// every info description this rank does not use holds junk.
-ucc_coll_args_t build_args(const Base &b, uint32_t n, uint32_t r, RankStore &st) {
+// Valid args of rank r of a collective on n ranks for the base; every field the mask does not
+// select and every info description this rank does not use holds junk. v-arrays get team_n >= n
+// entries (the first n are the collective's): the args may be built for an active set of n members
+// of a team of team_n, and a mutation may give them another set, of up to team_n members (a larger
+// one fails V5 before any array is read), whose every member must still find its entry.
+ucc_coll_args_t build_args(const Base &b, uint32_t n, uint32_t r, uint32_t team_n, RankStore &st) {
     ucc_coll_args_t a;
     uint64_t h = mix(b.junk_seed ^ mix(r));
     {
@@ -313,7 +319,7 @@ ucc_coll_args_t build_args(const Base &b, uint32_t n, uint32_t r, RankStore &st)
     a.mask = (b.flags_field ? UCC_COLL_ARGS_FIELD_FLAGS : 0) |
              (b.tag_field ? UCC_COLL_ARGS_FIELD_TAG : 0);
     a.coll_type = b.type;
-    a.error_type = b.global_errors ? UCC_ERR_TYPE_GLOBAL : UCC_ERR_TYPE_LOCAL;
+    // error_type keeps its junk: it is never read (VALIDITY.md V2, withdrawn).
     if (b.flags_field) {
         a.flags = (b.inplace ? UCC_COLL_ARGS_FLAG_IN_PLACE : 0) |
                   (b.c64 ? UCC_COLL_ARGS_FLAG_COUNT_64BIT : 0) |
@@ -330,8 +336,8 @@ ucc_coll_args_t build_args(const Base &b, uint32_t n, uint32_t r, RankStore &st)
     const bool inplace = b.flags_field && b.inplace;
     const uint64_t c = b.count;
     const size_t es = std::max<size_t>(esize(b.dt), 1);
-    st.src.assign(c * n * es + 16, 0);
-    st.dst.assign(c * n * es + 16, 0);
+    st.src.assign(c * team_n * es + 16, 0);
+    st.dst.assign(c * team_n * es + 16, 0);
     void *sb = st.src.data();
     void *db = st.dst.data();
     const ucc_datatype_t dt = b.dt;
@@ -344,7 +350,7 @@ ucc_coll_args_t build_args(const Base &b, uint32_t n, uint32_t r, RankStore &st)
             break;
         case UCC_COLL_TYPE_ALLGATHERV:
             set_info(a.src.info, sb, c, dt);
-            set_info_v(a.dst.info_v, db, st, 1, n, b, ddt, true);
+            set_info_v(a.dst.info_v, db, st, 1, team_n, b, ddt, true);
             break;
         case UCC_COLL_TYPE_ALLREDUCE:
         case UCC_COLL_TYPE_REDUCE:
@@ -356,8 +362,8 @@ ucc_coll_args_t build_args(const Base &b, uint32_t n, uint32_t r, RankStore &st)
             set_info(a.dst.info, db, c * n, ddt);
             break;
         case UCC_COLL_TYPE_ALLTOALLV:
-            set_info_v(a.src.info_v, sb, st, 0, n, b, dt, true);
-            set_info_v(a.dst.info_v, db, st, 1, n, b, ddt, true);
+            set_info_v(a.src.info_v, sb, st, 0, team_n, b, dt, true);
+            set_info_v(a.dst.info_v, db, st, 1, team_n, b, ddt, true);
             break;
         case UCC_COLL_TYPE_BCAST:
             set_info(a.src.info, sb, c, dt);
@@ -368,7 +374,7 @@ ucc_coll_args_t build_args(const Base &b, uint32_t n, uint32_t r, RankStore &st)
             break;
         case UCC_COLL_TYPE_GATHERV:
             set_info(a.src.info, sb, c, dt);
-            set_info_v(a.dst.info_v, db, st, 1, n, b, ddt, true);
+            set_info_v(a.dst.info_v, db, st, 1, team_n, b, ddt, true);
             break;
         case UCC_COLL_TYPE_REDUCE_SCATTER:
             set_info(a.src.info, sb, inplace ? c : c * n, dt);
@@ -376,14 +382,14 @@ ucc_coll_args_t build_args(const Base &b, uint32_t n, uint32_t r, RankStore &st)
             break;
         case UCC_COLL_TYPE_REDUCE_SCATTERV:
             set_info(a.src.info, sb, c * n, dt);
-            set_info_v(a.dst.info_v, db, st, 1, n, b, ddt, false);
+            set_info_v(a.dst.info_v, db, st, 1, team_n, b, ddt, false);
             break;
         case UCC_COLL_TYPE_SCATTER:
             set_info(a.src.info, sb, c * n, dt);
             set_info(a.dst.info, db, c, ddt);
             break;
         case UCC_COLL_TYPE_SCATTERV:
-            set_info_v(a.src.info_v, sb, st, 0, n, b, dt, true);
+            set_info_v(a.src.info_v, sb, st, 0, team_n, b, dt, true);
             set_info(a.dst.info, db, c, ddt);
             break;
         default:  // barrier, fanin, fanout: no buffers
@@ -415,7 +421,7 @@ ucc_coll_args_t build_args(const Base &b, uint32_t n, uint32_t r, RankStore &st)
 
 enum class Mut {
     kCollType,        // V1
-    kErrorType,       // V2
+    kErrorType,       // V2 (withdrawn): never changes the verdict
     kTimeout,         // V3
     kDropTag,         // V4
     kActiveSet,       // V5
@@ -455,15 +461,17 @@ struct Mutation {
 
 Mutation draw_mutation(uint32_t n) {
     Mutation m;
-    std::vector<Mut> kinds = {Mut::kCollType,      Mut::kTimeout,        Mut::kDropTag,
-                              Mut::kActiveSet,     Mut::kRoot,           Mut::kDatatype,
-                              Mut::kMemType,       Mut::kNullArray,      Mut::kOp,
-                              Mut::kUnsupportedOp, Mut::kDtMismatch,     Mut::kCountMismatch,
-                              Mut::kNullBuffer,    Mut::kHugeCount,      Mut::kHugeVEntry,
-                              Mut::kToggleInPlace, Mut::kDropFlagsField, Mut::kFlagBits};
-    if (!kSanitized) {
-        kinds.push_back(Mut::kErrorType);
-    }
+    // kErrorType in every build: error_type is never loaded, so any value is safe.
+    const std::vector<Mut> kinds = {Mut::kCollType,      Mut::kErrorType,
+                                    Mut::kTimeout,       Mut::kDropTag,
+                                    Mut::kActiveSet,     Mut::kRoot,
+                                    Mut::kDatatype,      Mut::kMemType,
+                                    Mut::kNullArray,     Mut::kOp,
+                                    Mut::kUnsupportedOp, Mut::kDtMismatch,
+                                    Mut::kCountMismatch, Mut::kNullBuffer,
+                                    Mut::kHugeCount,     Mut::kHugeVEntry,
+                                    Mut::kToggleInPlace, Mut::kDropFlagsField,
+                                    Mut::kFlagBits};
     m.kind = *rc::gen::elementOf(kinds);
     m.all_ranks = *rc::gen::arbitrary<bool>();
     if (!m.all_ranks) {
@@ -482,7 +490,8 @@ Mutation draw_mutation(uint32_t n) {
             }
             break;
         case Mut::kErrorType:
-            m.value = static_cast<uint64_t>(*rc::gen::element<int64_t>(2, 3, 100, -1, INT32_MIN));
+            m.value = static_cast<uint64_t>(*rc::gen::element<int64_t>(
+                UCC_ERR_TYPE_LOCAL, UCC_ERR_TYPE_GLOBAL, 2, 3, 100, -1, INT32_MIN, INT32_MAX));
             break;
         case Mut::kTimeout:
             m.real = *rc::gen::element(0.0, -0.0, -1.0, std::nan(""),
@@ -534,8 +543,18 @@ bool uses_info_v(ucc_coll_type_t t, bool src) {
     }
 }
 
-void apply(const Mutation &m, const Base &b, uint32_t n, uint32_t r, ucc_coll_args_t &a,
-           RankStore &st) {
+// The calling rank's place in the team (active sets are given in team ranks), as opposed to its
+// place in the collective the args were built for.
+struct Seat {
+    uint32_t n = 1;     // team size
+    uint32_t r = 0;     // team rank
+    uint64_t root = 0;  // the base's root, a team rank
+};
+
+// Mutates rank r's args, built for the base b on a collective of n ranks (the team or the base's
+// active set); seat places the rank in the team.
+void apply(const Mutation &m, const Base &b, uint32_t n, uint32_t r, const Seat &seat,
+           ucc_coll_args_t &a, RankStore &st) {
     const bool src = m.which % 2 == 0;
     ucc_coll_buffer_info_t &info = src ? a.src.info : a.dst.info;
     ucc_coll_buffer_info_v_t &info_v = src ? a.src.info_v : a.dst.info_v;
@@ -560,29 +579,31 @@ void apply(const Mutation &m, const Base &b, uint32_t n, uint32_t r, ucc_coll_ar
             a.mask &= ~static_cast<uint64_t>(UCC_COLL_ARGS_FIELD_TAG);
             break;
         case Mut::kActiveSet: {
+            // In team ranks, whatever the args were built for.
+            const uint32_t tn = seat.n;
             a.mask |= UCC_COLL_ARGS_FIELD_ACTIVE_SET;
             const uint64_t x = m.value;
-            a.active_set.start = (x % (n + 2));
+            a.active_set.start = (x % (tn + 2));
             a.active_set.stride =
-                static_cast<int64_t>((x >> 16) % (2 * n + 3)) - static_cast<int64_t>(n + 1);
-            a.active_set.size = (x >> 32) % (n + 2);
+                static_cast<int64_t>((x >> 16) % (2 * tn + 3)) - static_cast<int64_t>(tn + 1);
+            a.active_set.size = (x >> 32) % (tn + 2);
             if ((x >> 60) % 2 == 0) {
                 // A full set with stride 1 (or a set holding the root and this rank).
-                a.active_set.start = std::min<uint64_t>(b.root, n - 1);
-                a.active_set.stride = static_cast<int64_t>((r + n - a.active_set.start) % n);
+                a.active_set.start = std::min<uint64_t>(seat.root, tn - 1);
+                a.active_set.stride = static_cast<int64_t>((seat.r + tn - a.active_set.start) % tn);
                 a.active_set.size = a.active_set.stride == 0 ? 1 : 2;
                 if ((x >> 61) % 2 == 0) {
                     a.active_set.start = 0;
                     a.active_set.stride = 1;
-                    a.active_set.size = n;
+                    a.active_set.size = tn;
                 }
             } else if ((x >> 56) % 4 == 1) {
                 // Extremes: strides that overflow when negated or multiplied, huge starts and
                 // sizes.
-                const int64_t sn = static_cast<int64_t>(n);
+                const int64_t sn = static_cast<int64_t>(tn);
                 const int64_t strides[] = {INT64_MIN, INT64_MAX, -sn, sn * 1000 + 1, -1, 1 - sn};
-                const uint64_t starts[] = {UINT64_MAX, n - 1u, 0, n};
-                const uint64_t sizes[] = {UINT64_MAX, n, 1, n + 1u, (n + 1u) / 2};
+                const uint64_t starts[] = {UINT64_MAX, tn - 1u, 0, tn};
+                const uint64_t sizes[] = {UINT64_MAX, tn, 1, tn + 1u, (tn + 1u) / 2};
                 a.active_set.stride = strides[(x >> 8) % 6];
                 a.active_set.start = starts[(x >> 12) % 4];
                 a.active_set.size = sizes[(x >> 20) % 5];
@@ -730,6 +751,35 @@ void apply(const Mutation &m, const Base &b, uint32_t n, uint32_t r, ucc_coll_ar
     (void)st;
 }
 
+// How many entries of each v-array rules V10-V11 read for rank r: one per member of the
+// collective, i.e. the team's size, or the active set's size when it passes V5 (when V5 fires,
+// no later rule reads an array).
+uint64_t entries_read(const ucc_coll_args_t &a, uint32_t n, uint32_t r) {
+    if ((a.mask & UCC_COLL_ARGS_FIELD_ACTIVE_SET) == 0) {
+        return n;
+    }
+    const uint64_t start = a.active_set.start, size = a.active_set.size;
+    if (size == 0 || size > n || start >= n) {
+        return 0;
+    }
+    const auto sn = static_cast<int64_t>(n);
+    const auto step = static_cast<uint64_t>(((a.active_set.stride % sn) + sn) % sn);
+    std::vector<bool> member(n, false);
+    for (uint64_t i = 0; i < size; ++i) {
+        const uint64_t m = (start + i * step) % n;
+        if (member[m]) {
+            return 0;
+        }
+        member[m] = true;
+    }
+    const uint64_t type = static_cast<uint64_t>(get_raw(a.coll_type));
+    const bool rooted = std::has_single_bit(type) && is_rooted(static_cast<ucc_coll_type_t>(type));
+    if ((rooted && (a.root >= n || !member[a.root])) || !member[r]) {
+        return 0;
+    }
+    return size;
+}
+
 // ---- description of args for failure messages
 
 std::string hex(uint64_t v) {
@@ -865,7 +915,6 @@ UCC_PROP(Validity, InitStatusMatchesModel, 10000, ()) {
     b.c64 = *rc::gen::arbitrary<bool>();
     b.d64 = *rc::gen::arbitrary<bool>();
     b.tag_field = c.unordered || *rc::gen::arbitrary<bool>();
-    b.global_errors = *rc::gen::arbitrary<bool>();
     b.junk_seed = *rc::gen::inRange<uint64_t>(0, UINT64_MAX);
     b.active_set = *rc::gen::weightedElement<bool>({{3, false}, {1, true}});
     if (b.active_set) {
@@ -905,7 +954,7 @@ UCC_PROP(Validity, InitStatusMatchesModel, 10000, ()) {
             view_n = static_cast<uint32_t>(b.as_size);
             view_r = static_cast<uint32_t>(pos);
         }
-        c.args[r] = build_args(view, view_n, view_r, store[r]);
+        c.args[r] = build_args(view, view_n, view_r, c.n, store[r]);
         if (pos >= 0 && is_rooted(b.type)) {
             c.args[r].root = b.root;  // given as a team rank
         }
@@ -917,7 +966,29 @@ UCC_PROP(Validity, InitStatusMatchesModel, 10000, ()) {
         }
         for (const Mutation &m : muts) {
             if (applies(m, r)) {
-                apply(m, view, view_n, view_r, c.args[r], store[r]);
+                apply(m, view, view_n, view_r, Seat{c.n, r, b.root}, c.args[r], store[r]);
+            }
+        }
+    }
+    // The generator's own invariant: every v-array a rank passes has an entry for every member of
+    // the collective its args describe (the team, or the active set they carry), so neither the
+    // model nor the library can read past it. A breach is the generator's bug: it fails (and
+    // shrinks) here instead of reading out of bounds below.
+    for (uint32_t r = 0; r < c.n; ++r) {
+        const ucc_coll_args_t &a = c.args[r];
+        const uint64_t members = entries_read(a, c.n, r);
+        for (const std::vector<uint64_t> &arr : store[r].arrays) {
+            if (!arr.empty() && arr.size() < members) {
+                RC_FAIL("generator: rank " + std::to_string(r) + " has a v-array of " +
+                        std::to_string(arr.size()) + " entries for " + std::to_string(members) +
+                        " members: coll_type " + short_coll_name(b.type) + ", team of " +
+                        std::to_string(c.n) + ", active_set {" +
+                        std::to_string(a.active_set.start) + ", " +
+                        std::to_string(a.active_set.stride) + ", " +
+                        std::to_string(a.active_set.size) + "}, base set {" +
+                        std::to_string(b.as_start) + ", " + std::to_string(b.as_stride) + ", " +
+                        std::to_string(b.as_size) + "}, root " + std::to_string(b.root) +
+                        ", mutations " + std::to_string(muts.size()));
             }
         }
     }
@@ -942,6 +1013,12 @@ UCC_PROP(Validity, InitStatusMatchesModel, 10000, ()) {
         mut_desc = "none";
     }
     RC_TAG(std::string("active_set=") + (b.active_set ? "1" : "0"));
+    bool error_type_junk = false;  // some rank's error_type is neither LOCAL nor GLOBAL
+    for (const ucc_coll_args_t &a : c.args) {
+        const int64_t e = get_raw(a.error_type);
+        error_type_junk = error_type_junk || (e != UCC_ERR_TYPE_LOCAL && e != UCC_ERR_TYPE_GLOBAL);
+    }
+    RC_TAG(std::string("error_type=") + (error_type_junk ? "junk" : "local/global"));
     RC_TAG(std::string("coll=") + short_coll_name(b.type),
            std::string("n=") + ucc::testkit::team_size_class(c.n),
            std::string("team=") + (c.unordered ? "unordered" : "ordered"));

@@ -2,9 +2,31 @@
 # Quick start (b): build and run every test — unit, integration, property tests,
 # the C99 header test and the symbol check — then the same under ASan+UBSan.
 # UCC_PROPTEST_SCALE=10 runs ten times as many property-test cases.
+#
+# Property-test seeds (README, Property tests): the RapidCheck seed derives from
+# the commit under test (`git rev-parse HEAD`; 1 outside a git checkout) and is
+# exported as RC_PARAMS="seed=<n>", so a failure replays exactly. A caller's own
+# RC_PARAMS wins; UCC_PROPTEST_RANDOM=1 leaves the seed to RapidCheck (a fresh one
+# per proptests run, printed by the binary) for longer hunts.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/deps.sh
+if [[ -n "${RC_PARAMS:-}" ]]; then
+    echo "== property tests: RC_PARAMS=\"$RC_PARAMS\" (set by the caller) =="
+elif [[ "${UCC_PROPTEST_RANDOM:-0}" == 1 ]]; then
+    echo "== property tests: fresh random seeds (UCC_PROPTEST_RANDOM=1); each proptests run prints its seed =="
+else
+    head="$(git rev-parse HEAD 2>/dev/null || true)"
+    if [[ "$head" =~ ^[0-9a-f]{40}$ ]]; then
+        seed=$((16#${head:0:15}))  # 60 bits of the commit hash
+        from="from commit ${head:0:12}"
+    else
+        seed=1
+        from="fixed: not a git checkout"
+    fi
+    export RC_PARAMS="seed=$seed"
+    echo "== property tests: RC_PARAMS=\"seed=$seed\" ($from) =="
+fi
 jobs="$(nproc)"
 echo "== build (RelWithDebInfo) =="
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DUCC_BUILD_TESTS=ON >/dev/null

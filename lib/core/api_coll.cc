@@ -149,6 +149,28 @@ ucc_status_t stage_packed(CollRequest *r, ucc::coll::Args *run) {
     return UCC_OK;
 }
 
+// COLL_TRACE (README, Configuration): one line per event, printed whatever
+// LOG_LEVEL says. Inits from INFO on, posts and finalizes from DEBUG on; on
+// team rank 0 only, unless the level is TRACE.
+void coll_trace(const CollRequest &r, ucc::core::LogLevel from, const char *event) {
+    const Team &t = *r.team;
+    const ucc::core::LogLevel level = t.ctx->lib->coll_trace;
+    if (static_cast<int>(level) < static_cast<int>(from) ||
+        (level != ucc::core::LogLevel::kTrace && t.rank != 0)) {
+        return;
+    }
+    const ucc::coll::Args &a = r.nargs;
+    const bool rooted = ucc::core::is_rooted(a.type);
+    t.ctx->log.log(
+        level, "coll %s: req %llu %s team %u rank %u of %u%s count %llu dt %s%s%s alg %s%s", event,
+        static_cast<unsigned long long>(r.number), ucc::core::coll_type_name(a.type), t.id,
+        r.view_rank, r.view_size, r.active_set ? " (active set)" : "",
+        static_cast<unsigned long long>(a.count), a.esize != 0 ? ucc::dt::name(a.dt) : "none",
+        rooted ? (" root " + std::to_string(a.root)).c_str() : "", a.inplace ? " in place" : "",
+        r.trivial ? "none (zero size)" : (r.alg != nullptr ? r.alg->name : "?"),
+        r.persistent ? " persistent" : "");
+}
+
 bool team_is_ordered(const Team &t) {
     return t.ordering == UCC_COLLECTIVE_POST_ORDERED || t.ordering == UCC_COLLECTIVE_INIT_ORDERED ||
            t.ordering == UCC_COLLECTIVE_INIT_AND_POST_ORDERED;
@@ -207,11 +229,12 @@ ucc_status_t coll_init(ucc_coll_args_t *coll_args, ucc_coll_req_h *request, ucc_
         env->stride = static_cast<uint64_t>(stride < 0 ? stride + t.size : stride);
         env->start = coll_args->active_set.start;
         env->size = static_cast<uint32_t>(coll_args->active_set.size);
+        const bool rooted = ucc::core::is_rooted(coll_args->coll_type);
         for (uint32_t i = 0; i < env->size; ++i) {
             if (env->member(i) == t.rank) {
                 r->set_rank = i;
             }
-            if (env->member(i) == coll_args->root) {
+            if (rooted && env->member(i) == coll_args->root) {  // root is read for rooted types
                 view.root = i;
             }
         }
@@ -234,14 +257,15 @@ ucc_status_t coll_init(ucc_coll_args_t *coll_args, ucc_coll_req_h *request, ucc_
             return UCC_ERR_NOT_SUPPORTED;
         }
         const auto *g = static_cast<const ucc::dt::Generic *>(r->nargs.generic);
-        // The user's own buffer as the sample (NULL in a timing-only run that passed none).
-        const void *sample = ucc::coll::src_extent_elems(r->nargs, view_size) > 0
-                                 ? view.src.info.buffer
-                                 : view.dst.info.buffer;
+        // The user's own buffer as the sample (NULL in a timing-only run that passed none,
+        // and when this rank uses no buffer: an unused description is never read).
+        const uint64_t src_elems = ucc::coll::src_extent_elems(r->nargs, view_size);
+        const uint64_t dst_elems = ucc::coll::dst_extent_elems(r->nargs, view_size, view_rank);
+        const void *sample = src_elems > 0   ? view.src.info.buffer
+                             : dst_elems > 0 ? view.dst.info.buffer
+                                             : nullptr;
         r->nargs.esize = ucc::dt::packed_elem_size(*g, sample);
-        if (r->nargs.esize == 0 &&
-            (ucc::coll::src_extent_elems(r->nargs, view_size) > 0 ||
-             ucc::coll::dst_extent_elems(r->nargs, view_size, view_rank) > 0)) {
+        if (r->nargs.esize == 0 && (src_elems > 0 || dst_elems > 0)) {
             UCC_LOG(ctx.log, kError,
                     "ucc_collective_init: the generic datatype's packed_size of one element is 0");
             return UCC_ERR_NOT_SUPPORTED;
@@ -294,6 +318,7 @@ ucc_status_t coll_init(ucc_coll_args_t *coll_args, ucc_coll_req_h *request, ucc_
         e.team_size = t.size;
         r->record(e);
     }
+    coll_trace(*r, ucc::core::LogLevel::kInfo, "init");
     *request = &r.release()->super;
     return UCC_OK;
 }
@@ -348,6 +373,7 @@ ucc_status_t coll_post(ucc_coll_req_h request) {
     }
     r->posts++;
     __atomic_store_n(&r->super.status, UCC_INPROGRESS, __ATOMIC_RELEASE);
+    coll_trace(*r, ucc::core::LogLevel::kDebug, "post");
     if (ctx.transport->recording()) [[unlikely]] {
         ucc::TraceEvent e;
         e.kind = ucc::TraceKind::kPost;
@@ -462,6 +488,7 @@ UCC_EXPORT ucc_status_t ucc_collective_finalize(ucc_coll_req_h request) {
                     "ucc_collective_finalize: the request is still in progress");
             return UCC_ERR_INVALID_PARAM;
         }
+        coll_trace(*r, ucc::core::LogLevel::kDebug, "finalize");
         ucc::core::free_request(r);
         return UCC_OK;
     });

@@ -314,6 +314,7 @@ UCC_EXPORT ucc_status_t ucc_context_create(ucc_lib_h lib_handle, const ucc_conte
         }
         ctx.transport->set_sink(&ctx);
         ctx.log.set_clock(&ctx, context_clock);
+        ctx.config.log_ignored(ctx.log);
         if (params->mask & UCC_CONTEXT_PARAM_FIELD_TYPE) {
             ctx.type = params->type;
         }

@@ -121,6 +121,8 @@ UCC_EXPORT ucc_status_t ucc_init_version(unsigned api_major_version, unsigned ap
         ucc::core::LogLevel level = ucc::core::LogLevel::kWarn;
         ucc::core::parse_log_level(lib.config.get("LOG_LEVEL"), &level);
         lib.log.set_level(level);
+        ucc::core::parse_log_level(lib.config.get("COLL_TRACE"), &lib.coll_trace);
+        lib.config.log_ignored(lib.log);
         if (params->mask & UCC_LIB_PARAM_FIELD_THREAD_MODE) {
             if (params->thread_mode != UCC_THREAD_SINGLE &&
                 params->thread_mode != UCC_THREAD_FUNNELED &&

@@ -76,6 +76,9 @@ struct Lib {
     ~Lib();
     Config config{lib_config_table(), "UCC_"};
     Logger log;
+    // COLL_TRACE: INFO logs collective inits (team rank 0), DEBUG posts and
+    // finalizes too, TRACE all of them on every rank; WARN and below: off.
+    LogLevel coll_trace = LogLevel::kWarn;
     ucc_thread_mode_t thread_mode = UCC_THREAD_SINGLE;
     uint64_t coll_types = 0;
     uint64_t reduction_types = 0;
@@ -316,6 +319,8 @@ const coll::Algorithm *select_algorithm(const Context &ctx, const coll::Args &a,
                                         std::string *why);
 
 const char *coll_type_name(ucc_coll_type_t t);
+// Whether the type has a root (args.root is read for these types only).
+bool is_rooted(ucc_coll_type_t t);
 
 }  // namespace ucc::core
 

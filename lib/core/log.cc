@@ -20,6 +20,17 @@ bool parse_log_level(const std::string &s, LogLevel *out) {
         *out = LogLevel::kWarn;
         return true;
     }
+    // The reference's other levels: DIAG lies between WARN and INFO, the rest below TRACE.
+    if (strcasecmp(s.c_str(), "diag") == 0) {
+        *out = LogLevel::kInfo;
+        return true;
+    }
+    for (const char *finer : {"data", "func", "poll", "req", "async"}) {
+        if (strcasecmp(s.c_str(), finer) == 0) {
+            *out = LogLevel::kTrace;
+            return true;
+        }
+    }
     return false;
 }
 

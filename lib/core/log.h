@@ -9,7 +9,9 @@ namespace ucc::core {
 
 enum class LogLevel : int { kFatal = 0, kError, kWarn, kInfo, kDebug, kTrace };
 
-// Parses "fatal", "error", "warn", "info", "debug", "trace" (any case).
+// Parses "fatal", "error", "warn", "info", "debug", "trace" (any case), and the
+// reference's other names: "warning", "diag" (as info), "data", "func", "poll",
+// "req", "async" (as trace).
 bool parse_log_level(const std::string &s, LogLevel *out);
 const char *log_level_name(LogLevel l);
 

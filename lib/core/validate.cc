@@ -1,6 +1,8 @@
 // Validation of ucc_coll_args_t at ucc_collective_init: rules V1..V11 of
 // model/VALIDITY.md, checked in that order, local information only. Fields a
-// rule does not name are never read (they may hold junk).
+// rule does not name are never read (they may hold junk); like the reference,
+// nothing here reads error_type (V2 is withdrawn) or the root of a type
+// without one (VALIDITY.md, "Fields read").
 #include <cmath>
 #include <cstring>
 #include <numeric>
@@ -29,22 +31,6 @@ int64_t raw(const E &e) {
     std::underlying_type_t<E> v;
     std::memcpy(&v, &e, sizeof v);
     return static_cast<int64_t>(v);
-}
-
-bool is_rooted(ucc_coll_type_t t) {
-    switch (t) {
-        case UCC_COLL_TYPE_BCAST:
-        case UCC_COLL_TYPE_REDUCE:
-        case UCC_COLL_TYPE_GATHER:
-        case UCC_COLL_TYPE_GATHERV:
-        case UCC_COLL_TYPE_SCATTER:
-        case UCC_COLL_TYPE_SCATTERV:
-        case UCC_COLL_TYPE_FANIN:
-        case UCC_COLL_TYPE_FANOUT:
-            return true;
-        default:
-            return false;
-    }
 }
 
 bool is_reduction(ucc_coll_type_t t) {
@@ -157,6 +143,22 @@ uint64_t mul_sat(uint64_t a, uint64_t b) {
 
 }  // namespace
 
+bool is_rooted(ucc_coll_type_t t) {
+    switch (t) {
+        case UCC_COLL_TYPE_BCAST:
+        case UCC_COLL_TYPE_REDUCE:
+        case UCC_COLL_TYPE_GATHER:
+        case UCC_COLL_TYPE_GATHERV:
+        case UCC_COLL_TYPE_SCATTER:
+        case UCC_COLL_TYPE_SCATTERV:
+        case UCC_COLL_TYPE_FANIN:
+        case UCC_COLL_TYPE_FANOUT:
+            return true;
+        default:
+            return false;
+    }
+}
+
 const char *coll_type_name(ucc_coll_type_t t) {
     switch (t) {
         case UCC_COLL_TYPE_ALLGATHER:
@@ -211,12 +213,7 @@ ucc_status_t validate_coll_args(const ucc_coll_args_t &a, uint32_t n, uint32_t r
                     "coll_type " + std::to_string(type) + " is not a collective type");
     }
     const ucc_coll_type_t t = a.coll_type;
-    // V2
-    const int64_t error_type = raw(a.error_type);
-    if (error_type != UCC_ERR_TYPE_LOCAL && error_type != UCC_ERR_TYPE_GLOBAL) {
-        return fail(UCC_ERR_INVALID_PARAM,
-                    "error_type " + std::to_string(error_type) + " is invalid");
-    }
+    // V2 is withdrawn: error_type is not read.
     const uint64_t flags = (a.mask & UCC_COLL_ARGS_FIELD_FLAGS) ? a.flags : 0;
     // V3
     if ((flags & UCC_COLL_ARGS_FLAG_TIMEOUT) && !(std::isfinite(a.timeout) && a.timeout > 0)) {
@@ -231,7 +228,8 @@ ucc_status_t validate_coll_args(const ucc_coll_args_t &a, uint32_t n, uint32_t r
     // V5. With an active set the collective runs among its members, renumbered
     // by set position: every later rule sees the set's size as the team size,
     // the caller's position as its rank and the root's position as the root.
-    uint64_t root = a.root;
+    const bool rooted = is_rooted(t);
+    uint64_t root = rooted ? a.root : 0;
     if (a.mask & UCC_COLL_ARGS_FIELD_ACTIVE_SET) {
         const auto &s = a.active_set;
         if (s.size == 0 || s.size > n || s.start >= n) {
@@ -253,12 +251,12 @@ ucc_status_t validate_coll_args(const ucc_coll_args_t &a, uint32_t n, uint32_t r
         uint64_t my_pos = s.size;
         for (uint64_t i = 0; i < s.size; ++i) {
             uint64_t m = (s.start + i * static_cast<uint64_t>(stride)) % n;
-            root_pos = m == a.root ? i : root_pos;
+            root_pos = rooted && m == root ? i : root_pos;
             my_pos = m == rank ? i : my_pos;
         }
-        if (is_rooted(t) && root_pos == s.size) {
+        if (rooted && root_pos == s.size) {
             return fail(UCC_ERR_INVALID_PARAM,
-                        "root " + std::to_string(a.root) + " is not a member of the active set");
+                        "root " + std::to_string(root) + " is not a member of the active set");
         }
         if (my_pos == s.size) {
             return fail(UCC_ERR_INVALID_PARAM, "this rank is not a member of the active set");
@@ -268,11 +266,11 @@ ucc_status_t validate_coll_args(const ucc_coll_args_t &a, uint32_t n, uint32_t r
         root = root_pos;
     }
     // V6
-    if (is_rooted(t) && root >= n) {
+    if (rooted && root >= n) {
         return fail(UCC_ERR_INVALID_PARAM,
                     "root " + std::to_string(root) + " is not in a team of " + std::to_string(n));
     }
-    const bool is_root = is_rooted(t) && root == rank;
+    const bool is_root = rooted && root == rank;
     const bool inplace = (flags & UCC_COLL_ARGS_FLAG_IN_PLACE) && inplace_applies(t, is_root);
     const Use u = buffers_used(t, inplace, is_root);
     const bool c64 = (flags & UCC_COLL_ARGS_FLAG_COUNT_64BIT) != 0;

@@ -1835,10 +1835,11 @@ TEST(ApiCollInit, V1CollType) {
         set_raw(a.coll_type, static_cast<int64_t>(t));
         return a;
     };
-    // A barrier reads no buffer, op or root: junk there is fine.
+    // A barrier reads no buffer, op, root or error_type: junk there is fine.
     ucc_coll_args_t junk = barrier;
     junk.op = static_cast<ucc_reduction_op_t>(15);
     junk.root = 999;
+    set_raw(junk.error_type, 0x5a5a5a5a);
     junk.src.info = {nullptr, ~uint64_t{0}, ~uint64_t{0}, static_cast<ucc_memory_type_t>(7)};
     junk.dst.info = junk.src.info;
     std::vector<InitCase> cases = {
@@ -1857,30 +1858,30 @@ TEST(ApiCollInit, V1CollType) {
     expect_init_statuses(cases);
 }
 
-// Every invalid error_type lies outside the enum's range {0, 1}: those cases
-// run in unsanitized builds only.
-TEST(ApiCollInit, V2ErrorType) {
+// V2 is withdrawn: error_type is never read (the reference has no mask bit for
+// it and ignores it), so any value -- outside the enum's range {0, 1} too, in
+// every build, as nothing loads it -- is accepted and later rules still decide.
+TEST(ApiCollInit, V2ErrorTypeIsNeverRead) {
     ucc_coll_args_t a = args_of(UCC_COLL_TYPE_ALLREDUCE);
-    ucc_coll_args_t bad = a;
-    set_raw(bad.error_type, 2);
-    ucc_coll_args_t neg = a;
-    set_raw(neg.error_type, -1);
-    ucc_coll_args_t global = a;
-    global.error_type = UCC_ERR_TYPE_GLOBAL;
-    // V2 comes before V5 (an active set of {0, 1}: rank 2 is not a member).
-    ucc_coll_args_t order = bad;
-    order.mask |= UCC_COLL_ARGS_FIELD_ACTIVE_SET;
-    order.active_set = {0, 1, 2};
-    std::vector<InitCase> cases = {
-        same("LOCAL", a, kOk),
-        same("GLOBAL", global, kOk),
+    auto with_error_type = [&](int64_t e) {
+        ucc_coll_args_t x = a;
+        set_raw(x.error_type, e);
+        return x;
     };
-    if (!kSanitized) {
-        cases.push_back(same("error_type 2", bad, kInv));
-        cases.push_back(same("error_type -1", neg, kInv));
-        cases.push_back(same("V2 before V5", order, kInv));
-    }
-    expect_init_statuses(cases);
+    // V5 still decides (an active set of {0, 1}: rank 2 is not a member).
+    ucc_coll_args_t set = with_error_type(2);
+    set.mask |= UCC_COLL_ARGS_FIELD_ACTIVE_SET;
+    set.active_set = {0, 1, 2};
+    expect_init_statuses({
+        same("LOCAL", with_error_type(UCC_ERR_TYPE_LOCAL), kOk),
+        same("GLOBAL", with_error_type(UCC_ERR_TYPE_GLOBAL), kOk),
+        same("error_type 2", with_error_type(2), kOk),
+        same("error_type -1", with_error_type(-1), kOk),
+        same("error_type INT32_MIN", with_error_type(INT32_MIN), kOk),
+        InitCase{"V5 decides with junk in error_type",
+                 [set](uint32_t) { return set; },
+                 {kOk, kOk, kInv}},
+    });
 }
 
 TEST(ApiCollInit, V3Timeout) {

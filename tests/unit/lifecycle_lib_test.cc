@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -1568,4 +1569,244 @@ TEST_F(LifecycleSolo, NullArgumentsTeamCollectiveAndEe) {
     ASSERT_EQ(ucc_team_get_attr(team_, &ta), UCC_OK);
     EXPECT_EQ(ta.size, 1u);
     run_all_six("after NULL-argument calls");
+}
+
+// ---------------------------------------------------------------------------
+// Configuration names of the reference UCC (README, Configuration): every name
+// it documents for its library and context configuration is accepted, with the
+// values it accepts; an unknown name still answers UCC_ERR_NOT_FOUND.
+// ---------------------------------------------------------------------------
+namespace {
+
+struct NameValue {
+    const char *name;
+    const char *value;
+};
+
+// ucc_global_opts.c and ucc_lib.c (with TLS of the CL library configuration).
+constexpr NameValue kReferenceLibNames[] = {
+    {"LOG_LEVEL", "diag"},
+    {"COLL_TRACE", "diag"},
+    {"CLS", "basic"},
+    {"TLS", "ucp,self"},
+    {"COMPONENT_PATH", "/opt/u"},
+    {"PROFILE_MODE", "log,accum"},
+    {"PROFILE_FILE", "u.prof"},
+    {"PROFILE_LOG_SIZE", "8m"},
+    {"CONFIG_FILE", ""},
+    {"LOG_FILE", "ucc.log"},
+    {"LOG_FILE_SIZE", "inf"},
+    {"LOG_FILE_ROTATE", "2"},
+    {"LOG_BUFFER", "2048"},
+    {"LOG_DATA_SIZE", "16"},
+    {"LOG_PRINT_ENABLE", "y"},
+    {"LOG_LEVEL_TRIGGER", "error"},
+    {"CHECK_ASYMMETRIC_DT", "n"},
+};
+
+// ucc_context.c, the CL/TL base context configuration (TUNE) and tl/ucp's.
+constexpr NameValue kReferenceContextNames[] = {
+    {"ESTIMATED_NUM_EPS", "64"},
+    {"ESTIMATED_NUM_PPN", "8"},
+    {"LOCK_FREE_PROGRESS_Q", "1"},
+    {"TEAM_IDS_POOL_SIZE", "64"},
+    {"INTERNAL_OOB", "2"},
+    {"THROTTLE_PROGRESS", "100"},
+    {"TUNE", "allreduce:0-inf:@1"},
+    {"PRECONNECT", "16"},
+    {"NPOLLS", "5"},
+    {"OOB_NPOLLS", "30"},
+    {"PRE_REG_MEM", "1"},
+    {"SERVICE_WORKER", "yes"},
+    {"SERVICE_THROTTLING_THRESH", "50"},
+    {"LOCAL_COPY_TYPE", "mc"},
+    {"MEMTYPE_COPY_ENABLE", "n"},
+};
+
+// Clears the environment variables of every name above for one scope.
+struct CleanReferenceEnv {
+    std::vector<std::unique_ptr<ScopedEnv>> vars;
+    CleanReferenceEnv() {
+        for (const NameValue &nv : kReferenceLibNames) {
+            vars.push_back(
+                std::make_unique<ScopedEnv>((std::string("UCC_") + nv.name).c_str(), nullptr));
+        }
+        for (const NameValue &nv : kReferenceContextNames) {
+            vars.push_back(
+                std::make_unique<ScopedEnv>((std::string("UCC_") + nv.name).c_str(), nullptr));
+        }
+    }
+};
+
+}  // namespace
+
+TEST(LifecycleLibConfig, ReferenceLibraryNamesAreAccepted) {
+    CleanReferenceEnv env;
+    ucc_lib_config_h cfg = nullptr;
+    ASSERT_EQ(ucc_lib_config_read(nullptr, nullptr, &cfg), UCC_OK);
+    for (const NameValue &nv : kReferenceLibNames) {
+        EXPECT_EQ(ucc_lib_config_modify(cfg, nv.name, nv.value), UCC_OK) << nv.name;
+        EXPECT_TRUE(has_line(print_lib_config(cfg), std::string("UCC_") + nv.name + "=" + nv.value))
+            << nv.name;
+    }
+    // The reference's values only; an unknown name fails as before.
+    EXPECT_EQ(ucc_lib_config_modify(cfg, "CLS", "basic,hier,all"), UCC_OK);
+    for (const char *lvl : {"warning", "diag", "data", "func", "poll", "req", "async"}) {
+        EXPECT_EQ(ucc_lib_config_modify(cfg, "LOG_LEVEL", lvl), UCC_OK) << lvl;
+    }
+    EXPECT_EQ(ucc_lib_config_modify(cfg, "LOG_LEVEL", "warn"), UCC_OK);
+    EXPECT_EQ(ucc_lib_config_modify(cfg, "CLS", "nccl"), UCC_ERR_INVALID_PARAM);
+    EXPECT_EQ(ucc_lib_config_modify(cfg, "CLS", ""), UCC_ERR_INVALID_PARAM);
+    EXPECT_EQ(ucc_lib_config_modify(cfg, "PROFILE_MODE", "log,sometimes"), UCC_ERR_INVALID_PARAM);
+    EXPECT_EQ(ucc_lib_config_modify(cfg, "LOG_FILE_ROTATE", "-1"), UCC_ERR_INVALID_PARAM);
+    EXPECT_EQ(ucc_lib_config_modify(cfg, "LOG_PRINT_ENABLE", "maybe"), UCC_ERR_INVALID_PARAM);
+    EXPECT_EQ(ucc_lib_config_modify(cfg, "COLL_TRACE", "loud"), UCC_ERR_INVALID_PARAM);
+    EXPECT_EQ(ucc_lib_config_modify(cfg, "THROTTLED_PROGRESS", "1"), UCC_ERR_NOT_FOUND);
+    EXPECT_EQ(ucc_lib_config_modify(cfg, "NO_SUCH_VARIABLE", "1"), UCC_ERR_NOT_FOUND);
+    EXPECT_TRUE(has_line(print_lib_config(cfg), "UCC_CLS=basic,hier,all"));
+    // A library initialises from it.
+    ucc_lib_h lib = nullptr;
+    ASSERT_EQ(init_lib(&lib, cfg), UCC_OK);
+    ucc_lib_config_release(cfg);
+    EXPECT_EQ(ucc_finalize(lib), UCC_OK);
+}
+
+TEST_F(LifecycleWithLib, ReferenceContextNamesAreAccepted) {
+    CleanReferenceEnv env;
+    ucc_context_config_h cc = nullptr;
+    ASSERT_EQ(ucc_context_config_read(lib_, nullptr, &cc), UCC_OK);
+    for (const NameValue &nv : kReferenceContextNames) {
+        EXPECT_EQ(ucc_context_config_modify(cc, nullptr, nv.name, nv.value), UCC_OK) << nv.name;
+        EXPECT_TRUE(has_line(print_ctx_config(cc), std::string("UCC_") + nv.name + "=" + nv.value))
+            << nv.name;
+    }
+    // Through the components this library has (the component check is unchanged).
+    EXPECT_EQ(ucc_context_config_modify(cc, "cl/basic", "TUNE", "0"), UCC_OK);
+    EXPECT_EQ(ucc_context_config_modify(cc, "all", "TUNE", "inf"), UCC_OK);
+    EXPECT_EQ(ucc_context_config_modify(cc, "tl/self", "NPOLLS", "7"), UCC_OK);
+    // The reference's values only; an unknown name fails as before.
+    EXPECT_EQ(ucc_context_config_modify(cc, nullptr, "ESTIMATED_NUM_EPS", "many"),
+              UCC_ERR_INVALID_PARAM);
+    EXPECT_EQ(ucc_context_config_modify(cc, nullptr, "ESTIMATED_NUM_PPN", "-1"),
+              UCC_ERR_INVALID_PARAM);
+    EXPECT_EQ(ucc_context_config_modify(cc, nullptr, "LOCAL_COPY_TYPE", "dma"),
+              UCC_ERR_INVALID_PARAM);
+    EXPECT_EQ(ucc_context_config_modify(cc, nullptr, "ESTIMATED_NUM_EPS", "inf"), UCC_OK);
+    EXPECT_EQ(ucc_context_config_modify(cc, nullptr, "THROTTLED_PROGRESS", "1"), UCC_ERR_NOT_FOUND);
+    EXPECT_EQ(ucc_context_config_modify(cc, nullptr, "NO_SUCH_VAR", "1"), UCC_ERR_NOT_FOUND);
+    // A context is created from it, and works.
+    ucc_context_h ctx = nullptr;
+    ASSERT_EQ(create_local_context(lib_, &ctx, cc), UCC_OK);
+    ucc_context_config_release(cc);
+    ucc_team_h team = nullptr;
+    ASSERT_EQ(create_team(ctx, solo_params(), &team), UCC_OK);
+    int32_t src[3] = {1, 2, 3};
+    int32_t dst[3] = {};
+    ucc_coll_args_t a{};
+    a.coll_type = UCC_COLL_TYPE_ALLREDUCE;
+    a.op = UCC_OP_SUM;
+    a.src.info = info(src, 3, UCC_DT_INT32);
+    a.dst.info = info(dst, 3, UCC_DT_INT32);
+    EXPECT_EQ(run_collective(ctx, team, a), UCC_OK);
+    EXPECT_EQ(dst[2], 3);
+    EXPECT_EQ(destroy_team(team), UCC_OK);
+    EXPECT_EQ(ucc_context_destroy(ctx), UCC_OK);
+}
+
+// Open MPI's coll/ucc component makes exactly these calls and turns UCC off
+// when one of them fails.
+TEST(LifecycleLibConfig, OpenMpiCollUccSequence) {
+    CleanReferenceEnv env;
+    ucc_lib_config_h lib_config = nullptr;
+    ASSERT_EQ(ucc_lib_config_read("OMPI", nullptr, &lib_config), UCC_OK);
+    ASSERT_EQ(ucc_lib_config_modify(lib_config, "CLS", "basic"), UCC_OK);
+    ucc_lib_h lib = nullptr;
+    ASSERT_EQ(init_lib(&lib, lib_config), UCC_OK);
+    ucc_lib_config_release(lib_config);
+    ucc_context_config_h ctx_config = nullptr;
+    ASSERT_EQ(ucc_context_config_read(lib, nullptr, &ctx_config), UCC_OK);
+    EXPECT_EQ(ucc_context_config_modify(ctx_config, nullptr, "ESTIMATED_NUM_EPS", "1024"), UCC_OK);
+    EXPECT_EQ(ucc_context_config_modify(ctx_config, nullptr, "ESTIMATED_NUM_PPN", "32"), UCC_OK);
+    ucc_context_h ctx = nullptr;
+    ASSERT_EQ(create_local_context(lib, &ctx, ctx_config), UCC_OK);
+    ucc_context_config_release(ctx_config);
+    EXPECT_EQ(ucc_context_destroy(ctx), UCC_OK);
+    EXPECT_EQ(ucc_finalize(lib), UCC_OK);
+}
+
+// An ignored variable that was set gives one DEBUG line when its library or
+// context is created; defaults and lower log levels give none.
+TEST(LifecycleLibConfig, IgnoredNamesLogOneDebugLine) {
+    CleanReferenceEnv env;
+    auto run = [](const char *level) {
+        ucc_lib_config_h lc = nullptr;
+        EXPECT_EQ(ucc_lib_config_read(nullptr, nullptr, &lc), UCC_OK);
+        EXPECT_EQ(ucc_lib_config_modify(lc, "LOG_LEVEL", level), UCC_OK);
+        EXPECT_EQ(ucc_lib_config_modify(lc, "CLS", "basic"), UCC_OK);
+        ::testing::internal::CaptureStderr();
+        ucc_lib_h lib = nullptr;
+        EXPECT_EQ(init_lib(&lib, lc), UCC_OK);
+        ucc_lib_config_release(lc);
+        ucc_context_config_h cc = nullptr;
+        EXPECT_EQ(ucc_context_config_read(lib, nullptr, &cc), UCC_OK);
+        EXPECT_EQ(ucc_context_config_modify(cc, nullptr, "ESTIMATED_NUM_EPS", "64"), UCC_OK);
+        ucc_context_h ctx = nullptr;
+        EXPECT_EQ(create_local_context(lib, &ctx, cc), UCC_OK);
+        ucc_context_config_release(cc);
+        EXPECT_EQ(ucc_context_destroy(ctx), UCC_OK);
+        EXPECT_EQ(ucc_finalize(lib), UCC_OK);
+        return ::testing::internal::GetCapturedStderr();
+    };
+    const std::string debug = run("DEBUG");
+    EXPECT_NE(debug.find("DEBUG"), std::string::npos) << debug;
+    EXPECT_NE(debug.find("UCC_CLS=basic accepted for compatibility"), std::string::npos) << debug;
+    EXPECT_NE(debug.find("UCC_ESTIMATED_NUM_EPS=64 accepted for compatibility"), std::string::npos)
+        << debug;
+    EXPECT_EQ(debug.find("UCC_TLS="), std::string::npos) << debug;  // not set
+    EXPECT_EQ(run("WARN").find("accepted for compatibility"), std::string::npos);
+}
+
+// COLL_TRACE: INFO traces inits on team rank 0, DEBUG posts and finalizes too;
+// the default traces nothing. LOG_LEVEL does not filter these lines.
+TEST(LifecycleLibConfig, CollTrace) {
+    CleanReferenceEnv env;
+    ScopedEnv level("UCC_LOG_LEVEL", nullptr);
+    auto run = [](const char *trace) {
+        ucc_lib_config_h lc = nullptr;
+        EXPECT_EQ(ucc_lib_config_read(nullptr, nullptr, &lc), UCC_OK);
+        if (trace != nullptr) {
+            EXPECT_EQ(ucc_lib_config_modify(lc, "COLL_TRACE", trace), UCC_OK);
+        }
+        ucc_lib_h lib = nullptr;
+        EXPECT_EQ(init_lib(&lib, lc), UCC_OK);
+        ucc_lib_config_release(lc);
+        ucc_context_h ctx = nullptr;
+        EXPECT_EQ(create_local_context(lib, &ctx), UCC_OK);
+        ucc_team_h team = nullptr;
+        EXPECT_EQ(create_team(ctx, solo_params(), &team), UCC_OK);
+        int32_t src[2] = {4, 5};
+        int32_t dst[2] = {};
+        ucc_coll_args_t a{};
+        a.coll_type = UCC_COLL_TYPE_ALLREDUCE;
+        a.op = UCC_OP_SUM;
+        a.src.info = info(src, 2, UCC_DT_INT32);
+        a.dst.info = info(dst, 2, UCC_DT_INT32);
+        ::testing::internal::CaptureStderr();
+        EXPECT_EQ(run_collective(ctx, team, a), UCC_OK);
+        const std::string out = ::testing::internal::GetCapturedStderr();
+        EXPECT_EQ(destroy_team(team), UCC_OK);
+        EXPECT_EQ(ucc_context_destroy(ctx), UCC_OK);
+        EXPECT_EQ(ucc_finalize(lib), UCC_OK);
+        return out;
+    };
+    EXPECT_EQ(run(nullptr), "");
+    const std::string info_out = run("INFO");
+    EXPECT_NE(info_out.find("coll init: req"), std::string::npos) << info_out;
+    EXPECT_NE(info_out.find("allreduce team"), std::string::npos) << info_out;
+    EXPECT_NE(info_out.find("count 2 dt int32"), std::string::npos) << info_out;
+    EXPECT_EQ(info_out.find("coll post"), std::string::npos) << info_out;
+    const std::string debug_out = run("DEBUG");
+    EXPECT_NE(debug_out.find("coll init"), std::string::npos) << debug_out;
+    EXPECT_NE(debug_out.find("coll post"), std::string::npos) << debug_out;
+    EXPECT_NE(debug_out.find("coll finalize"), std::string::npos) << debug_out;
 }

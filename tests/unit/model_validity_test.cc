@@ -233,18 +233,21 @@ TEST(ModelValidity, V1CollType) {
     }
 }
 
-// ---- V2
+// ---- V2 (withdrawn): error_type is never read
 
-TEST(ModelValidity, V2ErrorType) {
+TEST(ModelValidity, V2ErrorTypeIsNeverRead) {
     Storage s(4);
-    ucc_coll_args_t a = valid_args(UCC_COLL_TYPE_BARRIER, 4, 0, 0, false, s);
-    for (int bad : {2, -1, 100}) {
-        set_raw(a.error_type, bad);
-        expect_rule(a, team(4, 0), UCC_ERR_INVALID_PARAM, 2);
+    for (ucc_coll_type_t type : {UCC_COLL_TYPE_BARRIER, UCC_COLL_TYPE_ALLREDUCE}) {
+        ucc_coll_args_t a = valid_args(type, 4, 0, 0, false, s);
+        for (int64_t junk : {int64_t{UCC_ERR_TYPE_LOCAL}, int64_t{UCC_ERR_TYPE_GLOBAL}, int64_t{2},
+                             int64_t{-1}, int64_t{100}, int64_t{INT32_MIN}, int64_t{INT32_MAX}}) {
+            set_raw(a.error_type, junk);
+            expect_ok(a, team(4, 0));
+        }
+        // The other rules still decide: V1 with junk in error_type.
+        set_raw(a.coll_type, 0);
+        expect_rule(a, team(4, 0), UCC_ERR_INVALID_PARAM, 1);
     }
-    // V1 comes first.
-    set_raw(a.coll_type, 0);
-    expect_rule(a, team(4, 0), UCC_ERR_INVALID_PARAM, 1);
 }
 
 // ---- V3
