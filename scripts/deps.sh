@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build needs, if any are missing.
 set -euo pipefail
-# UCX (transport) and Open MPI (mpirun, for the bootstrap's multi-process tests).
+# UCX (transport) and Open MPI (mpirun, for the multi-process tests); iproute2
+# (`ip netns`, for the two-host test).
 pkgs=(cmake make g++ libboost-context-dev libboost-dev librapidcheck-dev libgtest-dev
-  libucx-dev ucx-utils libopenmpi-dev openmpi-bin)
+  libucx-dev ucx-utils libopenmpi-dev openmpi-bin iproute2)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Quick start (b): build and run every test — unit, integration, property tests,
-# the C99 header test and the symbol check — then the same under ASan+UBSan.
+# multi-process runs over UCX, the thread stress test, the C99 header test and
+# the symbol check — then the same under ASan+UBSan, and the thread stress test
+# under TSan.
 # UCC_PROPTEST_SCALE=10 runs ten times as many property-test cases.
 #
 # Property-test seeds (README, Property tests): the RapidCheck seed derives from
@@ -36,3 +38,9 @@ echo "== build (ASan+UBSan) =="
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DUCC_SANITIZE=ON -DUCC_BUILD_TESTS=ON >/dev/null
 cmake --build build-asan -j"$jobs"
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure)
+echo "== build (TSan: the thread tests) =="
+cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DUCC_TSAN=ON -DUCC_BUILD_TESTS=ON >/dev/null
+cmake --build build-tsan -j"$jobs" --target thread_stress
+# UCX's memory hooks and TSan's interceptors do not mix: the hooks stay off.
+UCX_MEM_EVENTS=no UCX_MEM_MALLOC_HOOKS=no UCX_MEM_MMAP_HOOK_MODE=none UCX_NET_DEVICES=lo \
+    TSAN_OPTIONS="suppressions=$PWD/tests/threads/tsan.supp halt_on_error=1" build-tsan/thread_stress
