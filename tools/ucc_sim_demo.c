@@ -1,13 +1,19 @@
 /*
- * ucc_sim_demo: an ordinary UCC program (plain C99, only <ucc/api/ucc.h> and
- * <ucc/sim/ucc_sim.h>) run as N simulated ranks inside this one process.
+ * ucc_sim_demo: an ordinary UCC program (plain C99, only <ucc/api/ucc.h>,
+ * <ucc/sim/ucc_sim.h> and <ucc/boot/ucc_boot.h>) whose one rank body runs
+ * either as N simulated ranks inside this one process or, started by a
+ * launcher (ucc_run, mpirun, srun, torchrun-style variables), as one real
+ * process per rank over UCX.
  *
- * Every rank initialises UCC, creates a context and a team over the simulator's
- * OOB, runs a float32 SUM allreduce and an int32 bcast, checks both results,
- * and tears everything down. Prints the virtual time of each collective, the
- * run's total virtual time and its trace hash (same seed, same hash).
+ * Every rank initialises UCC, creates a context and a team over the OOB it was
+ * given (the simulator's or the bootstrap's), runs a float32 SUM allreduce and
+ * an int32 bcast, checks both results, and tears everything down. Simulated,
+ * it prints the virtual time of each collective, the run's total virtual time
+ * and its trace hash (same seed, same hash); as real processes, rank 0 prints
+ * the wall time of each collective and whether every rank verified.
  *
  *   ucc_sim_demo [--ranks N] [--seed S] [--network SPEC] [--count ELEMS]
+ *   ucc_run -n 4 ucc_sim_demo [--count ELEMS]
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <stdio.h>
@@ -16,15 +22,30 @@
 #include <time.h>
 
 #include <ucc/api/ucc.h>
+#include <ucc/boot/ucc_boot.h>
 #include <ucc/sim/ucc_sim.h>
+
+/* Where a rank runs: its rank, the world's size, an OOB and a clock. */
+typedef struct {
+    uint32_t rank;
+    uint32_t size;
+    ucc_oob_coll_t oob;
+    double (*now)(void);
+} world_t;
 
 typedef struct {
     size_t count;
     unsigned long errors;   /* ranks whose results were wrong */
     unsigned long failures; /* ranks where an API call failed */
-    double t_allreduce;     /* virtual seconds, measured on rank 0 */
+    double t_allreduce;     /* seconds (virtual when simulated), measured on rank 0 */
     double t_bcast;
 } demo_t;
+
+static double wall_now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
 
 #define CHECK(call)                                                                           \
     do {                                                                                      \
@@ -52,10 +73,10 @@ static ucc_status_t run_coll(ucc_coll_args_t *args, ucc_team_h team, ucc_context
     return st;
 }
 
-static void rank_main(void *arg) {
-    demo_t *d = (demo_t *)arg;
-    uint32_t rank = ucc_sim_rank();
-    uint32_t n = ucc_sim_size();
+/* The program body: the same for a simulated rank and a real process. */
+static void rank_body(demo_t *d, const world_t *w) {
+    uint32_t rank = w->rank;
+    uint32_t n = w->size;
     size_t count = d->count;
     size_t i;
     ucc_lib_config_h lib_config;
@@ -81,13 +102,13 @@ static void rank_main(void *arg) {
 
     memset(&ctx_params, 0, sizeof(ctx_params));
     ctx_params.mask = UCC_CONTEXT_PARAM_FIELD_OOB;
-    CHECK(ucc_sim_oob(&ctx_params.oob));
+    ctx_params.oob = w->oob;
     CHECK(ucc_context_create(lib, &ctx_params, NULL, &ctx));
 
     memset(&team_params, 0, sizeof(team_params));
     team_params.mask =
         UCC_TEAM_PARAM_FIELD_OOB | UCC_TEAM_PARAM_FIELD_EP | UCC_TEAM_PARAM_FIELD_EP_RANGE;
-    CHECK(ucc_sim_oob(&team_params.oob));
+    team_params.oob = w->oob;
     team_params.ep = rank;
     team_params.ep_range = UCC_COLLECTIVE_EP_RANGE_CONTIG;
     CHECK(ucc_team_create_post(&ctx, 1, &team_params, &team));
@@ -112,10 +133,10 @@ static void rank_main(void *arg) {
     args.dst.info.datatype = UCC_DT_FLOAT32;
     args.dst.info.mem_type = UCC_MEMORY_TYPE_HOST;
     args.op = UCC_OP_SUM;
-    t0 = ucc_sim_now();
+    t0 = w->now();
     CHECK(run_coll(&args, team, ctx));
     if (rank == 0) {
-        d->t_allreduce = ucc_sim_now() - t0;
+        d->t_allreduce = w->now() - t0;
     }
     {
         double base = 0;
@@ -143,10 +164,10 @@ static void rank_main(void *arg) {
     args.src.info.count = count;
     args.src.info.datatype = UCC_DT_INT32;
     args.src.info.mem_type = UCC_MEMORY_TYPE_HOST;
-    t0 = ucc_sim_now();
+    t0 = w->now();
     CHECK(run_coll(&args, team, ctx));
     if (rank == 0) {
-        d->t_bcast = ucc_sim_now() - t0;
+        d->t_bcast = w->now() - t0;
     }
     for (i = 0; i < count; ++i) {
         if (buf[i] != (int32_t)(i * 2654435761u)) {
@@ -166,6 +187,68 @@ static void rank_main(void *arg) {
     CHECK(st);
     CHECK(ucc_context_destroy(ctx));
     CHECK(ucc_finalize(lib));
+}
+
+static void sim_rank_main(void *arg) {
+    world_t w;
+    w.rank = ucc_sim_rank();
+    w.size = ucc_sim_size();
+    w.now = ucc_sim_now;
+    if (ucc_sim_oob(&w.oob) != UCC_OK) {
+        ((demo_t *)arg)->failures++;
+        return;
+    }
+    rank_body((demo_t *)arg, &w);
+}
+
+/* One real process of a launched job: the same body over the bootstrap's OOB. */
+static int run_launched(demo_t *d) {
+    ucc_boot_h boot;
+    world_t w;
+    uint32_t mine[2], *all, r;
+    unsigned long wrong = 0, failed = 0;
+    void *req;
+    ucc_status_t st = ucc_boot_init(NULL, &boot);
+    if (st != UCC_OK) {
+        fprintf(stderr, "ucc_boot_init failed: %s\n", ucc_status_string(st));
+        return 1;
+    }
+    w.rank = ucc_boot_rank(boot);
+    w.size = ucc_boot_size(boot);
+    w.now = wall_now;
+    if (ucc_boot_oob(boot, &w.oob) != UCC_OK) {
+        return 1;
+    }
+    if (w.rank == 0) {
+        printf("UCC %s: %u processes, allreduce (float32 sum) and bcast (int32) of %zu elements\n",
+               ucc_get_version_string(), w.size, d->count);
+        fflush(stdout);
+    }
+    rank_body(d, &w);
+    /* Rank 0 reports for everyone: each rank's verdict through the OOB. */
+    mine[0] = (uint32_t)d->errors;
+    mine[1] = (uint32_t)d->failures;
+    all = malloc(sizeof(mine) * w.size);
+    if (all == NULL || w.oob.allgather(mine, all, sizeof(mine), w.oob.coll_info, &req) != UCC_OK) {
+        return 1;
+    }
+    while ((st = w.oob.req_test(req)) == UCC_INPROGRESS) {
+    }
+    w.oob.req_free(req);
+    for (r = 0; r < w.size; ++r) {
+        wrong += all[2 * r] != 0;
+        failed += all[2 * r + 1] != 0;
+    }
+    free(all);
+    if (w.rank == 0) {
+        printf("allreduce: %.3f us wall\n", d->t_allreduce * 1e6);
+        printf("bcast:     %.3f us wall\n", d->t_bcast * 1e6);
+        printf("results:   %s (%lu ranks wrong, %lu ranks with API failures)\n",
+               st == UCC_OK && wrong == 0 && failed == 0 ? "verified on every rank" : "WRONG",
+               wrong, failed);
+    }
+    ucc_boot_finalize(boot);
+    return st == UCC_OK && wrong == 0 && failed == 0 ? 0 : 1;
 }
 
 int main(int argc, char **argv) {
@@ -202,13 +285,16 @@ int main(int argc, char **argv) {
                 argv[0]);
         return 2;
     }
+    if (ucc_boot_launched()) {
+        return run_launched(&d);
+    }
     printf(
         "UCC %s: simulating %u ranks, allreduce (float32 sum) and bcast (int32) of %zu "
         "elements\n",
         ucc_get_version_string(), params.n_ranks, d.count);
     fflush(stdout);
     clock_gettime(CLOCK_MONOTONIC, &w0);
-    st = ucc_sim_run(&params, rank_main, &d);
+    st = ucc_sim_run(&params, sim_rank_main, &d);
     clock_gettime(CLOCK_MONOTONIC, &w1);
     if (st != UCC_OK) {
         printf("simulation failed: %s\n", ucc_status_string(st));
