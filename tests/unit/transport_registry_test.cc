@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "lib/core/transport_select.h"
 #include "lib/tag.h"
@@ -135,6 +136,22 @@ TEST_F(Registry, MoreThanOneProcessGetsUcx) {
     EXPECT_EQ(ucc_context_destroy(ctx), UCC_OK);
     // Forced for one process, too.
     ASSERT_EQ(create(1, "ucp", &ctx), UCC_OK);
+    // Memory maps register with UCX: the packed handle carries a remote key.
+    std::vector<uint8_t> buf(1 << 16);
+    ucc_mem_map_t seg{buf.data(), buf.size()};
+    ucc_mem_map_params_t mp{&seg, 1};
+    size_t size = 0;
+    ucc_mem_map_mem_h h = nullptr;
+    ASSERT_EQ(ucc_mem_map(ctx, UCC_MEM_MAP_MODE_EXPORT, &mp, &size, &h), UCC_OK);
+    EXPECT_GT(size, 4 * sizeof(uint64_t) + 8) << "address, length, key length and a UCX key";
+    std::vector<uint8_t> packed(static_cast<uint8_t *>(h), static_cast<uint8_t *>(h) + size);
+    ucc_mem_map_mem_h imported = packed.data();
+    size_t isize = 0;
+    ASSERT_EQ(ucc_mem_map(ctx, UCC_MEM_MAP_MODE_IMPORT, &mp, &isize, &imported), UCC_OK);
+    EXPECT_EQ(isize, size);
+    EXPECT_EQ(std::memcmp(imported, packed.data(), size), 0);
+    EXPECT_EQ(ucc_mem_unmap(&imported), UCC_OK);
+    EXPECT_EQ(ucc_mem_unmap(&h), UCC_OK);
     EXPECT_EQ(ucc_context_destroy(ctx), UCC_OK);
 }
 #endif
