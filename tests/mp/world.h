@@ -29,7 +29,9 @@ struct World {
 #endif
 };
 
-inline bool world_init(int &argc, char **&argv, World *w, std::string *err) {
+// `timeout_s` > 0: the bootstrap's timeout (connecting, each OOB round, the
+// barrier of world_finalize); 0: its default.
+inline bool world_init(int &argc, char **&argv, World *w, std::string *err, double timeout_s = 0) {
     bool want_mpi = false;
     for (int i = 1; i + 1 < argc; ++i) {
         if (std::strcmp(argv[i], "--oob") == 0 && std::strcmp(argv[i + 1], "mpi") == 0) {
@@ -51,7 +53,12 @@ inline bool world_init(int &argc, char **&argv, World *w, std::string *err) {
 #endif
     }
 #ifdef UCC_MP_WITH_BOOT
-    ucc_status_t st = ucc_boot_init(nullptr, &w->boot);
+    ucc_boot_params_t bp{};
+    if (timeout_s > 0) {
+        bp.mask = UCC_BOOT_PARAM_FIELD_TIMEOUT;
+        bp.timeout = timeout_s;
+    }
+    ucc_status_t st = ucc_boot_init(&bp, &w->boot);
     if (st != UCC_OK) {
         *err = std::string("ucc_boot_init: ") + ucc_status_string(st) +
                " (launch with ucc_run -n N, or pass --oob mpi under mpirun)";
