@@ -3,6 +3,8 @@
 
 #include <span>
 
+#include "lib/util/parse.h"
+
 namespace ucc::boot {
 
 namespace {
@@ -51,24 +53,6 @@ std::string one_of(std::span<const char *const> names) {
         s += names[i];
     }
     return s;
-}
-
-bool parse_u32(std::string_view s, uint32_t *out) {
-    if (s.empty() || s.size() > 10) {
-        return false;
-    }
-    uint64_t v = 0;
-    for (char c : s) {
-        if (c < '0' || c > '9') {
-            return false;
-        }
-        v = v * 10 + static_cast<uint64_t>(c - '0');
-    }
-    if (v > UINT32_MAX) {
-        return false;
-    }
-    *out = static_cast<uint32_t>(v);
-    return true;
 }
 
 ucc_status_t read_u32(const Var &v, uint32_t *out, std::string *error) {

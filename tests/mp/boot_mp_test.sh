@@ -21,30 +21,8 @@ fi
 ucc_run=$1
 hello=$2
 
-tmp=$(mktemp -d)
+source "$(dirname "$0")/mp_common.sh"
 trap 'rm -rf "$tmp"' EXIT
-out=$tmp/out
-err=$tmp/err
-: >"$out"
-: >"$err"
-
-fail() {
-  echo "FAIL ($mode): $*"
-  echo "--- stdout"
-  cat "$out"
-  echo "--- stderr"
-  cat "$err"
-  exit 1
-}
-has_line() { grep -qxF -- "$2" "$1" || fail "$(basename "$1") has no line '$2'"; }
-has_text() { grep -qF -- "$2" "$1" || fail "$(basename "$1") does not say '$2'"; }
-
-# No variable of another launcher may leak into the runs below.
-clean_env=(env -u UCC_RANK -u UCC_WORLD_SIZE -u UCC_LOCAL_RANK -u UCC_LOCAL_SIZE -u UCC_STORE
-  -u RANK -u WORLD_SIZE -u LOCAL_RANK -u LOCAL_WORLD_SIZE -u MASTER_ADDR -u MASTER_PORT
-  -u OMPI_COMM_WORLD_RANK -u OMPI_COMM_WORLD_SIZE -u OMPI_COMM_WORLD_LOCAL_RANK
-  -u OMPI_COMM_WORLD_LOCAL_SIZE -u SLURM_PROCID -u SLURM_NTASKS -u SLURM_LOCALID
-  -u SLURM_NTASKS_PER_NODE -u SLURM_TASKS_PER_NODE -u SLURM_NODEID)
 
 # A port in 20000..59999 for a store hosted by rank 0. A port someone else
 # holds makes rank 0 fail with "cannot listen"; callers retry with another.

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <string_view>
 
+#include "lib/util/parse.h"
+
 namespace ucc::sim {
 
 namespace {
@@ -136,21 +138,7 @@ bool parse_bandwidth(std::string_view s, uint64_t *out) {
 }
 
 bool parse_count(std::string_view s, uint32_t *out) {
-    if (s.empty() || s.size() > 10) {
-        return false;
-    }
-    uint64_t v = 0;
-    for (char c : s) {
-        if (c < '0' || c > '9') {
-            return false;
-        }
-        v = v * 10 + static_cast<unsigned>(c - '0');
-    }
-    if (v == 0 || v > (1u << 31)) {
-        return false;
-    }
-    *out = static_cast<uint32_t>(v);
-    return true;
+    return parse_u32(s, out) && *out != 0 && *out <= (1u << 31);
 }
 
 // Exact decimal of v / unit with trailing zeros stripped.

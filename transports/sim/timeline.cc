@@ -6,6 +6,7 @@
 #include <cinttypes>
 #include <cstring>
 
+#include "lib/util/parse.h"
 #include "transports/sim/cluster.h"
 
 namespace ucc::sim {
@@ -15,24 +16,6 @@ namespace {
 constexpr size_t kFileBufferBytes = 1 << 20;
 constexpr Tag kStepMask = tag::kStepMask;
 constexpr uint32_t kSyncStepBit = 0x8000;
-
-bool parse_u32(const std::string &s, uint32_t *out) {
-    if (s.empty() || s.size() > 10) {
-        return false;
-    }
-    uint64_t v = 0;
-    for (char c : s) {
-        if (c < '0' || c > '9') {
-            return false;
-        }
-        v = v * 10 + static_cast<unsigned>(c - '0');
-    }
-    if (v > UINT32_MAX) {
-        return false;
-    }
-    *out = static_cast<uint32_t>(v);
-    return true;
-}
 
 std::string trim(const std::string &s) {
     size_t b = s.find_first_not_of(" \t");
