@@ -137,6 +137,7 @@ TEST(ThreadMultiple, OneContextManyThreadsLoopback) {
     EXPECT_EQ(ucc_finalize(lib), UCC_OK);
 }
 
+#ifdef UCC_WITH_UCX
 // An OOB among the threads of this process: member i of n deposits its data
 // for round r; a round is complete when all n deposited.
 struct InprocOob {
@@ -260,5 +261,7 @@ TEST(ThreadMultiple, FourContextsOverUcxThreeThreadsEach) {
         EXPECT_EQ(errors[i], "") << "rank " << i / kThreads << " thread " << i % kThreads;
     }
 }
+
+#endif  // UCC_WITH_UCX
 
 }  // namespace
