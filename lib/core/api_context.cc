@@ -446,6 +446,9 @@ UCC_EXPORT ucc_status_t ucc_context_destroy(ucc_context_h context) {
         ctx.lib->n_contexts--;
         // Keep a tombstone (with the tombstones of its teams) until ucc_finalize (P36).
         ctx.destroyed = true;
+        // The log's clock reads the transport: later lines (calls on the
+        // tombstone) go without a time.
+        ctx.log.set_clock(nullptr, nullptr);
         ctx.transport.reset();
         ctx.peers = ucc::core::PeerMap();
         ctx.address = {};
