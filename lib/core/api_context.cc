@@ -430,11 +430,20 @@ UCC_EXPORT ucc_status_t ucc_context_destroy(ucc_context_h context) {
         }
         Context &ctx = context->ctx;
         ucc::core::ContextGuard guard(ctx);
-        if (ctx.n_teams != 0) {
-            UCC_LOG(ctx.log, kError,
-                    "ucc_context_destroy: %llu teams still use this context; destroy them first",
-                    static_cast<unsigned long long>(ctx.n_teams));
-            return UCC_ERR_INVALID_PARAM;
+        // A team still being created or with unfinalized requests keeps the
+        // context; idle teams go down with it (Open MPI's coll/ucc destroys
+        // the context at MPI_Finalize while communicators the program did not
+        // free still hold their teams; the handles become tombstones).
+        for (const ucc_team *team : ctx.live_teams) {
+            const ucc::core::Team &t = team->team;
+            if (t.state == ucc::core::TeamState::kCreating || t.n_outstanding != 0) {
+                UCC_LOG(ctx.log, kError,
+                        "ucc_context_destroy: team %u %s; finish it first", t.id,
+                        t.state == ucc::core::TeamState::kCreating
+                            ? "is still being created"
+                            : "has collective requests that are not finalized");
+                return UCC_ERR_INVALID_PARAM;
+            }
         }
         if (ctx.n_mem_maps != 0) {
             UCC_LOG(ctx.log, kError,
@@ -442,10 +451,20 @@ UCC_EXPORT ucc_status_t ucc_context_destroy(ucc_context_h context) {
                     static_cast<unsigned long long>(ctx.n_mem_maps));
             return UCC_ERR_INVALID_PARAM;
         }
+        if (!ctx.live_teams.empty()) {
+            UCC_LOG(ctx.log, kInfo, "ucc_context_destroy: destroying %zu teams along with it",
+                    ctx.live_teams.size());
+            while (!ctx.live_teams.empty()) {
+                ucc::core::retire_team(ctx.live_teams.back());
+            }
+        }
         std::lock_guard<std::mutex> lk(ctx.lib->mu);
         ctx.lib->n_contexts--;
         // Keep a tombstone (with the tombstones of its teams) until ucc_finalize (P36).
         ctx.destroyed = true;
+        // The log's clock reads the transport: later lines (calls on the
+        // tombstone) go without a time.
+        ctx.log.set_clock(nullptr, nullptr);
         ctx.transport.reset();
         ctx.peers = ucc::core::PeerMap();
         ctx.address = {};

@@ -140,6 +140,35 @@ ucc_status_t create_via_ep_map(Team *t, const ucc_team_params_t *params, bool ha
 
 }  // namespace
 
+namespace ucc::core {
+
+void retire_team(ucc_team *team) {
+    Team &t = team->team;
+    Context *ctx = t.ctx;
+    const uint16_t id = t.id;
+    const uint64_t team_hash = t.trace_hash;
+    const bool created = t.creation_recorded && t.create_status == UCC_OK;
+    std::erase(ctx->live_teams, team);
+    // Keep a tombstone: later calls on this handle fail cleanly (P36).
+    t.state = TeamState::kDestroyed;
+    t.peers = PeerMap();
+    t.eps_cache = {};
+    t.mem_segments = {};
+    t.create_task.reset();
+    t.create_poller.reset();
+    ctx->dead_teams.emplace_back(team);
+    if (created) {
+        ucc::TraceEvent e;
+        e.kind = ucc::TraceKind::kTeamDestroyed;
+        e.team = id;
+        e.team_hash = team_hash;
+        e.resources = ctx->resources(id);
+        ctx->record(e);
+    }
+}
+
+}  // namespace ucc::core
+
 UCC_EXPORT ucc_status_t ucc_team_create_post(ucc_context_h *contexts, uint32_t num_contexts,
                                              const ucc_team_params_t *team_params,
                                              ucc_team_h *new_team) {
@@ -174,7 +203,7 @@ UCC_EXPORT ucc_status_t ucc_team_create_post(ucc_context_h *contexts, uint32_t n
                     "progress");
             return UCC_ERR_INVALID_PARAM;
         }
-        if (ctx.type == UCC_CONTEXT_EXCLUSIVE && ctx.n_teams > 0) {
+        if (ctx.type == UCC_CONTEXT_EXCLUSIVE && !ctx.live_teams.empty()) {
             UCC_LOG(ctx.log, kError,
                     "ucc_team_create_post: an exclusive context holds one team at a time");
             return UCC_ERR_INVALID_PARAM;
@@ -357,7 +386,7 @@ UCC_EXPORT ucc_status_t ucc_team_create_post(ucc_context_h *contexts, uint32_t n
             }
         }
         t.create_poller = std::move(creation);
-        ctx.n_teams++;
+        ctx.live_teams.push_back(h.get());
         *new_team = h.release();
         return UCC_OK;
     });
@@ -432,27 +461,7 @@ UCC_EXPORT ucc_status_t ucc_team_destroy(ucc_team_h team) {
                     static_cast<unsigned long long>(t.n_outstanding));
             return UCC_ERR_INVALID_PARAM;
         }
-        Context *ctx = t.ctx;
-        const uint16_t id = t.id;
-        const uint64_t team_hash = t.trace_hash;
-        const bool created = t.creation_recorded && t.create_status == UCC_OK;
-        ctx->n_teams--;
-        // Keep a tombstone: later calls on this handle fail cleanly (P36).
-        t.state = TeamState::kDestroyed;
-        t.peers = ucc::core::PeerMap();
-        t.eps_cache = {};
-        t.mem_segments = {};
-        t.create_task.reset();
-        t.create_poller.reset();
-        ctx->dead_teams.emplace_back(team);
-        if (created) {
-            ucc::TraceEvent e;
-            e.kind = ucc::TraceKind::kTeamDestroyed;
-            e.team = id;
-            e.team_hash = team_hash;
-            e.resources = ctx->resources(id);
-            ctx->record(e);
-        }
+        ucc::core::retire_team(team);
         return UCC_OK;
     });
 }

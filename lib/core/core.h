@@ -135,7 +135,7 @@ struct Context final : CompletionSink, coll::Scheduler {
     std::deque<std::coroutine_handle<>> runq;
     std::list<CollRequest *> active;  // posted, not complete
     std::list<Poller *> pollers;
-    uint64_t n_teams = 0;       // live teams
+    std::vector<ucc_team *> live_teams;  // created and not destroyed (the user holds them)
     uint64_t next_team_id = 0;  // proposal counter for internal team ids
     uint64_t n_mem_maps = 0;
     bool team_create_in_progress = false;
@@ -183,6 +183,10 @@ enum class TeamState { kCreating, kActive, kFailed, kDestroyed };
 // `fn`) when the handle is a tombstone.
 bool team_destroyed(const ucc_team *team, const char *fn);
 bool context_destroyed(const ucc_context *context, const char *fn);
+// Turns a live team (not creating, no unfinalized request) into a tombstone
+// kept by its context: what ucc_team_destroy does, and ucc_context_destroy
+// for the teams still on the context.
+void retire_team(ucc_team *team);
 
 struct Team final : coll::CollEnv {
     explicit Team(Context *c) : ctx(c) {}

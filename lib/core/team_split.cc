@@ -146,7 +146,7 @@ UCC_EXPORT ucc_status_t ucc_team_create_from_parent(uint64_t my_ep, uint32_t inc
         t.create_task = ag->run(*sp.coll);
         ucc::core::Split *raw = holder->split.get();
         t.create_poller = std::move(holder);
-        ctx.n_teams++;
+        ctx.live_teams.push_back(h.get());
         t.create_task.start(raw);
         *new_team = h.release();
         return UCC_OK;

@@ -1031,22 +1031,49 @@ TEST_F(LifecycleWithLib, DestroyOrder) {
     ASSERT_EQ(create_local_context(lib_, &ctx), UCC_OK);
     ucc_team_h team = nullptr;
     ASSERT_EQ(create_team(ctx, solo_params(), &team), UCC_OK);
-    // A live team keeps the context; a live context keeps the library.
-    EXPECT_EQ(ucc_context_destroy(ctx), UCC_ERR_INVALID_PARAM);
+    // A live context keeps the library.
     EXPECT_EQ(ucc_finalize(lib_), UCC_ERR_INVALID_PARAM);
-    // An unfinalized request keeps the team.
+    // An unfinalized request keeps the team, and the team the context.
     ucc_coll_args_t a{};
     a.coll_type = UCC_COLL_TYPE_BARRIER;
     ucc_coll_req_h req = nullptr;
     ASSERT_EQ(ucc_collective_init(&a, &req, team), UCC_OK);
     EXPECT_EQ(ucc_team_destroy(team), UCC_ERR_INVALID_PARAM);
+    EXPECT_EQ(ucc_context_destroy(ctx), UCC_ERR_INVALID_PARAM);
     // Everything still works after the refusals.
     ASSERT_EQ(ucc_collective_post(req), UCC_OK);
     EXPECT_EQ(wait_request(ctx, req), UCC_OK);
     EXPECT_EQ(ucc_team_destroy(team), UCC_ERR_INVALID_PARAM);
+    EXPECT_EQ(ucc_context_destroy(ctx), UCC_ERR_INVALID_PARAM);
     EXPECT_EQ(ucc_collective_finalize(req), UCC_OK);
     EXPECT_EQ(destroy_team(team), UCC_OK);
     EXPECT_EQ(ucc_context_destroy(ctx), UCC_OK);
+}
+
+// An idle team does not keep its context: ucc_context_destroy takes it down
+// (Open MPI's coll/ucc destroys the context at MPI_Finalize while the
+// communicators the program never freed still hold their teams).
+TEST_F(LifecycleWithLib, ContextDestroyTakesIdleTeamsDown) {
+    ucc_context_h ctx = nullptr;
+    ASSERT_EQ(create_local_context(lib_, &ctx), UCC_OK);
+    ucc_team_h t1 = nullptr;
+    ucc_team_h t2 = nullptr;
+    ASSERT_EQ(create_team(ctx, solo_params(), &t1), UCC_OK);
+    ASSERT_EQ(create_team(ctx, solo_params(), &t2), UCC_OK);
+    ucc_coll_args_t a{};
+    a.coll_type = UCC_COLL_TYPE_BARRIER;
+    ucc_coll_req_h req = nullptr;
+    ASSERT_EQ(ucc_collective_init(&a, &req, t2), UCC_OK);
+    ASSERT_EQ(ucc_collective_post(req), UCC_OK);
+    EXPECT_EQ(wait_request(ctx, req), UCC_OK);
+    EXPECT_EQ(ucc_collective_finalize(req), UCC_OK);
+    EXPECT_EQ(destroy_team(t1), UCC_OK);
+    EXPECT_EQ(ucc_context_destroy(ctx), UCC_OK);
+    // The team's handle is a tombstone until ucc_finalize.
+    EXPECT_EQ(ucc_team_destroy(t2), UCC_ERR_INVALID_PARAM);
+    req = nullptr;
+    EXPECT_EQ(ucc_collective_init(&a, &req, t2), UCC_ERR_INVALID_PARAM);
+    EXPECT_EQ(req, nullptr);
 }
 
 // Every implemented collective on a team of one, with the values checked.
