@@ -241,6 +241,10 @@ struct TransportParams {
     uint32_t oob_ep = 0;           // this process's OOB ep (when has_oob)
     uint32_t n_oob_eps = 0;        // OOB members (when has_oob)
     bool thread_multiple = false;  // several threads may call into the context at once
+    // Notice a peer that dies at once (failing the transfers waiting on it)
+    // where the transport can; false lets it pick faster paths that cannot
+    // (UCX: shared memory), leaving a dead peer to collective timeouts.
+    bool detect_peer_failure = true;
     // Where the transport reports after creation, one line each (a failure:
     // the peer and the cause; `error` false: a debug line); nullptr: stderr.
     void (*log)(void *log_ctx, bool error, const char *line) = nullptr;

@@ -1,4 +1,6 @@
 // C API: context configuration, create/progress/destroy, attributes, memory maps.
+#include <strings.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -292,6 +294,8 @@ UCC_EXPORT ucc_status_t ucc_context_create(ucc_lib_h lib_handle, const ucc_conte
             tp.oob_ep = has_oob ? params->oob.oob_ep : 0;
             tp.n_oob_eps = has_oob ? params->oob.n_oob_eps : 0;
             tp.thread_multiple = lib.thread_mode == UCC_THREAD_MULTIPLE;
+            tp.detect_peer_failure =
+                strcasecmp(ctx.config.get("UCX_ERR_HANDLING").c_str(), "none") != 0;
             tp.log = transport_log;
             tp.log_ctx = &ctx;
             // The context's TLS wins over the library's.

@@ -155,13 +155,16 @@ ucc_status_t UcxTransport::endpoint(Peer peer, ucp_ep_h *ep) {
     }
     if (p.ep == nullptr) {
         ucp_ep_params_t ep_params{};
-        ep_params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS |
-                               UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
-                               UCP_EP_PARAM_FIELD_ERR_HANDLER;
+        ep_params.field_mask =
+            UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
         ep_params.address = reinterpret_cast<const ucp_address_t *>(p.worker_address.data());
-        ep_params.err_mode = UCP_ERR_HANDLING_MODE_PEER;
-        ep_params.err_handler.cb = on_ep_error;
-        ep_params.err_handler.arg = &p;
+        ep_params.err_mode = UCP_ERR_HANDLING_MODE_NONE;
+        if (params_.detect_peer_failure) {
+            ep_params.field_mask |= UCP_EP_PARAM_FIELD_ERR_HANDLER;
+            ep_params.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+            ep_params.err_handler.cb = on_ep_error;
+            ep_params.err_handler.arg = &p;
+        }
         ucs_status_t us = ucp_ep_create(worker_, &ep_params, &p.ep);
         if (us != UCS_OK) {
             p.ep = nullptr;
@@ -358,16 +361,19 @@ void UcxTransport::close_endpoints() {
         if (p.ep == nullptr) {
             continue;
         }
+        // A forced close needs peer error handling on both sides (ucp.h);
+        // without it the endpoint is flushed, which shared memory does locally.
         ucp_request_param_t rp{};
         rp.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-        rp.flags = UCP_EP_CLOSE_FLAG_FORCE;
+        rp.flags = params_.detect_peer_failure ? UCP_EP_CLOSE_FLAG_FORCE : 0;
         ucs_status_ptr_t r = ucp_ep_close_nbx(p.ep, &rp);
         if (r != nullptr && !UCS_PTR_IS_ERR(r)) {
             closing.push_back(r);
         }
         p.ep = nullptr;
     }
-    // Bounded: a forced close completes locally.
+    // Bounded: a forced close completes locally, a flush within the deadline
+    // (or its request is left to the worker's destruction).
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
     for (void *r : closing) {
         while (ucp_request_check_status(r) == UCS_INPROGRESS &&

@@ -8,7 +8,10 @@
 //  * Endpoints are created on first use (a send, a receive from that peer,
 //    RMA) with peer error handling: a peer that fails fails every transfer
 //    with it, receives posted for it included, with one log line naming the
-//    peer and UCX's reason.
+//    peer and UCX's reason. UCX 1.13's shared-memory transports cannot detect
+//    a peer's failure, so with it UCX talks over TCP even within a node; the
+//    context's UCX_ERR_HANDLING=none (TransportParams::detect_peer_failure)
+//    drops it for shared memory, leaving a dead peer to collective timeouts.
 //  * Tagged send/receive on UCP tag matching. UCP matches no source, so the
 //    sender's index is part of the UCP tag (lib/tag.h, "wire tag"); UCP keeps
 //    messages of one sender and tag in order, which is the non-overtaking
