@@ -134,6 +134,7 @@ struct Context final : CompletionSink, coll::Scheduler {
 
     std::deque<std::coroutine_handle<>> runq;
     std::list<CollRequest *> active;  // posted, not complete
+    uint64_t n_timed = 0;             // of which have a finite deadline (a timeout)
     std::list<Poller *> pollers;
     uint64_t n_teams = 0;       // live teams
     uint64_t next_team_id = 0;  // proposal counter for internal team ids
