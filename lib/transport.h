@@ -47,6 +47,10 @@ class CompletionSink {
   public:
     virtual ~CompletionSink() = default;
     virtual void on_complete(Xfer *x) = 0;
+    // A peer failed (its process died): every collective that needs it must
+    // fail, also those that wait on it only through other members. Called
+    // from inside progress(); the sink acts on it after the transport's pass.
+    virtual void on_peer_failed(Peer peer) { (void)peer; }
 };
 
 // A transfer request, owned by the caller (usually a collective's coroutine frame).
@@ -217,6 +221,12 @@ class Transport {
     void set_sink(CompletionSink *sink) { sink_ = sink; }
 
   protected:
+    // Call when a peer is known to have failed.
+    void peer_failed_notify(Peer peer) {
+        if (sink_ != nullptr) {
+            sink_->on_peer_failed(peer);
+        }
+    }
     // Call when an Xfer completes asynchronously.
     void complete(Xfer *x, ucc_status_t st) {
         x->status = st;
@@ -241,6 +251,15 @@ struct TransportParams {
     uint32_t oob_ep = 0;           // this process's OOB ep (when has_oob)
     uint32_t n_oob_eps = 0;        // OOB members (when has_oob)
     bool thread_multiple = false;  // several threads may call into the context at once
+    // How a peer that dies is noticed (the transfers waiting on it fail):
+    //  kAuto: the fastest paths that still notice — on one host by the peer
+    //         process's liveness (UCX: shared memory), across hosts by the
+    //         transport's own error handling;
+    //  kPeer: the transport's error handling on every path (UCX 1.13: no
+    //         shared memory, TCP even within a host);
+    //  kNone: not at all: a dead peer is left to collective timeouts.
+    enum class PeerErrors : uint8_t { kAuto, kPeer, kNone };
+    PeerErrors peer_errors = PeerErrors::kAuto;
     // Where the transport reports after creation, one line each (a failure:
     // the peer and the cause; `error` false: a debug line); nullptr: stderr.
     void (*log)(void *log_ctx, bool error, const char *line) = nullptr;

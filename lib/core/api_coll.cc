@@ -55,6 +55,9 @@ void CollRequest::complete(ucc_status_t st) {
     if (in_active) {
         team->ctx->active.erase(active_it);
         in_active = false;
+        if (deadline != std::numeric_limits<double>::infinity()) {
+            team->ctx->n_timed--;
+        }
     }
     if (st < 0 && coll) {
         // A peer that ran another collective under this sequence number leaves
@@ -446,6 +449,9 @@ ucc_status_t coll_post(ucc_coll_req_h request) {
     ctx.active.push_back(r);
     r->active_it = std::prev(ctx.active.end());
     r->in_active = true;
+    if (r->deadline != std::numeric_limits<double>::infinity()) {
+        ctx.n_timed++;
+    }
     r->task.start(&r->owner);  // may complete (and even be finalized) right here
     return UCC_OK;
 }

@@ -1,4 +1,6 @@
 // C API: context configuration, create/progress/destroy, attributes, memory maps.
+#include <strings.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -88,10 +90,17 @@ ucc_status_t Context::progress() {
         h.resume();
         worked = true;
     }
+    // After the run queue is empty: failing a collective destroys its frames.
+    if (!failed_peers.empty()) [[unlikely]] {
+        fail_collectives_of_failed_peers();
+        worked = true;
+    }
     worked |= progress_events != 0;
-    // Timeouts, in the transport's clock (virtual on the simulator).
+    // Timeouts, in the transport's clock (virtual on the simulator). Only
+    // requests with a timeout are looked at: reading the clock costs more than
+    // an idle poll of the UCX worker, and most collectives have none.
     double next_deadline = std::numeric_limits<double>::infinity();
-    if (!active.empty()) {
+    if (n_timed > 0) {
         double t = transport->now();
         for (auto it = active.begin(); it != active.end();) {
             CollRequest *r = *it;
@@ -115,6 +124,23 @@ ucc_status_t Context::progress() {
         return UCC_ERR_NO_MESSAGE;
     }
     return result;
+}
+
+void Context::fail_collectives_of_failed_peers() {
+    std::vector<Peer> peers;
+    peers.swap(failed_peers);
+    for (auto it = active.begin(); it != active.end();) {
+        CollRequest *r = *it;
+        ++it;  // complete() takes r off the list
+        for (Peer p : peers) {
+            if (r->team->peers.index_of(p) >= 0) {
+                UCC_LOG(log, kError, "collective %s (team %u) fails: a member's process failed",
+                        coll_type_name(r->args.coll_type), r->team->id);
+                r->complete(UCC_ERR_NO_MESSAGE);
+                break;
+            }
+        }
+    }
 }
 
 void Context::abort_all(ucc_status_t st) {
@@ -292,6 +318,11 @@ UCC_EXPORT ucc_status_t ucc_context_create(ucc_lib_h lib_handle, const ucc_conte
             tp.oob_ep = has_oob ? params->oob.oob_ep : 0;
             tp.n_oob_eps = has_oob ? params->oob.n_oob_eps : 0;
             tp.thread_multiple = lib.thread_mode == UCC_THREAD_MULTIPLE;
+            const std::string &eh = ctx.config.get("UCX_ERR_HANDLING");
+            tp.peer_errors =
+                strcasecmp(eh.c_str(), "peer") == 0   ? ucc::TransportParams::PeerErrors::kPeer
+                : strcasecmp(eh.c_str(), "none") == 0 ? ucc::TransportParams::PeerErrors::kNone
+                                                      : ucc::TransportParams::PeerErrors::kAuto;
             tp.log = transport_log;
             tp.log_ctx = &ctx;
             // The context's TLS wins over the library's.
@@ -437,8 +468,7 @@ UCC_EXPORT ucc_status_t ucc_context_destroy(ucc_context_h context) {
         for (const ucc_team *team : ctx.live_teams) {
             const ucc::core::Team &t = team->team;
             if (t.state == ucc::core::TeamState::kCreating || t.n_outstanding != 0) {
-                UCC_LOG(ctx.log, kError,
-                        "ucc_context_destroy: team %u %s; finish it first", t.id,
+                UCC_LOG(ctx.log, kError, "ucc_context_destroy: team %u %s; finish it first", t.id,
                         t.state == ucc::core::TeamState::kCreating
                             ? "is still being created"
                             : "has collective requests that are not finalized");

@@ -84,6 +84,9 @@ bool valid_cls(const std::string &v) {
 bool valid_profile_mode(const std::string &v) {
     return valid_list(v, {"log", "accum"}, true);
 }
+bool valid_err_handling(const std::string &v) {
+    return one_of(v, {"auto", "peer", "none"});
+}
 bool valid_local_copy_type(const std::string &v) {
     return one_of(v, {"ucp", "mc", "ec", "auto"});
 }
@@ -174,6 +177,13 @@ constexpr ConfigVar kContextVars[] = {
     {"ALLGATHER_LARGE_MSG", "64K",
      "Allgather blocks of at least this many bytes use the ring algorithm in auto mode.",
      valid_size, kUsed},
+    {"UCX_ERR_HANDLING", "auto",
+     "How a peer that dies is noticed over UCX (the transfers waiting on it fail at once). auto: "
+     "within a node shared memory, and the peer process's liveness is checked while transfers "
+     "wait on it; across nodes UCX's peer error handling. peer: UCX's peer error handling on "
+     "every endpoint (UCX 1.13 then uses no shared memory: TCP loopback within a node). none: "
+     "shared memory, no checks: a dead peer is noticed only through a collective's timeout.",
+     valid_err_handling, kUsed},
     {"ESTIMATED_NUM_EPS", "0",
      "Ignored: a hint of how many endpoints the context will have (per-rank state here does not "
      "grow with the team).",

@@ -106,6 +106,9 @@ struct Context final : CompletionSink, coll::Scheduler {
 
     // CompletionSink
     void on_complete(Xfer *x) override;
+    void on_peer_failed(Peer peer) override { failed_peers.push_back(peer); }
+    // Fails the active collectives whose team holds a peer in failed_peers.
+    void fail_collectives_of_failed_peers();
     // coll::Scheduler
     void schedule(std::coroutine_handle<> h) override { runq.push_back(h); }
 
@@ -134,12 +137,14 @@ struct Context final : CompletionSink, coll::Scheduler {
 
     std::deque<std::coroutine_handle<>> runq;
     std::list<CollRequest *> active;  // posted, not complete
+    uint64_t n_timed = 0;             // of which have a finite deadline (a timeout)
     std::list<Poller *> pollers;
     std::vector<ucc_team *> live_teams;  // created and not destroyed (the user holds them)
-    uint64_t next_team_id = 0;  // proposal counter for internal team ids
+    uint64_t next_team_id = 0;           // proposal counter for internal team ids
     uint64_t n_mem_maps = 0;
     bool team_create_in_progress = false;
-    uint64_t progress_events = 0;  // completions seen by the sink in this pass
+    uint64_t progress_events = 0;    // completions seen by the sink in this pass
+    std::vector<Peer> failed_peers;  // reported by the transport, not yet acted on
     bool destroyed = false;
     std::vector<std::unique_ptr<ucc_team>> dead_teams;  // tombstones (see Lib::dead_contexts)
     uint64_t next_req = 0;                              // request numbers for the event trace

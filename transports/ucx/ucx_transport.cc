@@ -2,6 +2,10 @@
 // ucx_transport.h); RMA lives in ucx_rma.cc.
 #include "transports/ucx/ucx_transport.h"
 
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -12,7 +16,61 @@ namespace ucc::ucx {
 
 namespace {
 
-constexpr uint32_t kAddressMagic = 0x55435831;  // "UCX1"
+constexpr uint32_t kAddressMagic = 0x55435832;  // "UCX2"
+
+// The head of an address: who the worker address after it belongs to.
+struct AddressHeader {
+    uint32_t magic;
+    uint32_t sender;
+    uint32_t length;  // of the worker address
+    uint32_t pid;
+    uint64_t host_key;
+};
+
+uint64_t fnv(const std::string &s, uint64_t h = 1469598103934665603ull) {
+    for (unsigned char c : s) {
+        h = (h ^ c) * 1099511628211ull;
+    }
+    return h;
+}
+
+// This host and PID namespace: processes with the same key can check each
+// other's pid.
+uint64_t host_key() {
+    char name[256] = {};
+    gethostname(name, sizeof(name) - 1);
+    std::string key = name;
+    if (std::FILE *f = std::fopen("/proc/sys/kernel/random/boot_id", "r")) {
+        char id[64] = {};
+        if (std::fgets(id, sizeof(id), f) != nullptr) {
+            key += id;
+        }
+        std::fclose(f);
+    }
+    char ns[128] = {};
+    if (readlink("/proc/self/ns/pid", ns, sizeof(ns) - 1) > 0) {
+        key += ns;
+    }
+    return fnv(key);
+}
+
+// Whether process `pid` (on this host) has exited: gone, or a zombie.
+bool process_gone(uint32_t pid) {
+    if (kill(static_cast<pid_t>(pid), 0) != 0) {
+        return errno == ESRCH;
+    }
+    char path[64];
+    std::snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+    std::FILE *f = std::fopen(path, "r");
+    if (f == nullptr) {
+        return false;
+    }
+    char buf[512] = {};
+    const size_t n = std::fread(buf, 1, sizeof(buf) - 1, f);
+    std::fclose(f);
+    const char *close = std::strrchr(buf, ')');  // the state follows "(comm) "
+    return n > 0 && close != nullptr && (close[2] == 'Z' || close[2] == 'X');
+}
 
 }  // namespace
 
@@ -96,9 +154,11 @@ ucc_status_t UcxTransport::init(const TransportParams &p, std::string *why) {
         }
         sender_ = static_cast<uint32_t>((h ^ (h >> 32)) & (tag::kMaxSenders - 1));
     }
-    const uint32_t header[3] = {kAddressMagic, sender_, static_cast<uint32_t>(len)};
+    host_key_ = host_key();
+    const AddressHeader header{kAddressMagic, sender_, static_cast<uint32_t>(len),
+                               static_cast<uint32_t>(getpid()), host_key_};
     address_.resize(sizeof(header) + len);
-    std::memcpy(address_.data(), header, sizeof(header));
+    std::memcpy(address_.data(), &header, sizeof(header));
     std::memcpy(address_.data() + sizeof(header), worker_address.data(), len);
     ucc_status_t st = resolve(address_.data(), &self_);
     if (st != UCC_OK) {
@@ -117,17 +177,17 @@ void UcxTransport::log(const std::string &line, bool error) const {
 }
 
 ucc_status_t UcxTransport::resolve(const void *address, Peer *peer) {
-    uint32_t header[3];
-    std::memcpy(header, address, sizeof(header));
-    if (header[0] != kAddressMagic || header[1] >= tag::kMaxSenders) {
+    AddressHeader h;
+    std::memcpy(&h, address, sizeof(h));
+    if (h.magic != kAddressMagic || h.sender >= tag::kMaxSenders) {
         return UCC_ERR_INVALID_PARAM;
     }
-    const auto *a = static_cast<const uint8_t *>(address) + sizeof(header);
-    std::vector<uint8_t> waddr(a, a + header[2]);
-    auto it = peers_.find(header[1]);
+    const auto *a = static_cast<const uint8_t *>(address) + sizeof(h);
+    std::vector<uint8_t> waddr(a, a + h.length);
+    auto it = peers_.find(h.sender);
     if (it != peers_.end()) {
         if (it->second->worker_address != waddr) {
-            log("two processes carry sender index " + std::to_string(header[1]) +
+            log("two processes carry sender index " + std::to_string(h.sender) +
                 " (contexts without an OOB name themselves by a hash of their address; create "
                 "the context with an OOB)");
             return UCC_ERR_NO_RESOURCE;
@@ -136,11 +196,13 @@ ucc_status_t UcxTransport::resolve(const void *address, Peer *peer) {
         return UCC_OK;
     }
     auto ps = std::make_unique<PeerState>();
-    ps->sender = header[1];
+    ps->sender = h.sender;
+    ps->pid = h.pid;
+    ps->same_host = h.host_key == host_key_;
     ps->worker_address = std::move(waddr);
     ps->owner = this;
-    peers_.emplace(header[1], std::move(ps));
-    *peer = header[1];
+    peers_.emplace(h.sender, std::move(ps));
+    *peer = h.sender;
     return UCC_OK;
 }
 
@@ -155,13 +217,19 @@ ucc_status_t UcxTransport::endpoint(Peer peer, ucp_ep_h *ep) {
     }
     if (p.ep == nullptr) {
         ucp_ep_params_t ep_params{};
-        ep_params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS |
-                               UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
-                               UCP_EP_PARAM_FIELD_ERR_HANDLER;
+        ep_params.field_mask =
+            UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
         ep_params.address = reinterpret_cast<const ucp_address_t *>(p.worker_address.data());
-        ep_params.err_mode = UCP_ERR_HANDLING_MODE_PEER;
-        ep_params.err_handler.cb = on_ep_error;
-        ep_params.err_handler.arg = &p;
+        ep_params.err_mode = UCP_ERR_HANDLING_MODE_NONE;
+        using PE = TransportParams::PeerErrors;
+        p.ep_peer_errors =
+            params_.peer_errors == PE::kPeer || (params_.peer_errors == PE::kAuto && !p.same_host);
+        if (p.ep_peer_errors) {
+            ep_params.field_mask |= UCP_EP_PARAM_FIELD_ERR_HANDLER;
+            ep_params.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+            ep_params.err_handler.cb = on_ep_error;
+            ep_params.err_handler.arg = &p;
+        }
         ucs_status_t us = ucp_ep_create(worker_, &ep_params, &p.ep);
         if (us != UCS_OK) {
             p.ep = nullptr;
@@ -178,15 +246,15 @@ ucc_status_t UcxTransport::endpoint(Peer peer, ucp_ep_h *ep) {
 void UcxTransport::on_ep_error(void *arg, ucp_ep_h ep, ucs_status_t status) {
     auto *p = static_cast<PeerState *>(arg);
     (void)ep;
-    p->owner->peer_failed(*p, status);
+    p->owner->peer_failed(*p, ucs_status_string(status));
 }
 
-void UcxTransport::peer_failed(PeerState &p, ucs_status_t status) {
+void UcxTransport::peer_failed(PeerState &p, const std::string &cause) {
     if (p.failed == UCC_OK) {
         // A peer that leaves while nothing waits on it (its context was
         // destroyed first) is no failure of ours: a debug line.
-        log("peer " + std::to_string(p.sender) + " failed: " + ucs_status_string(status),
-            !p.recvs.empty() || p.sends != 0);
+        log("peer " + std::to_string(p.sender) + " failed: " + cause,
+            !p.recvs.empty() || !p.sends.empty());
     }
     p.failed = UCC_ERR_NO_MESSAGE;
     // Receives posted for the peer would wait forever: fail them now.
@@ -202,8 +270,50 @@ void UcxTransport::peer_failed(PeerState &p, ucs_status_t status) {
             complete(x, UCC_ERR_NO_MESSAGE);
         }
     }
-    // The endpoint is closed when the transport goes away (its requests have
-    // been completed with errors by UCX).
+    // The core fails every collective that needs this peer, also those that
+    // wait on it only through other members.
+    peer_failed_notify(p.sender);
+    // Sends in flight to it fail too; their UCP requests are freed whenever
+    // UCX completes them (at the latest when the worker goes away).
+    std::vector<void *> sends(p.sends.begin(), p.sends.end());
+    p.sends.clear();
+    for (void *req : sends) {
+        auto *slot = static_cast<Slot *>(req);
+        Xfer *x = slot->x;
+        slot->x = nullptr;
+        if (x != nullptr) {
+            ++completions_;
+            x->transport_priv = nullptr;
+            complete(x, UCC_ERR_NO_MESSAGE);
+        }
+    }
+}
+
+void UcxTransport::check_liveness() {
+    const double t = now();
+    if (t - last_liveness_check_ < 0.05) {
+        return;
+    }
+    last_liveness_check_ = t;
+    // Only while something waits: then every peer on this host counts, also
+    // one this process never talked to (a collective may wait on it through
+    // other members).
+    bool waiting = false;
+    for (auto &[id, ps] : peers_) {
+        waiting |= !ps->recvs.empty() || !ps->sends.empty();
+    }
+    if (!waiting) {
+        return;
+    }
+    for (auto &[id, ps] : peers_) {
+        PeerState &p = *ps;
+        if (!p.same_host || p.ep_peer_errors || p.failed != UCC_OK || id == self_) {
+            continue;
+        }
+        if (process_gone(p.pid)) {
+            peer_failed(p, "its process " + std::to_string(p.pid) + " on this host has exited");
+        }
+    }
 }
 
 ucc_status_t UcxTransport::to_ucc(ucs_status_t us) {
@@ -229,7 +339,7 @@ void UcxTransport::on_send(void *request, ucs_status_t status, void *user_data) 
     auto *slot = static_cast<Slot *>(request);
     Xfer *x = slot->x;
     UcxTransport *t = slot->t;
-    t->peer(slot->peer).sends--;
+    t->peer(slot->peer).sends.erase(request);
     slot->x = nullptr;
     ucp_request_free(request);
     if (x != nullptr) {
@@ -282,7 +392,7 @@ ucc_status_t UcxTransport::isend(Peer peer, Tag tag, const void *buf, size_t byt
     }
     auto *slot = static_cast<Slot *>(r);
     *slot = Slot{x, this, peer, false};
-    this->peer(peer).sends++;
+    this->peer(peer).sends.insert(r);
     x->status = UCC_INPROGRESS;
     x->transport_priv = r;
     return UCC_OK;
@@ -343,6 +453,11 @@ void UcxTransport::cancel(Xfer *x) {
 int UcxTransport::progress() {
     completions_ = 0;
     ucp_worker_progress(worker_);
+    // Same-host peers without UCX's error handling: liveness, now and then
+    // (a clock read costs more than an idle worker poll).
+    if (params_.peer_errors == TransportParams::PeerErrors::kAuto && (++polls_ & 1023) == 0) {
+        check_liveness();
+    }
     return static_cast<int>(completions_);
 }
 
@@ -358,16 +473,19 @@ void UcxTransport::close_endpoints() {
         if (p.ep == nullptr) {
             continue;
         }
+        // A forced close needs peer error handling on both sides (ucp.h);
+        // without it the endpoint is flushed, which shared memory does locally.
         ucp_request_param_t rp{};
         rp.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-        rp.flags = UCP_EP_CLOSE_FLAG_FORCE;
+        rp.flags = p.ep_peer_errors ? UCP_EP_CLOSE_FLAG_FORCE : 0;
         ucs_status_ptr_t r = ucp_ep_close_nbx(p.ep, &rp);
         if (r != nullptr && !UCS_PTR_IS_ERR(r)) {
             closing.push_back(r);
         }
         p.ep = nullptr;
     }
-    // Bounded: a forced close completes locally.
+    // Bounded: a forced close completes locally, a flush within the deadline
+    // (or its request is left to the worker's destruction).
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
     for (void *r : closing) {
         while (ucp_request_check_status(r) == UCS_INPROGRESS &&

@@ -2,13 +2,21 @@
 // InfiniBand: whatever UCX finds; UCX_TLS and UCX_NET_DEVICES restrict it).
 //
 //  * One UCP context and one worker per UCC context. The address a peer
-//    learns through the OOB is [magic][sender index][worker address]; the
-//    sender index is the process's OOB ep (or, for a context created without
-//    an OOB, a hash of its worker address, with collisions refused at resolve).
+//    learns through the OOB is [magic][sender index][length][pid][host key]
+//    [worker address]; the sender index is the process's OOB ep (or, for a
+//    context created without an OOB, a hash of its worker address, with
+//    collisions refused at resolve); the host key names the host and PID
+//    namespace the pid is valid in.
 //  * Endpoints are created on first use (a send, a receive from that peer,
-//    RMA) with peer error handling: a peer that fails fails every transfer
-//    with it, receives posted for it included, with one log line naming the
-//    peer and UCX's reason.
+//    RMA). A peer that fails fails every transfer with it — receives posted
+//    for it and sends in flight — with one log line naming the peer and the
+//    cause. UCX 1.13's shared-memory transports cannot report a peer's
+//    failure, and UCX's peer error handling excludes them, so (default,
+//    PeerErrors::kAuto) endpoints to a peer on another host use UCX's peer
+//    error handling, and endpoints within a host use none (shared memory)
+//    while progress() checks, every 50 ms while transfers wait on such a
+//    peer, that its process still exists. kPeer: UCX's error handling
+//    everywhere (TCP within a host); kNone: no checks at all.
 //  * Tagged send/receive on UCP tag matching. UCP matches no source, so the
 //    sender's index is part of the UCP tag (lib/tag.h, "wire tag"); UCP keeps
 //    messages of one sender and tag in order, which is the non-overtaking
@@ -81,9 +89,12 @@ class UcxTransport final : public Transport {
         uint32_t sender = 0;  // its sender index (the wire tag's)
         std::vector<uint8_t> worker_address;
         ucp_ep_h ep = nullptr;
+        bool ep_peer_errors = false;  // the endpoint has UCX's peer error handling
+        uint32_t pid = 0;
+        bool same_host = false;  // `pid` is valid here: liveness can be checked
         ucc_status_t failed = UCC_OK;
         std::set<void *> recvs;  // UCP requests of receives posted for it
-        uint64_t sends = 0;      // its sends and RMA operations in flight
+        std::set<void *> sends;  // UCP requests of its sends and RMA in flight
         // Remote keys unpacked on this peer's endpoint, by packed bytes.
         std::map<std::vector<uint8_t>, ucp_rkey_h> rkeys;
     };
@@ -105,11 +116,14 @@ class UcxTransport final : public Transport {
 
     void log(const std::string &line, bool error = true) const;
     ucc_status_t endpoint(Peer peer, ucp_ep_h *ep);
-    void peer_failed(PeerState &p, ucs_status_t status);
+    // `cause`: why, for the one log line naming the peer.
+    void peer_failed(PeerState &p, const std::string &cause);
     ucc_status_t rkey(Peer peer, const std::vector<uint8_t> &packed, ucp_rkey_h *out);
     // Hands a non-blocking RMA result to the Xfer (at once or by callback).
     ucc_status_t track(ucs_status_ptr_t r, Peer peer, Xfer *x, const char *what);
     void close_endpoints();
+    // Fails the transfers of same-host peers whose process is gone (kAuto).
+    void check_liveness();
     void destroy_rma();
 
     TransportParams params_;
@@ -123,6 +137,9 @@ class UcxTransport final : public Transport {
     std::unordered_map<Peer, std::unique_ptr<PeerState>> peers_;
     PeerState &peer(Peer id) { return *peers_.at(id); }
     uint64_t completions_ = 0;  // in the current progress() call
+    uint64_t host_key_ = 0;
+    uint64_t polls_ = 0;
+    double last_liveness_check_ = 0;
 };
 
 }  // namespace ucc::ucx

@@ -6,6 +6,10 @@
 // (r+1) mod n. In n-1 allgather steps the finished blocks travel around the ring.
 // Every block is reduced exactly once, on one rank, and then copied, so all
 // ranks end with identical bits.
+// Out of place, every block of dst is written exactly once before it is read
+// (received and reduced with the rank's own block, read from src, or received
+// finished), so src is never copied to dst and no scratch is needed; in
+// place, the partial from the left arrives in a scratch block.
 // Cost: 2(n-1) rounds of count/n elements: T = 2(n-1)(L + o) + 2 (n-1)/n m G
 //   + (n-1)/n m gamma_reduce. Bandwidth-optimal; latency grows with n.
 // Constraints: none (any n and count, in-place or not).
@@ -21,10 +25,10 @@ Task allreduce_ring(Coll &c) {
     const uint32_t r = c.rank();
     const size_t es = a.esize;
     uint8_t *acc = static_cast<uint8_t *>(a.dst);
-    if (!a.inplace) {
-        c.copy(acc, a.src, a.count * es);
-    }
+    // This rank's own contribution.
+    const uint8_t *own = a.inplace ? acc : static_cast<const uint8_t *>(a.src);
     if (n == 1) {
+        c.copy(acc, own, a.count * es);
         c.finalize_result(acc, a.count);
         co_return UCC_OK;
     }
@@ -33,7 +37,7 @@ Task allreduce_ring(Coll &c) {
     uint64_t off = 0;
     uint64_t len = 0;
     patterns::block_range(a.count, n, 0, &off, &len);
-    uint8_t *tmp = c.scratch(len * es);  // block 0 is a largest block
+    uint8_t *tmp = a.inplace ? c.scratch(len * es) : nullptr;  // block 0 is a largest block
     for (uint32_t s = 0; s + 1 < n; ++s) {
         const uint32_t sb = (r + n - s) % n;
         const uint32_t rb = (r + 2 * n - s - 1) % n;
@@ -43,11 +47,15 @@ Task allreduce_ring(Coll &c) {
         uint64_t rlen;
         patterns::block_range(a.count, n, sb, &soff, &slen);
         patterns::block_range(a.count, n, rb, &roff, &rlen);
-        Req snd = c.send(right, s, acc + soff * es, slen * es);
-        Req rcv = c.recv(left, s, tmp, rlen * es);
+        // Step 0 sends this rank's own block; later steps the one reduced
+        // in the step before.
+        const uint8_t *sbuf = (s == 0 ? own : acc) + soff * es;
+        uint8_t *rbuf = a.inplace ? tmp : acc + roff * es;
+        Req snd = c.send(right, s, sbuf, slen * es);
+        Req rcv = c.recv(left, s, rbuf, rlen * es);
         UCC_CO_TRY(co_await c.wait(snd, rcv));
         // The partial coming from the left holds the earlier ranks of the ring.
-        UCC_CO_TRY(c.reduce(acc + roff * es, tmp, acc + roff * es, rlen));
+        UCC_CO_TRY(c.reduce(acc + roff * es, rbuf, own + roff * es, rlen));
     }
     const uint32_t mine = (r + 1) % n;
     patterns::block_range(a.count, n, mine, &off, &len);

@@ -3,9 +3,12 @@
 // The reduce-scatter half of the ring allreduce, arranged so rank r finishes
 // with block r: in step s each rank passes the running partial of block
 // r-s-1 (mod n) to its right neighbour and folds its own contribution into the
-// partial of block r-s-2 that arrives from the left. The input is first copied
-// to scratch, so in-place dst is written only at rank r's block (the rest of
-// dst stays as the user left it).
+// partial of block r-s-2 that arrives from the left, reading its own
+// contribution straight from the input. The partials it makes live in two
+// scratch blocks used in turn (one being sent while the next is reduced), the
+// last one goes straight to the result, so the input is never copied and
+// in-place dst is written only at rank r's block (the rest of dst stays as the
+// user left it).
 // Cost: n-1 rounds of T/n elements: T = (n-1)(L + o) + (n-1)/n T es (G + gamma).
 // Constraints: none. In-place: dst holds all T elements, the result goes to
 // dst + r*T/n. Tag steps: s (step s, modulo 2^16).
@@ -17,32 +20,41 @@ namespace ucc::coll {
 // Shared by reduce_scatter and reduce_scatterv: blocks are described by a
 // function giving (offset, length) in elements.
 template <class Blocks>
-Task ring_reduce_scatter(Coll &c, Blocks blocks, uint64_t total, void *out) {
+Task ring_reduce_scatter(Coll &c, Blocks blocks, void *out) {
     const Args &a = c.args();
     const uint32_t n = c.size();
     const uint32_t r = c.rank();
     const size_t es = a.esize;
-    const void *in = a.inplace ? a.dst : a.src;
-    uint8_t *acc = c.scratch(total * es);
-    c.copy(acc, in, total * es);
+    const auto *in = static_cast<const uint8_t *>(a.inplace ? a.dst : a.src);
     uint64_t largest = 0;
     for (uint32_t i = 0; i < n; ++i) {
         largest = std::max(largest, blocks(i).second);
     }
-    uint8_t *tmp = c.scratch(largest * es);
+    uint8_t *tmp = c.scratch(largest * es);  // the partial from the left
+    uint8_t *part[2] = {nullptr, nullptr};   // this rank's partials, in turn
+    if (n > 2) {
+        part[0] = c.scratch(largest * es);
+        part[1] = c.scratch(largest * es);
+    }
     const uint32_t right = (r + 1) % n;
     const uint32_t left = (r + n - 1) % n;
     for (uint32_t s = 0; s + 1 < n; ++s) {
         const auto [soff, slen] = blocks((r + 2 * n - s - 1) % n);
         const auto [roff, rlen] = blocks((r + 2 * n - s - 2) % n);
-        Req snd = c.send(right, s, acc + soff * es, slen * es);
+        // Step 0 sends the rank's own input block, later steps the partial
+        // made in the step before; the last step's partial is the result.
+        const uint8_t *sbuf = s == 0 ? in + soff * es : part[(s - 1) % 2];
+        uint8_t *made = s + 2 == n ? static_cast<uint8_t *>(out) : part[s % 2];
+        Req snd = c.send(right, s, sbuf, slen * es);
         Req rcv = c.recv(left, s, tmp, rlen * es);
         UCC_CO_TRY(co_await c.wait(snd, rcv));
-        UCC_CO_TRY(c.reduce(acc + roff * es, tmp, acc + roff * es, rlen));
+        UCC_CO_TRY(c.reduce(made, tmp, in + roff * es, rlen));
     }
     const auto [off, len] = blocks(r);
-    c.finalize_result(acc + off * es, len);
-    c.copy(out, acc + off * es, len * es);
+    if (n == 1) {
+        c.copy(out, in + off * es, len * es);
+    }
+    c.finalize_result(out, len);
     co_return UCC_OK;
 }
 
@@ -54,7 +66,7 @@ Task reduce_scatter_ring(Coll &c) {
     if (a.inplace) {
         out += c.rank() * block * a.esize;
     }
-    co_return co_await ring_reduce_scatter(c, blocks, block * c.size(), out);
+    co_return co_await ring_reduce_scatter(c, blocks, out);
 }
 
 Task reduce_scatterv_ring(Coll &c) {
@@ -72,7 +84,7 @@ Task reduce_scatterv_ring(Coll &c) {
     if (a.inplace) {
         out += offs[c.rank()] * a.esize;
     }
-    co_return co_await ring_reduce_scatter(c, blocks, offs[n], out);
+    co_return co_await ring_reduce_scatter(c, blocks, out);
 }
 
 }  // namespace ucc::coll
