@@ -93,7 +93,7 @@ ucc_status_t UcxTransport::track(ucs_status_ptr_t r, Peer peer, Xfer *x, const c
     }
     auto *slot = static_cast<Slot *>(r);
     *slot = Slot{x, this, peer, false};
-    this->peer(peer).sends.insert(r);
+    this->peer(peer).sends.link(slot);
     x->status = UCC_INPROGRESS;
     x->transport_priv = r;
     return UCC_OK;

@@ -77,13 +77,10 @@ bool process_gone(uint32_t pid) {
 UcxTransport::~UcxTransport() {
     // Receives still posted are withdrawn; endpoints closed (bounded wait).
     for (auto &[id, ps] : peers_) {
-        PeerState &p = *ps;
-        for (void *req : p.recvs) {
-            auto *slot = static_cast<Slot *>(req);
+        for (Slot *slot : ps->recvs.take()) {
             slot->x = nullptr;
-            ucp_request_cancel(worker_, req);
+            ucp_request_cancel(worker_, slot);
         }
-        p.recvs.clear();
     }
     destroy_rma();  // remote keys go before their endpoints
     close_endpoints();
@@ -207,11 +204,11 @@ ucc_status_t UcxTransport::resolve(const void *address, Peer *peer) {
 }
 
 ucc_status_t UcxTransport::endpoint(Peer peer, ucp_ep_h *ep) {
-    auto it = peers_.find(peer);
-    if (it == peers_.end()) {
+    PeerState *found = find_peer(peer);
+    if (found == nullptr) {
         return UCC_ERR_INVALID_PARAM;
     }
-    PeerState &p = *it->second;
+    PeerState &p = *found;
     if (p.failed != UCC_OK) {
         return p.failed;
     }
@@ -258,13 +255,10 @@ void UcxTransport::peer_failed(PeerState &p, const std::string &cause) {
     }
     p.failed = UCC_ERR_NO_MESSAGE;
     // Receives posted for the peer would wait forever: fail them now.
-    std::vector<void *> recvs(p.recvs.begin(), p.recvs.end());
-    p.recvs.clear();
-    for (void *req : recvs) {
-        auto *slot = static_cast<Slot *>(req);
+    for (Slot *slot : p.recvs.take()) {
         Xfer *x = slot->x;
         slot->x = nullptr;
-        ucp_request_cancel(worker_, req);
+        ucp_request_cancel(worker_, slot);
         if (x != nullptr) {
             ++completions_;
             complete(x, UCC_ERR_NO_MESSAGE);
@@ -275,10 +269,7 @@ void UcxTransport::peer_failed(PeerState &p, const std::string &cause) {
     peer_failed_notify(p.sender);
     // Sends in flight to it fail too; their UCP requests are freed whenever
     // UCX completes them (at the latest when the worker goes away).
-    std::vector<void *> sends(p.sends.begin(), p.sends.end());
-    p.sends.clear();
-    for (void *req : sends) {
-        auto *slot = static_cast<Slot *>(req);
+    for (Slot *slot : p.sends.take()) {
         Xfer *x = slot->x;
         slot->x = nullptr;
         if (x != nullptr) {
@@ -339,12 +330,13 @@ void UcxTransport::on_send(void *request, ucs_status_t status, void *user_data) 
     auto *slot = static_cast<Slot *>(request);
     Xfer *x = slot->x;
     UcxTransport *t = slot->t;
-    t->peer(slot->peer).sends.erase(request);
+    const Peer peer = slot->peer;  // the slot is gone once the request is freed
+    t->peer(peer).sends.unlink(slot);
     slot->x = nullptr;
     ucp_request_free(request);
     if (x != nullptr) {
         if (status != UCS_OK && status != UCS_ERR_CANCELED) {
-            t->log("send to peer " + std::to_string(slot->peer) +
+            t->log("send to peer " + std::to_string(peer) +
                    " failed: " + ucs_status_string(status));
         }
         ++t->completions_;
@@ -360,7 +352,7 @@ void UcxTransport::on_recv(void *request, ucs_status_t status, const ucp_tag_rec
     Xfer *x = slot->x;
     UcxTransport *t = slot->t;
     if (x != nullptr) {
-        t->peer(slot->peer).recvs.erase(request);
+        t->peer(slot->peer).recvs.unlink(slot);
     }
     slot->x = nullptr;
     ucp_request_free(request);
@@ -392,7 +384,7 @@ ucc_status_t UcxTransport::isend(Peer peer, Tag tag, const void *buf, size_t byt
     }
     auto *slot = static_cast<Slot *>(r);
     *slot = Slot{x, this, peer, false};
-    this->peer(peer).sends.insert(r);
+    this->peer(peer).sends.link(slot);
     x->status = UCC_INPROGRESS;
     x->transport_priv = r;
     return UCC_OK;
@@ -422,7 +414,7 @@ ucc_status_t UcxTransport::irecv(Peer peer, Tag tag, void *buf, size_t bytes, uc
     }
     auto *slot = static_cast<Slot *>(r);
     *slot = Slot{x, this, peer, true};
-    this->peer(peer).recvs.insert(r);
+    this->peer(peer).recvs.link(slot);
     x->status = UCC_INPROGRESS;
     x->transport_priv = r;
     return UCC_OK;
@@ -440,7 +432,7 @@ void UcxTransport::cancel(Xfer *x) {
     slot->x = nullptr;
     x->transport_priv = nullptr;
     if (slot->is_recv) {
-        peer(slot->peer).recvs.erase(req);
+        peer(slot->peer).recvs.unlink(slot);
         // A receive not yet matched is withdrawn; one already matched and in
         // flight finishes into its buffer (UCP cannot stop it).
         ucp_request_cancel(worker_, req);

@@ -32,7 +32,6 @@
 
 #include <map>
 #include <memory>
-#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -84,6 +83,58 @@ class UcxTransport final : public Transport {
     void charge(Work, size_t) override {}
 
   private:
+    // What a UCP request serves (UCP_PARAM_FIELD_REQUEST_SIZE bytes of it).
+    struct Slot {
+        Xfer *x;  // nullptr once the Xfer was cancelled or completed
+        UcxTransport *t;
+        Peer peer;
+        bool is_recv;
+        // Its place in its peer's list of receives or sends (no allocation per
+        // message, unlike a set of requests).
+        bool linked = false;
+        Slot *prev = nullptr;
+        Slot *next = nullptr;
+    };
+
+    // The UCP requests of one kind posted for a peer: a list through their slots.
+    class SlotList {
+      public:
+        bool empty() const { return head_ == nullptr; }
+        void link(Slot *s) {
+            s->linked = true;
+            s->prev = nullptr;
+            s->next = head_;
+            if (head_ != nullptr) {
+                head_->prev = s;
+            }
+            head_ = s;
+        }
+        // Does nothing for a slot not in the list.
+        void unlink(Slot *s) {
+            if (!s->linked) {
+                return;
+            }
+            (s->prev != nullptr ? s->prev->next : head_) = s->next;
+            if (s->next != nullptr) {
+                s->next->prev = s->prev;
+            }
+            s->linked = false;
+            s->prev = s->next = nullptr;
+        }
+        // Empties the list, returning its slots.
+        std::vector<Slot *> take() {
+            std::vector<Slot *> out;
+            while (head_ != nullptr) {
+                out.push_back(head_);
+                unlink(head_);
+            }
+            return out;
+        }
+
+      private:
+        Slot *head_ = nullptr;
+    };
+
     struct PeerState {
         UcxTransport *owner = nullptr;
         uint32_t sender = 0;  // its sender index (the wire tag's)
@@ -93,18 +144,10 @@ class UcxTransport final : public Transport {
         uint32_t pid = 0;
         bool same_host = false;  // `pid` is valid here: liveness can be checked
         ucc_status_t failed = UCC_OK;
-        std::set<void *> recvs;  // UCP requests of receives posted for it
-        std::set<void *> sends;  // UCP requests of its sends and RMA in flight
+        SlotList recvs;  // UCP requests of receives posted for it
+        SlotList sends;  // UCP requests of its sends and RMA in flight
         // Remote keys unpacked on this peer's endpoint, by packed bytes.
         std::map<std::vector<uint8_t>, ucp_rkey_h> rkeys;
-    };
-
-    // What a UCP request serves (UCP_PARAM_FIELD_REQUEST_SIZE bytes of it).
-    struct Slot {
-        Xfer *x;  // nullptr once the Xfer was cancelled or completed
-        UcxTransport *t;
-        Peer peer;
-        bool is_recv;
     };
 
     static void request_init(void *request);
@@ -134,8 +177,25 @@ class UcxTransport final : public Transport {
     Peer self_ = 0;
     // Peers by Peer id, which is the peer's sender index: the same number on
     // every process (its OOB ep), so ids are global like the simulator's.
+    // Entries are never removed, so a PeerState's address is stable; `last_`
+    // caches the latest lookup (every message looks its peer up two or three
+    // times, and at two ranks it is always the same one).
     std::unordered_map<Peer, std::unique_ptr<PeerState>> peers_;
-    PeerState &peer(Peer id) { return *peers_.at(id); }
+    PeerState *last_ = nullptr;
+    PeerState *find_peer(Peer id) {
+        if (last_ == nullptr || last_->sender != id) {
+            auto it = peers_.find(id);
+            if (it == peers_.end()) {
+                return nullptr;
+            }
+            last_ = it->second.get();
+        }
+        return last_;
+    }
+    PeerState &peer(Peer id) {
+        PeerState *p = find_peer(id);
+        return p != nullptr ? *p : *peers_.at(id);  // at() throws for an unknown id
+    }
     uint64_t completions_ = 0;  // in the current progress() call
     uint64_t host_key_ = 0;
     uint64_t polls_ = 0;
