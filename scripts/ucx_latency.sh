@@ -74,19 +74,22 @@ json_str() {  # a shell string as a JSON string
 }
 
 # Runs a command (bounded by `timeout`), keeps the JSON lines it prints (ucc_run's
-# "[rank] " prefix removed) and adds the command to each.
+# "[rank] " prefix removed) and adds to each the command and the load average
+# before and after it (other work on the machine shows there).
 run_json() {
     local tmo="$1"
     shift
     local cmd
     cmd="$(json_str "$*")"
     local rc=0
-    local text
+    local text load0 load1
+    load0="$(cut -d' ' -f1 /proc/loadavg)"
     text="$(timeout "$tmo" "$@")" || rc=$?
+    load1="$(cut -d' ' -f1 /proc/loadavg)"
     while IFS= read -r l; do
         l="${l#\[*\] }"
         if [[ "$l" == "{"*"}" ]]; then
-            say "${l%\}},\"cmd\":$cmd}"
+            say "${l%\}},\"load\":\"$load0 $load1\",\"cmd\":$cmd}"
         fi
     done <<<"$text"
     if [[ $rc != 0 ]]; then
@@ -132,15 +135,17 @@ perftest() {
         say "{\"bench\":\"error\",\"what\":\"ucx_perftest $test $bytes gave no Final line\",\"cmd\":$cmd}"
         return 1
     fi
+    local load
+    load="$(cut -d' ' -f1 /proc/loadavg)"
     # shellcheck disable=SC2086
     set -- $final
     local n="$2" p50="$3" overall="$5" bw_overall="$7"
     if [[ "$test" == tag_lat ]]; then
-        say "{\"bench\":\"ucx_perftest\",\"test\":\"tag_lat\",\"bytes\":$bytes,\"iters\":$n,\"one_way_avg_us\":$overall,\"one_way_p50_us\":$p50,\"cmd\":$cmd}"
+        say "{\"bench\":\"ucx_perftest\",\"test\":\"tag_lat\",\"bytes\":$bytes,\"iters\":$n,\"one_way_avg_us\":$overall,\"one_way_p50_us\":$p50,\"load\":\"$load\",\"cmd\":$cmd}"
     else
         local gbps
         gbps="$(python3 -c "print(f'{$bw_overall * 1048576 / 1e9:.4f}')")"
-        say "{\"bench\":\"ucx_perftest\",\"test\":\"$test\",\"bytes\":$bytes,\"iters\":$n,\"GBps\":$gbps,\"MiBps\":$bw_overall,\"cmd\":$cmd}"
+        say "{\"bench\":\"ucx_perftest\",\"test\":\"$test\",\"bytes\":$bytes,\"iters\":$n,\"GBps\":$gbps,\"MiBps\":$bw_overall,\"load\":\"$load\",\"cmd\":$cmd}"
     fi
 }
 
