@@ -11,9 +11,9 @@
 #      (server in the background, client to 127.0.0.1 on a fixed port), and
 #      single-threaded memcpy bandwidth at the same sizes;
 #   2. ucc_run -n 2 ucx_latency: every collective from 8 B to 64 MiB, once with
-#      the library's defaults ("label":"default") and once with
-#      UCC_UCX_ERR_HANDLING=none ("label":"ucx_err_none"), which lets UCX use
-#      shared memory;
+#      the library's defaults ("label":"default": shared memory within the
+#      host) and once with UCC_UCX_ERR_HANDLING=peer ("label":"ucx_err_peer":
+#      UCX's peer error handling, which keeps UCX 1.13 on TCP loopback);
 #   3. mpirun -np 2 mpi_latency: the same collectives through Open MPI with its
 #      default components;
 #   4. np = 4 of both (unless --no-np4), marked with a note when there are
@@ -184,8 +184,8 @@ for np in "${nps[@]}"; do
     fi
     run_json 1200 "$build/ucc_run" -n "$np" --timeout 1100 "$build/ucx_latency" \
         --label default "${bench_args[@]}" || ok=0
-    run_json 1200 env UCC_UCX_ERR_HANDLING=none "$build/ucc_run" -n "$np" --timeout 1100 \
-        "$build/ucx_latency" --label ucx_err_none "${bench_args[@]}" || ok=0
+    run_json 1200 env UCC_UCX_ERR_HANDLING=peer "$build/ucc_run" -n "$np" --timeout 1100 \
+        "$build/ucx_latency" --label ucx_err_peer "${bench_args[@]}" || ok=0
     if [[ -x "$build/mpi_latency" ]] && command -v mpirun >/dev/null; then
         over=()
         if (( np > $(nproc) )); then
