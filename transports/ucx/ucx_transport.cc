@@ -243,10 +243,10 @@ ucc_status_t UcxTransport::endpoint(Peer peer, ucp_ep_h *ep) {
 void UcxTransport::on_ep_error(void *arg, ucp_ep_h ep, ucs_status_t status) {
     auto *p = static_cast<PeerState *>(arg);
     (void)ep;
-    p->owner->peer_failed(*p, ucs_status_string(status));
+    p->owner->peer_failed(*p, ucs_status_string(status), false);
 }
 
-void UcxTransport::peer_failed(PeerState &p, const std::string &cause) {
+void UcxTransport::peer_failed(PeerState &p, const std::string &cause, bool gone) {
     if (p.failed == UCC_OK) {
         // A peer that leaves while nothing waits on it (its context was
         // destroyed first) is no failure of ours: a debug line.
@@ -264,9 +264,11 @@ void UcxTransport::peer_failed(PeerState &p, const std::string &cause) {
             complete(x, UCC_ERR_NO_MESSAGE);
         }
     }
-    // The core fails every collective that needs this peer, also those that
-    // wait on it only through other members.
-    peer_failed_notify(p.sender);
+    // A process known to be gone: the core fails every collective that needs
+    // it, also those that wait on it only through other members.
+    if (gone) {
+        peer_failed_notify(p.sender);
+    }
     // Sends in flight to it fail too; their UCP requests are freed whenever
     // UCX completes them (at the latest when the worker goes away).
     for (Slot *slot : p.sends.take()) {
@@ -302,7 +304,8 @@ void UcxTransport::check_liveness() {
             continue;
         }
         if (process_gone(p.pid)) {
-            peer_failed(p, "its process " + std::to_string(p.pid) + " on this host has exited");
+            peer_failed(p, "its process " + std::to_string(p.pid) + " on this host has exited",
+                        true);
         }
     }
 }

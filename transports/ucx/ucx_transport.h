@@ -160,7 +160,10 @@ class UcxTransport final : public Transport {
     void log(const std::string &line, bool error = true) const;
     ucc_status_t endpoint(Peer peer, ucp_ep_h *ep);
     // `cause`: why, for the one log line naming the peer.
-    void peer_failed(PeerState &p, const std::string &cause);
+    // `gone`: the process is known to have exited (not only an endpoint
+    // error, which a peer closing its context also raises): the core then
+    // fails every collective that needs the peer.
+    void peer_failed(PeerState &p, const std::string &cause, bool gone);
     ucc_status_t rkey(Peer peer, const std::vector<uint8_t> &packed, ucp_rkey_h *out);
     // Hands a non-blocking RMA result to the Xfer (at once or by callback).
     ucc_status_t track(ucs_status_ptr_t r, Peer peer, Xfer *x, const char *what);
