@@ -150,8 +150,8 @@ constexpr const char *kAlgDoc =
 constexpr ConfigVar kContextVars[] = {
     {"LOG_LEVEL", "", "Log level of the context; empty: the library's level.", valid_level_or_empty,
      kUsed},
-    {"TLS", "", "Transports of this context (as the library's TLS); empty: the library's.",
-     nullptr, kUsed},
+    {"TLS", "", "Transports of this context (as the library's TLS); empty: the library's.", nullptr,
+     kUsed},
     {"ALLREDUCE_ALG", "auto", kAlgDoc, nullptr, kUsed},
     {"ALLGATHER_ALG", "auto", kAlgDoc, nullptr, kUsed},
     {"ALLGATHERV_ALG", "auto", kAlgDoc, nullptr, kUsed},

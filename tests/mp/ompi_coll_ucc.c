@@ -246,14 +246,12 @@ static int init_ctx(int thread_multiple) {
         goto cleanup_lib;
     }
     sprintf(str_buf, "%u", (unsigned)world_size);
-    if ((s = ucc_context_config_modify(ctx_config, NULL, "ESTIMATED_NUM_EPS", str_buf)) !=
-        UCC_OK) {
+    if ((s = ucc_context_config_modify(ctx_config, NULL, "ESTIMATED_NUM_EPS", str_buf)) != UCC_OK) {
         fail("ucc_context_config_modify(ESTIMATED_NUM_EPS) returned %s", ucc_status_string(s));
         goto cleanup_lib;
     }
     sprintf(str_buf, "%u", local_size != NULL ? (unsigned)atoi(local_size) : 1u);
-    if ((s = ucc_context_config_modify(ctx_config, NULL, "ESTIMATED_NUM_PPN", str_buf)) !=
-        UCC_OK) {
+    if ((s = ucc_context_config_modify(ctx_config, NULL, "ESTIMATED_NUM_PPN", str_buf)) != UCC_OK) {
         fail("ucc_context_config_modify(ESTIMATED_NUM_PPN) returned %s", ucc_status_string(s));
         goto cleanup_lib;
     }
@@ -382,10 +380,10 @@ static void comm_attach(module_t *m, MPI_Comm comm, const char *name, uint32_t c
     }
     /* SET_COLL_PTR: a type the library does not list is not offloaded. */
     {
-        static const ucc_coll_type_t wanted[] = {
-            UCC_COLL_TYPE_BARRIER,   UCC_COLL_TYPE_BCAST,     UCC_COLL_TYPE_ALLREDUCE,
-            UCC_COLL_TYPE_ALLTOALL,  UCC_COLL_TYPE_ALLTOALLV, UCC_COLL_TYPE_REDUCE,
-            UCC_COLL_TYPE_ALLGATHER, UCC_COLL_TYPE_ALLGATHERV};
+        static const ucc_coll_type_t wanted[] = {UCC_COLL_TYPE_BARRIER,   UCC_COLL_TYPE_BCAST,
+                                                 UCC_COLL_TYPE_ALLREDUCE, UCC_COLL_TYPE_ALLTOALL,
+                                                 UCC_COLL_TYPE_ALLTOALLV, UCC_COLL_TYPE_REDUCE,
+                                                 UCC_COLL_TYPE_ALLGATHER, UCC_COLL_TYPE_ALLGATHERV};
         size_t k;
         for (k = 0; k < sizeof(wanted) / sizeof(wanted[0]); ++k) {
             if (!(cm.lib_attr.coll_types & (uint64_t)wanted[k])) {
@@ -502,11 +500,11 @@ static op_t ops[10];
 static int n_ops;
 
 static void init_ops(void) {
-    op_t table[] = {{MPI_MAX, UCC_OP_MAX, "MPI_MAX"},       {MPI_MIN, UCC_OP_MIN, "MPI_MIN"},
-                    {MPI_SUM, UCC_OP_SUM, "MPI_SUM"},       {MPI_PROD, UCC_OP_PROD, "MPI_PROD"},
-                    {MPI_LAND, UCC_OP_LAND, "MPI_LAND"},    {MPI_BAND, UCC_OP_BAND, "MPI_BAND"},
-                    {MPI_LOR, UCC_OP_LOR, "MPI_LOR"},       {MPI_BOR, UCC_OP_BOR, "MPI_BOR"},
-                    {MPI_LXOR, UCC_OP_LXOR, "MPI_LXOR"},    {MPI_BXOR, UCC_OP_BXOR, "MPI_BXOR"}};
+    op_t table[] = {{MPI_MAX, UCC_OP_MAX, "MPI_MAX"},    {MPI_MIN, UCC_OP_MIN, "MPI_MIN"},
+                    {MPI_SUM, UCC_OP_SUM, "MPI_SUM"},    {MPI_PROD, UCC_OP_PROD, "MPI_PROD"},
+                    {MPI_LAND, UCC_OP_LAND, "MPI_LAND"}, {MPI_BAND, UCC_OP_BAND, "MPI_BAND"},
+                    {MPI_LOR, UCC_OP_LOR, "MPI_LOR"},    {MPI_BOR, UCC_OP_BOR, "MPI_BOR"},
+                    {MPI_LXOR, UCC_OP_LXOR, "MPI_LXOR"}, {MPI_BXOR, UCC_OP_BXOR, "MPI_BXOR"}};
     n_ops = (int)(sizeof(table) / sizeof(table[0]));
     memcpy(ops, table, sizeof(table));
 }
@@ -757,8 +755,7 @@ static void call_wait(call_t *c) {
             opal_progress();
         }
         if (c->nbr.status != UCC_OK) {
-            fail("the non-blocking collective completed with %s",
-                 ucc_status_string(c->nbr.status));
+            fail("the non-blocking collective completed with %s", ucc_status_string(c->nbr.status));
         }
     } else if (c->nb && c->req != MPI_REQUEST_NULL) {
         MPI_Wait(&c->req, MPI_STATUS_IGNORE);
@@ -845,8 +842,8 @@ static void mpi_allreduce(const module_t *m, const void *sbuf, void *rbuf, int c
     }
 }
 
-static void mpi_reduce(const module_t *m, const void *sbuf, void *rbuf, int count,
-                       MPI_Datatype dt, const op_t *op, int root, call_t *c) {
+static void mpi_reduce(const module_t *m, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+                       const op_t *op, int root, call_t *c) {
     ucc_coll_args_t a;
     ucc_datatype_t udt = ucc_dt_of(dt);
     if (count == 0) {
@@ -931,8 +928,7 @@ static void mpi_alltoallv(const module_t *m, const void *sbuf, const int *scount
     }
     c->fallback = 1;
     if (c->nb) {
-        MPI_Ialltoallv(sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt, m->comm,
-                           &c->req);
+        MPI_Ialltoallv(sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt, m->comm, &c->req);
     } else {
         MPI_Alltoallv(sbuf, scounts, sdispls, sdt, rbuf, rcounts, rdispls, rdt, m->comm);
     }
@@ -1081,8 +1077,7 @@ static void case_reduce(const module_t *m, const dtype_t *d, const op_t *o, int 
     call_t c;
     in_place = in_place && is_root;
     begin_case(m, "reduce %s %s count %d root %d%s%s%s", d->name, o->name, count, root,
-               in_place ? " in place" : "", null_rbuf ? " NULL rbuf" : "",
-               nb ? " (ireduce)" : "");
+               in_place ? " in place" : "", null_rbuf ? " NULL rbuf" : "", nb ? " (ireduce)" : "");
     fill_reduce(o, d, m->rank, s, (size_t)count);
     fill_bytes(r, bytes, m->rank, 99);
     if (in_place) {
@@ -1094,8 +1089,8 @@ static void case_reduce(const module_t *m, const dtype_t *d, const op_t *o, int 
     call_wait(&c);
     fill_reduce(o, d, m->rank, ref, (size_t)count);
     if (count > 0) {
-        MPI_Reduce(is_root ? MPI_IN_PLACE : ref, is_root ? ref : NULL, count, d->mpi, o->mpi,
-                   root, m->comm);
+        MPI_Reduce(is_root ? MPI_IN_PLACE : ref, is_root ? ref : NULL, count, d->mpi, o->mpi, root,
+                   m->comm);
     }
     compare(&dst, is_root ? ref : untouched, bytes, is_root ? "root dst" : "non-root dst");
     gbuf_free(&src);
@@ -1289,8 +1284,7 @@ static void case_allgather(const module_t *m, const dtype_t *sd, int smul, const
     end_case();
 }
 
-static void case_allgatherv(const module_t *m, const dtype_t *d, int base, int in_place,
-                            int nb) {
+static void case_allgatherv(const module_t *m, const dtype_t *d, int base, int in_place, int nb) {
     int n = m->size;
     int *rc = (int *)malloc(sizeof(int) * (size_t)n);
     int *dis = (int *)malloc(sizeof(int) * (size_t)n);
@@ -1380,8 +1374,13 @@ static void case_overlap(const module_t *m) {
 /* Every collective coll/ucc offloads, over datatypes, ops, counts, roots, in
  * place and i-variants. `full`: the whole sweep; otherwise a shorter one. */
 static void sweep(const module_t *m, int full) {
-    static const char *move_types[] = {"MPI_BYTE", "MPI_SHORT", "MPI_INT", "MPI_DOUBLE",
-                                       "MPI_LONG", "MPI_LONG_DOUBLE", "contiguous(3, MPI_INT)"};
+    static const char *move_types[] = {"MPI_BYTE",
+                                       "MPI_SHORT",
+                                       "MPI_INT",
+                                       "MPI_DOUBLE",
+                                       "MPI_LONG",
+                                       "MPI_LONG_DOUBLE",
+                                       "contiguous(3, MPI_INT)"};
     const int n_move = (int)(sizeof(move_types) / sizeof(move_types[0]));
     const dtype_t *mpi_int = dtype_named("MPI_INT");
     int roots[3];
@@ -1578,9 +1577,10 @@ int main(int argc, char **argv) {
         long any = st.failures, all = 0;
         MPI_Allreduce(&any, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
         if (st.rank == 0) {
-            printf("ompi_coll_ucc: %ld cases on %d processes, %ld failures (calls: %ld through "
-                   "UCC, %ld fell back, %ld of them refused by rule V9: element sizes differ)\n",
-                   totals[0], size, all, totals[2], totals[3], totals[4]);
+            printf(
+                "ompi_coll_ucc: %ld cases on %d processes, %ld failures (calls: %ld through "
+                "UCC, %ld fell back, %ld of them refused by rule V9: element sizes differ)\n",
+                totals[0], size, all, totals[2], totals[3], totals[4]);
         }
         MPI_Type_free(&contig3);
         MPI_Finalize();
