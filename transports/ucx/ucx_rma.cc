@@ -99,28 +99,28 @@ ucc_status_t UcxTransport::track(ucs_status_ptr_t r, Peer peer, Xfer *x, const c
     return UCC_OK;
 }
 
-ucc_status_t UcxTransport::put(Peer peer, const void *src, size_t bytes, uint64_t remote_addr,
-                               const std::vector<uint8_t> &key, Xfer *x) {
+ucc_status_t UcxTransport::rma(bool is_put, Peer peer, void *local, size_t bytes,
+                               uint64_t remote_addr, const std::vector<uint8_t> &key, Xfer *x) {
     ucp_rkey_h rk = nullptr;
     UCC_TRY(rkey(peer, key, &rk));
     ucp_request_param_t rp{};
     rp.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK;
     rp.cb.send = on_send;
     x->bytes = bytes;
-    return track(ucp_put_nbx(this->peer(peer).ep, src, bytes, remote_addr, rk, &rp), peer, x,
-                 "put");
+    ucp_ep_h ep = this->peer(peer).ep;
+    return track(is_put ? ucp_put_nbx(ep, local, bytes, remote_addr, rk, &rp)
+                        : ucp_get_nbx(ep, local, bytes, remote_addr, rk, &rp),
+                 peer, x, is_put ? "put" : "get");
+}
+
+ucc_status_t UcxTransport::put(Peer peer, const void *src, size_t bytes, uint64_t remote_addr,
+                               const std::vector<uint8_t> &key, Xfer *x) {
+    return rma(true, peer, const_cast<void *>(src), bytes, remote_addr, key, x);
 }
 
 ucc_status_t UcxTransport::get(Peer peer, void *dst, size_t bytes, uint64_t remote_addr,
                                const std::vector<uint8_t> &key, Xfer *x) {
-    ucp_rkey_h rk = nullptr;
-    UCC_TRY(rkey(peer, key, &rk));
-    ucp_request_param_t rp{};
-    rp.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK;
-    rp.cb.send = on_send;
-    x->bytes = bytes;
-    return track(ucp_get_nbx(this->peer(peer).ep, dst, bytes, remote_addr, rk, &rp), peer, x,
-                 "get");
+    return rma(false, peer, dst, bytes, remote_addr, key, x);
 }
 
 ucc_status_t UcxTransport::atomic_add(Peer peer, uint64_t remote_addr, uint64_t value,

@@ -165,6 +165,9 @@ class UcxTransport final : public Transport {
     // fails every collective that needs the peer.
     void peer_failed(PeerState &p, const std::string &cause, bool gone);
     ucc_status_t rkey(Peer peer, const std::vector<uint8_t> &packed, ucp_rkey_h *out);
+    // Put (local -> remote) or get (remote -> local).
+    ucc_status_t rma(bool is_put, Peer peer, void *local, size_t bytes, uint64_t remote_addr,
+                     const std::vector<uint8_t> &key, Xfer *x);
     // Hands a non-blocking RMA result to the Xfer (at once or by callback).
     ucc_status_t track(ucs_status_ptr_t r, Peer peer, Xfer *x, const char *what);
     void close_endpoints();
