@@ -170,7 +170,7 @@ void Coll::tag_xfer(Xfer &x, const void *buf) const {
 }
 
 Req Coll::send(uint32_t peer, uint32_t step, const void *buf, size_t bytes) {
-    auto x = std::make_unique<Xfer>();
+    Xfer *x = Req::new_xfer(frame_pool);
     x->status = UCC_INPROGRESS;
     x->signature = signature_;
     x->peer_index = peer;
@@ -178,15 +178,16 @@ Req Coll::send(uint32_t peer, uint32_t step, const void *buf, size_t bytes) {
         tag_xfer(*x, buf);
     }
     Transport &t = env_.transport();
-    ucc_status_t st = t.isend(env_.peer_of(peer), tag(step), buf, bytes, args_.src_mem, x.get());
+    Req req(&t, x, frame_pool);  // owns x from here on
+    ucc_status_t st = t.isend(env_.peer_of(peer), tag(step), buf, bytes, args_.src_mem, x);
     if (st < 0) {
         x->status = st;
     }
-    return Req(&t, std::move(x));
+    return req;
 }
 
 Req Coll::recv(uint32_t peer, uint32_t step, void *buf, size_t bytes) {
-    auto x = std::make_unique<Xfer>();
+    Xfer *x = Req::new_xfer(frame_pool);
     x->status = UCC_INPROGRESS;
     x->signature = signature_;
     x->peer_index = peer;
@@ -194,20 +195,16 @@ Req Coll::recv(uint32_t peer, uint32_t step, void *buf, size_t bytes) {
         tag_xfer(*x, buf);
     }
     Transport &t = env_.transport();
-    ucc_status_t st = t.irecv(env_.peer_of(peer), tag(step), buf, bytes, args_.dst_mem, x.get());
+    Req req(&t, x, frame_pool);
+    ucc_status_t st = t.irecv(env_.peer_of(peer), tag(step), buf, bytes, args_.dst_mem, x);
     if (st < 0) {
         x->status = st;
     }
-    return Req(&t, std::move(x));
+    return req;
 }
 
 WaitAll Coll::wait_all(std::span<Req> reqs) {
-    std::vector<Xfer *> xs;
-    xs.reserve(reqs.size());
-    for (Req &r : reqs) {
-        xs.push_back(r.xfer());
-    }
-    return WaitAll(std::move(xs), this);
+    return WaitAll(reqs, this);
 }
 
 ucc_status_t Coll::reduce(void *dst, const void *a, const void *b, size_t count) {
@@ -269,13 +266,28 @@ void Coll::copy(void *dst, const void *src, size_t bytes) {
     std::memmove(dst, src, bytes);
 }
 
+uint8_t *ScratchCache::get(size_t i, size_t bytes) {
+    if (bytes == 0) {
+        bytes = 1;
+    }
+    if (i >= bufs_.size()) {
+        bufs_.resize(i + 1);
+    }
+    Buf &b = bufs_[i];
+    if (b.bytes < bytes) {
+        b.data.reset();  // before the new one: at most one of them at a time
+        b.data = std::make_unique_for_overwrite<uint8_t[]>(bytes);
+        b.bytes = bytes;
+    }
+    return b.data.get();
+}
+
 uint8_t *Coll::scratch(size_t bytes) {
     if (timing_only() && bytes > 64) {
         // Nothing is read or written in timing-only runs; keep a token buffer.
         bytes = 64;
     }
-    scratch_.push_back(std::make_unique_for_overwrite<uint8_t[]>(bytes == 0 ? 1 : bytes));
-    return scratch_.back().get();
+    return scratch_->get(n_scratch_++, bytes);
 }
 
 }  // namespace ucc::coll

@@ -11,12 +11,16 @@
 #include <coroutine>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lib/transport.h"
+#include "lib/util/common.h"
+#include "lib/util/pool.h"
 #include "lib/util/task.h"
 #include "ucc/api/ucc.h"
 
@@ -74,33 +78,55 @@ class Coll;
 
 // A posted transfer. Move-only; destroying a pending Req cancels it, so a
 // collective torn down early (timeout, error) never touches user memory again.
+// Its Xfer comes from the context's pool (or the heap, with no pool).
 class Req {
   public:
     Req() = default;
-    Req(Transport *t, std::unique_ptr<Xfer> x) : t_(t), x_(std::move(x)) {}
-    Req(Req &&) noexcept = default;
+    Req(Transport *t, Xfer *x, Pool *pool) : t_(t), x_(x), pool_(pool) {}
+    Req(Req &&o) noexcept : t_(o.t_), x_(std::exchange(o.x_, nullptr)), pool_(o.pool_) {}
     Req &operator=(Req &&o) noexcept {
-        release();
-        t_ = o.t_;
-        x_ = std::move(o.x_);
+        if (this != &o) {
+            release();
+            t_ = o.t_;
+            x_ = std::exchange(o.x_, nullptr);
+            pool_ = o.pool_;
+        }
         return *this;
     }
+    Req(const Req &) = delete;
+    Req &operator=(const Req &) = delete;
     ~Req() { release(); }
 
-    bool done() const { return !x_ || x_->done(); }
-    ucc_status_t status() const { return x_ ? x_->status : UCC_OK; }
-    size_t bytes() const { return x_ ? x_->bytes : 0; }
-    Xfer *xfer() const { return x_.get(); }
+    bool done() const { return x_ == nullptr || x_->done(); }
+    ucc_status_t status() const { return x_ != nullptr ? x_->status : UCC_OK; }
+    size_t bytes() const { return x_ != nullptr ? x_->bytes : 0; }
+    Xfer *xfer() const { return x_; }
+
+    // A fresh Xfer from `pool` (nullptr: the heap).
+    static Xfer *new_xfer(Pool *pool) {
+        return new (pool != nullptr ? pool->allocate(sizeof(Xfer)) : ::operator new(sizeof(Xfer)))
+            Xfer();
+    }
 
   private:
     void release() {
-        if (x_ && !x_->done() && x_->status == UCC_INPROGRESS) {
-            t_->cancel(x_.get());
+        if (x_ == nullptr) {
+            return;
         }
-        x_.reset();
+        if (x_->status == UCC_INPROGRESS) {
+            t_->cancel(x_);
+        }
+        x_->~Xfer();
+        if (pool_ != nullptr) {
+            pool_->deallocate(x_, sizeof(Xfer));
+        } else {
+            ::operator delete(x_);
+        }
+        x_ = nullptr;
     }
     Transport *t_ = nullptr;
-    std::unique_ptr<Xfer> x_;
+    Xfer *x_ = nullptr;
+    Pool *pool_ = nullptr;
 };
 
 // What a suspended algorithm waits for; completions count `pending` down.
@@ -117,12 +143,22 @@ class Scheduler {
 };
 
 // Awaitable over a set of requests: resumes when all are done; yields the
-// first error status among them (UCC_OK otherwise).
+// first error status among them (UCC_OK otherwise). Holds up to kInline
+// transfers itself, or refers to a span of requests that outlives the wait.
 class WaitAll {
   public:
-    WaitAll(std::vector<Xfer *> xs, Coll *owner = nullptr) : xs_(std::move(xs)), owner_(owner) {}
+    static constexpr size_t kInline = 4;
+    WaitAll(std::initializer_list<Xfer *> xs, Coll *owner) : n_(xs.size()), owner_(owner) {
+        UCC_ASSERT(xs.size() <= kInline);
+        size_t i = 0;
+        for (Xfer *x : xs) {
+            inline_[i++] = x;
+        }
+    }
+    WaitAll(std::span<Req> reqs, Coll *owner) : reqs_(reqs), n_(reqs.size()), owner_(owner) {}
     bool await_ready() {
-        for (Xfer *x : xs_) {
+        for (size_t i = 0; i < n_; ++i) {
+            Xfer *x = at(i);
             if (x != nullptr && !x->done()) {
                 return false;
             }
@@ -132,7 +168,8 @@ class WaitAll {
     void await_suspend(std::coroutine_handle<> h) {
         ws_.handle = h;
         ws_.pending = 0;
-        for (Xfer *x : xs_) {
+        for (size_t i = 0; i < n_; ++i) {
+            Xfer *x = at(i);
             if (x != nullptr && !x->done()) {
                 x->owner = &ws_;
                 ws_.pending++;
@@ -140,7 +177,8 @@ class WaitAll {
         }
     }
     ucc_status_t await_resume() {
-        for (Xfer *x : xs_) {
+        for (size_t i = 0; i < n_; ++i) {
+            Xfer *x = at(i);
             if (x == nullptr) {
                 continue;
             }
@@ -156,8 +194,11 @@ class WaitAll {
     }
 
   private:
+    Xfer *at(size_t i) const { return reqs_.empty() ? inline_[i] : reqs_[i].xfer(); }
     void report_desync(const Xfer &x);
-    std::vector<Xfer *> xs_;
+    Xfer *inline_[kInline] = {};
+    std::span<Req> reqs_;
+    size_t n_ = 0;
     Coll *owner_;
     WaitState ws_;
 };
@@ -169,6 +210,8 @@ class CollEnv {
     virtual Transport &transport() = 0;
     virtual Peer peer_of(uint32_t team_rank) const = 0;
     virtual Scheduler &scheduler() = 0;
+    // Where frames and transfers come from (nullptr: the heap).
+    virtual Pool *pool() { return nullptr; }
     // Two ranks ran different collectives under one tag (signatures differ).
     virtual void report_desync(uint32_t peer, uint64_t mine, uint64_t theirs) {
         (void)peer;
@@ -189,16 +232,40 @@ uint64_t dst_extent_elems(const Args &a, uint32_t size, uint32_t rank);
 uint64_t signature_of(const Args &a);
 std::string describe_signature(uint64_t sig);
 
-// One running instance of a collective on one rank.
-class Coll {
+// Scratch buffers of a collective's runs: the runs of a persistent request
+// ask for the same sizes in the same order and get the same buffers back.
+class ScratchCache {
   public:
-    Coll(CollEnv &env, const Args &args, uint32_t rank, uint32_t size, Tag tag_base)
+    // The `i`-th buffer of a run, at least `bytes` long (and at least 1).
+    uint8_t *get(size_t i, size_t bytes);
+
+  private:
+    struct Buf {
+        std::unique_ptr<uint8_t[]> data;
+        size_t bytes = 0;
+    };
+    std::vector<Buf> bufs_;
+};
+
+// One running instance of a collective on one rank. Its coroutine frames come
+// from the environment's pool (it is their FrameSource).
+class Coll : public FrameSource {
+  public:
+    // `signature`: signature_of(args) when the caller has it (0: computed);
+    // `scratch`: where scratch buffers live (nullptr: this instance).
+    Coll(CollEnv &env, const Args &args, uint32_t rank, uint32_t size, Tag tag_base,
+         uint64_t signature = 0, ScratchCache *scratch = nullptr)
         : env_(env),
           args_(args),
           rank_(rank),
           size_(size),
           tag_base_(tag_base),
-          signature_(signature_of(args)) {}
+          signature_(signature != 0 ? signature : signature_of(args)),
+          scratch_(scratch != nullptr ? scratch : &own_scratch_) {
+        frame_pool = env.pool();
+    }
+    Coll(const Coll &) = delete;
+    Coll &operator=(const Coll &) = delete;
     CollEnv &env() { return env_; }
     uint64_t signature() const { return signature_; }
 
@@ -221,7 +288,8 @@ class Coll {
 
     template <class... R>
     WaitAll wait(R &...reqs) {
-        return WaitAll(std::vector<Xfer *>{reqs.xfer()...}, this);
+        static_assert(sizeof...(R) <= WaitAll::kInline, "wait_all() for more requests");
+        return WaitAll({reqs.xfer()...}, this);
     }
     WaitAll wait_all(std::span<Req> reqs);
 
@@ -232,7 +300,8 @@ class Coll {
     // reproducible even where no arithmetic happened, e.g. a team of one).
     void finalize_result(void *buf, size_t count);
     void copy(void *dst, const void *src, size_t bytes);
-    // Scratch memory owned by this collective instance, freed when it ends.
+    // Scratch memory for this run: freed when the instance ends, or kept by
+    // the request for its next post (persistent requests).
     uint8_t *scratch(size_t bytes);
 
     // Event trace (only when the transport records): from now on every read
@@ -263,7 +332,9 @@ class Coll {
     Tag tag_base_;
     uint64_t signature_;
     uint32_t step_space_ = 0;
-    std::vector<std::unique_ptr<uint8_t[]>> scratch_;
+    ScratchCache own_scratch_;
+    ScratchCache *scratch_;
+    size_t n_scratch_ = 0;    // buffers handed out in this run
     uint64_t trace_req_ = 0;  // 0: not recording
     Range src_range_;
     Range dst_range_;

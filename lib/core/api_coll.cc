@@ -53,8 +53,7 @@ void free_request(CollRequest *r) {
 
 void CollRequest::complete(ucc_status_t st) {
     if (in_active) {
-        team->ctx->active.erase(active_it);
-        in_active = false;
+        team->ctx->active.erase(this);
         if (deadline != std::numeric_limits<double>::infinity()) {
             team->ctx->n_timed--;
         }
@@ -247,7 +246,7 @@ ucc_status_t coll_init(ucc_coll_args_t *coll_args, ucc_coll_req_h *request, ucc_
     }
     ucc::core::normalize_coll_args(view, view_size, view_rank, &r->nargs,
                                    ctx.transport->timing_only());
-    r->nargs.radix = static_cast<uint32_t>(ctx.config.get_int("KNOMIAL_RADIX"));
+    r->nargs.radix = ctx.tuning.radix;
     r->view_size = view_size;
     r->view_rank = view_rank;
     if (r->nargs.generic != nullptr && ucc::dt::is_packed_generic(r->nargs.dt)) {
@@ -290,6 +289,7 @@ ucc_status_t coll_init(ucc_coll_args_t *coll_args, ucc_coll_req_h *request, ucc_
     // where even they keep barrier semantics.
     r->trivial =
         t.sync_type != UCC_SYNC_COLLECTIVES && ucc::core::coll_is_trivial(r->nargs, view_size);
+    r->signature = ucc::coll::signature_of(r->nargs);
     if (!r->trivial) {
         r->alg = ucc::core::select_algorithm(ctx, r->nargs, view_size, &why);
         if (r->alg == nullptr) {
@@ -390,7 +390,7 @@ ucc_status_t coll_post(ucc_coll_req_h request) {
         e.team_rank = r->active_set ? r->set_rank : t.rank;
         e.team_size = r->active_set ? r->active_set->size : t.size;
         e.root = r->nargs.root;
-        e.signature = ucc::coll::signature_of(r->nargs);
+        e.signature = r->signature;
         e.flags = (r->args.mask & UCC_COLL_ARGS_FIELD_FLAGS) ? r->args.flags : 0;
         e.timeout = r->timeout;
         r->record(e);
@@ -402,10 +402,10 @@ ucc_status_t coll_post(ucc_coll_req_h request) {
     r->deadline = r->timeout > 0 ? ctx.transport->now() + r->timeout
                                  : std::numeric_limits<double>::infinity();
     if (r->active_set) {
-        r->coll = std::make_unique<ucc::coll::Coll>(*r->active_set, run_args, r->set_rank,
-                                                    r->active_set->size, t.tag_base(seq));
+        r->coll.emplace(*r->active_set, run_args, r->set_rank, r->active_set->size, t.tag_base(seq),
+                        r->signature, &r->scratch);
     } else {
-        r->coll = std::make_unique<ucc::coll::Coll>(t, run_args, t.rank, t.size, t.tag_base(seq));
+        r->coll.emplace(t, run_args, t.rank, t.size, t.tag_base(seq), r->signature, &r->scratch);
     }
     if (ctx.transport->recording()) [[unlikely]] {
         // In place, one buffer is ignored (src; dst for scatter(v) at the root);
@@ -447,8 +447,6 @@ ucc_status_t coll_post(ucc_coll_req_h request) {
                   ? ucc::coll::run_synchronized(*r->coll, r->alg->run)
                   : r->alg->run(*r->coll);
     ctx.active.push_back(r);
-    r->active_it = std::prev(ctx.active.end());
-    r->in_active = true;
     if (r->deadline != std::numeric_limits<double>::infinity()) {
         ctx.n_timed++;
     }

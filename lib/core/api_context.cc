@@ -102,9 +102,9 @@ ucc_status_t Context::progress() {
     double next_deadline = std::numeric_limits<double>::infinity();
     if (n_timed > 0) {
         double t = transport->now();
-        for (auto it = active.begin(); it != active.end();) {
-            CollRequest *r = *it;
-            ++it;
+        for (CollRequest *next = active.front(); next != nullptr;) {
+            CollRequest *r = next;
+            next = ActiveList::next(r);  // complete() takes r off the list
             if (r->deadline <= t) {
                 UCC_LOG(log, kWarn, "collective %s (team %u) timed out after %g s",
                         coll_type_name(r->args.coll_type), r->team->id, r->timeout);
@@ -129,9 +129,9 @@ ucc_status_t Context::progress() {
 void Context::fail_collectives_of_failed_peers() {
     std::vector<Peer> peers;
     peers.swap(failed_peers);
-    for (auto it = active.begin(); it != active.end();) {
-        CollRequest *r = *it;
-        ++it;  // complete() takes r off the list
+    for (CollRequest *next = active.front(); next != nullptr;) {
+        CollRequest *r = next;
+        next = ActiveList::next(r);  // complete() takes r off the list
         for (Peer p : peers) {
             if (r->team->peers.index_of(p) >= 0) {
                 UCC_LOG(log, kError, "collective %s (team %u) fails: a member's process failed",
@@ -303,6 +303,7 @@ UCC_EXPORT ucc_status_t ucc_context_create(ucc_lib_h lib_handle, const ucc_conte
 
         std::unique_ptr<ucc_context> h(new ucc_context{Context(&lib, std::move(cfg))});
         Context &ctx = h->ctx;
+        ucc::core::load_tuning(ctx.config, &ctx.tuning);
         ucc::core::LogLevel level = lib.log.level();
         const std::string &lvl = ctx.config.get("LOG_LEVEL");
         if (!lvl.empty() && !ucc::core::parse_log_level(lvl, &level)) {

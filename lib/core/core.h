@@ -8,6 +8,7 @@
 #include <list>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "lib/core/log.h"
 #include "lib/tag.h"
 #include "lib/transport.h"
+#include "lib/util/pool.h"
 #include "lib/util/task.h"
 #include "ucc/api/ucc.h"
 
@@ -92,6 +94,36 @@ struct Lib {
     std::vector<std::unique_ptr<ucc_context>> dead_contexts;
 };
 
+// The posted, not yet complete collectives of a context, linked through the
+// requests themselves (no allocation per post). Appends at the back.
+class ActiveList {
+  public:
+    bool empty() const { return head_ == nullptr; }
+    CollRequest *front() const { return head_; }
+    inline void push_back(CollRequest *r);
+    inline void erase(CollRequest *r);
+    // The next request after `r`, or nullptr.
+    static inline CollRequest *next(const CollRequest *r);
+
+  private:
+    CollRequest *head_ = nullptr;
+    CollRequest *tail_ = nullptr;
+};
+
+// What algorithm selection reads from the context's configuration, resolved
+// once at context creation (the configuration is fixed from then on), so that
+// no collective looks a variable up by name.
+struct Tuning {
+    uint32_t radix = 4;                // KNOMIAL_RADIX
+    uint64_t allreduce_large_msg = 0;  // ALLREDUCE_LARGE_MSG
+    uint64_t allgather_large_msg = 0;  // ALLGATHER_LARGE_MSG
+    // <COLL>_ALG per collective type (by bit position), pointing into the
+    // configuration's values; nullptr for the default choice ("" or "auto").
+    const std::string *forced[16] = {};
+};
+// `config` must outlive `out` (Tuning::forced points into it).
+void load_tuning(const Config &config, Tuning *out);
+
 // Something the context polls on every progress call (e.g. an OOB request).
 class Poller {
   public:
@@ -103,6 +135,10 @@ class Poller {
 struct Context final : CompletionSink, coll::Scheduler {
     Context(Lib *lib, Config cfg) : lib(lib), config(std::move(cfg)) {}
     ~Context() override;
+
+    // Frames and transfers of this context's collectives (first member: it
+    // outlives everything that may hold its blocks).
+    Pool pool;
 
     // CompletionSink
     void on_complete(Xfer *x) override;
@@ -124,6 +160,7 @@ struct Context final : CompletionSink, coll::Scheduler {
 
     Lib *lib;
     Config config;
+    Tuning tuning;  // from `config`
     Logger log;
     std::unique_ptr<Transport> transport;
     ucc_context_type_t type = UCC_CONTEXT_SHARED;
@@ -136,8 +173,8 @@ struct Context final : CompletionSink, coll::Scheduler {
     std::vector<ucc_mem_map_t> mem_segments;
 
     std::deque<std::coroutine_handle<>> runq;
-    std::list<CollRequest *> active;  // posted, not complete
-    uint64_t n_timed = 0;             // of which have a finite deadline (a timeout)
+    ActiveList active;     // posted, not complete
+    uint64_t n_timed = 0;  // of which have a finite deadline (a timeout)
     std::list<Poller *> pollers;
     std::vector<ucc_team *> live_teams;  // created and not destroyed (the user holds them)
     uint64_t next_team_id = 0;           // proposal counter for internal team ids
@@ -201,6 +238,7 @@ struct Team final : coll::CollEnv {
     Transport &transport() override { return *ctx->transport; }
     Peer peer_of(uint32_t team_rank) const override { return peers.at(team_rank); }
     coll::Scheduler &scheduler() override { return *ctx; }
+    Pool *pool() override { return &ctx->pool; }
     void report_desync(uint32_t peer, uint64_t mine, uint64_t theirs) override;
 
     Context *ctx;
@@ -246,6 +284,7 @@ struct ActiveSetEnv final : coll::CollEnv {
     Transport &transport() override { return team->transport(); }
     Peer peer_of(uint32_t i) const override { return team->peer_of(member(i)); }
     coll::Scheduler &scheduler() override { return team->scheduler(); }
+    Pool *pool() override { return team->pool(); }
     void report_desync(uint32_t peer, uint64_t mine, uint64_t theirs) override {
         team->report_desync(member(peer), mine, theirs);
     }
@@ -263,7 +302,9 @@ struct CollRequest {
     ucc_coll_args_t args{};
     coll::Args nargs;
     const coll::Algorithm *alg = nullptr;
-    std::unique_ptr<coll::Coll> coll;
+    uint64_t signature = 0;                    // signature_of(nargs)
+    std::optional<coll::Coll> coll;            // while posted
+    coll::ScratchCache scratch;                // kept across posts
     std::unique_ptr<ActiveSetEnv> active_set;  // set when the collective runs on a subset
     uint32_t set_rank = 0;                     // this rank's index in the active set
     Task task;
@@ -275,8 +316,10 @@ struct CollRequest {
     double timeout = 0;
     double deadline = std::numeric_limits<double>::infinity();
     SpanInfo span;  // for timelines
-    std::list<CollRequest *>::iterator active_it;
+    // In the context's ActiveList.
     bool in_active = false;
+    CollRequest *active_prev = nullptr;
+    CollRequest *active_next = nullptr;
     uint64_t posts = 0;
     uint64_t number = 0;  // per-context request number (event trace)
     // A datatype described by pack/unpack callbacks only: the algorithm runs
@@ -301,6 +344,25 @@ struct CollRequest {
         team->ctx->record(e);
     }
 };
+
+void ActiveList::push_back(CollRequest *r) {
+    r->active_prev = tail_;
+    r->active_next = nullptr;
+    (tail_ != nullptr ? tail_->active_next : head_) = r;
+    tail_ = r;
+    r->in_active = true;
+}
+
+void ActiveList::erase(CollRequest *r) {
+    (r->active_prev != nullptr ? r->active_prev->active_next : head_) = r->active_next;
+    (r->active_next != nullptr ? r->active_next->active_prev : tail_) = r->active_prev;
+    r->active_prev = r->active_next = nullptr;
+    r->in_active = false;
+}
+
+CollRequest *ActiveList::next(const CollRequest *r) {
+    return r->active_next;
+}
 
 // Records kFinalize and frees a request that is not in progress.
 void free_request(CollRequest *r);

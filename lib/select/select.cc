@@ -1,6 +1,7 @@
 // Algorithm selection: a name forced by the context's `<COLL>_ALG` variable, or
 // a choice by message size and team size ("auto").
 #include <cctype>
+#include <cstring>
 #include <string>
 
 #include "lib/coll/coll.h"
@@ -18,9 +19,17 @@ std::string alg_var(ucc_coll_type_t t) {
     return name + "_ALG";
 }
 
+uint32_t type_bit(ucc_coll_type_t t) {
+    uint32_t bit = 0;
+    while (bit < 16 && (static_cast<uint64_t>(t) >> bit) != 1) {
+        ++bit;
+    }
+    return bit;
+}
+
 const coll::Algorithm *find(std::span<const coll::Algorithm> table, const char *name) {
     for (const coll::Algorithm &a : table) {
-        if (std::string(a.name) == name) {
+        if (std::strcmp(a.name, name) == 0) {
             return &a;
         }
     }
@@ -32,15 +41,12 @@ const char *auto_choice(const Context &ctx, const coll::Args &a, uint32_t n) {
     const uint64_t bytes = a.count * a.esize;
     switch (a.type) {
         case UCC_COLL_TYPE_ALLREDUCE:
-            if (bytes < static_cast<uint64_t>(ctx.config.get_int("ALLREDUCE_LARGE_MSG")) ||
-                a.count < n) {
+            if (bytes < ctx.tuning.allreduce_large_msg || a.count < n) {
                 return "recursive_doubling";
             }
             return n <= 8 ? "ring" : "rabenseifner";
         case UCC_COLL_TYPE_ALLGATHER:
-            return bytes >= static_cast<uint64_t>(ctx.config.get_int("ALLGATHER_LARGE_MSG"))
-                       ? "ring"
-                       : "bruck";
+            return bytes >= ctx.tuning.allgather_large_msg ? "ring" : "bruck";
         case UCC_COLL_TYPE_ALLTOALL:
             if (n <= 16 && bytes <= 4096) {
                 return "linear";
@@ -70,6 +76,16 @@ const char *auto_choice(const Context &ctx, const coll::Args &a, uint32_t n) {
 
 }  // namespace
 
+void load_tuning(const Config &config, Tuning *out) {
+    out->radix = static_cast<uint32_t>(config.get_int("KNOMIAL_RADIX"));
+    out->allreduce_large_msg = static_cast<uint64_t>(config.get_int("ALLREDUCE_LARGE_MSG"));
+    out->allgather_large_msg = static_cast<uint64_t>(config.get_int("ALLGATHER_LARGE_MSG"));
+    for (uint32_t bit = 0; bit < 16; ++bit) {
+        const std::string &v = config.get(alg_var(static_cast<ucc_coll_type_t>(1u << bit)));
+        out->forced[bit] = v.empty() || v == "auto" ? nullptr : &v;
+    }
+}
+
 const coll::Algorithm *select_algorithm(const Context &ctx, const coll::Args &a, uint32_t size,
                                         std::string *why) {
     std::span<const coll::Algorithm> table = coll::algorithms(a.type);
@@ -77,14 +93,13 @@ const coll::Algorithm *select_algorithm(const Context &ctx, const coll::Args &a,
         *why = std::string("no algorithm implements ") + coll_type_name(a.type) + " yet";
         return nullptr;
     }
-    const std::string var = alg_var(a.type);
-    const std::string &forced = ctx.config.get(var);
+    const std::string *forced = ctx.tuning.forced[type_bit(a.type) & 15];
     const coll::Algorithm *alg = nullptr;
-    if (!forced.empty() && forced != "auto") {
-        alg = find(table, forced.c_str());
+    if (forced != nullptr) {
+        alg = find(table, forced->c_str());
         if (alg == nullptr) {
-            *why =
-                "UCC_" + var + "=" + forced + ": no such " + coll_type_name(a.type) + " algorithm";
+            *why = "UCC_" + alg_var(a.type) + "=" + *forced + ": no such " +
+                   coll_type_name(a.type) + " algorithm";
             return nullptr;
         }
     } else {

@@ -5,15 +5,27 @@
 // transfer; completion of a top-level Task calls the owner's `on_done` hook.
 // Destroying a Task destroys its frame and, transitively, every child frame it
 // is awaiting, which cancels their transfers (see lib/coll/coll.h: Req).
+//
+// Frames: a coroutine whose first parameter is a FrameSource (every algorithm:
+// `Task alg(Coll &c, ...)`) takes its frame from that source's pool, so that a
+// collective in steady state allocates nothing; any other from the heap.
 #pragma once
 
 #include <coroutine>
+#include <cstddef>
 #include <exception>
+#include <new>
 #include <utility>
 
+#include "lib/util/pool.h"
 #include "ucc/api/ucc.h"
 
 namespace ucc {
+
+// Where coroutine frames come from (nullptr: the heap).
+struct FrameSource {
+    Pool *frame_pool = nullptr;
+};
 
 // Called when a top-level task finishes.
 class TaskOwner {
@@ -28,6 +40,29 @@ class Task {
         ucc_status_t status = UCC_OK;
         std::coroutine_handle<> continuation;
         TaskOwner *owner = nullptr;
+
+        // The frame is preceded by the pool it came from.
+        static constexpr size_t kHeader = alignof(std::max_align_t);
+        static void *allocate_frame(Pool *pool, size_t bytes) {
+            void *b =
+                pool != nullptr ? pool->allocate(bytes + kHeader) : ::operator new(bytes + kHeader);
+            *static_cast<Pool **>(b) = pool;
+            return static_cast<char *>(b) + kHeader;
+        }
+        template <class... A>
+        static void *operator new(size_t bytes, FrameSource &src, A &...) {
+            return allocate_frame(src.frame_pool, bytes);
+        }
+        static void *operator new(size_t bytes) { return allocate_frame(nullptr, bytes); }
+        static void operator delete(void *frame, size_t bytes) noexcept {
+            void *b = static_cast<char *>(frame) - kHeader;
+            Pool *pool = *static_cast<Pool **>(b);
+            if (pool != nullptr) {
+                pool->deallocate(b, bytes + kHeader);
+            } else {
+                ::operator delete(b);
+            }
+        }
 
         Task get_return_object() {
             return Task(std::coroutine_handle<promise_type>::from_promise(*this));
