@@ -151,6 +151,8 @@ class Transport {
     // Charge local compute (copies, reductions) to the clock; a real
     // transport ignores it.
     virtual void charge(Work kind, size_t bytes) = 0;
+    // Whether charge() accounts for anything (when not, callers skip it).
+    virtual bool charges_work() const { return false; }
     // True when payload bytes are not moved (timing-only simulation).
     virtual bool timing_only() const { return false; }
     // True once the world this transport lives in has given up (the simulator
@@ -184,7 +186,9 @@ class Transport {
         return UCC_ERR_NOT_SUPPORTED;
     }
     // Observability: a collective starts / ends on this rank. A transport that
-    // records timelines (the simulator) keeps them; the default ignores them.
+    // records timelines (the simulator) keeps them and says so in
+    // records_spans(); the default ignores them (and the core skips the calls).
+    virtual bool records_spans() const { return false; }
     virtual void trace_begin(const SpanInfo &span) { (void)span; }
     virtual void trace_end(const SpanInfo &span, ucc_status_t status) {
         (void)span;

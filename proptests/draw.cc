@@ -198,6 +198,10 @@ Scenario draw_scenario(const DrawOptions &o) {
     }
     s.radix = *rc::gen::weightedOneOf<uint32_t>(
         {{12, rc::gen::inRange<uint32_t>(2, 9)}, {1, rc::gen::inRange<uint32_t>(9, 65)}});
+    // Ring reductions in several chunks per step (a few bytes, not always a
+    // whole number of elements), or the default.
+    s.reduce_chunk = *rc::gen::weightedOneOf<uint64_t>(
+        {{2, rc::gen::just<uint64_t>(0)}, {1, rc::gen::inRange<uint64_t>(1, 200)}});
     if (!no_data(s.type)) {
         if (o.float_types) {
             s.dt = *rc::gen::element(UCC_DT_FLOAT16, UCC_DT_BFLOAT16, UCC_DT_FLOAT32,
@@ -275,6 +279,7 @@ void tag(const Scenario &s) {
            std::string("skew=") + (s.skew_ps > 0 ? "1" : "0"),
            std::string("active_set=") + (s.active_set ? "1" : "0"));
     RC_CLASSIFY(s.null_buffers, "extra=null_buffers");
+    RC_CLASSIFY(s.reduce_chunk != 0, "extra=small_reduce_chunk");
     RC_CLASSIFY(s.reduce_nonroot_dst, "extra=reduce_nonroot_dst");
     RC_CLASSIFY(s.poison_inplace_src, "extra=poison_inplace_src");
 }

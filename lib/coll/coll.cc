@@ -116,7 +116,7 @@ uint64_t Coll::dst_extent() const {
 
 void Coll::enable_trace(uint64_t req, TraceBuffer which, const void *unused,
                         uint64_t unused_bytes) {
-    if (!env_.transport().recording() || env_.transport().timing_only()) {
+    if (!transport_->recording() || timing_only_) {
         return;
     }
     trace_req_ = req;
@@ -177,7 +177,7 @@ Req Coll::send(uint32_t peer, uint32_t step, const void *buf, size_t bytes) {
     if (trace_req_ != 0) [[unlikely]] {
         tag_xfer(*x, buf);
     }
-    Transport &t = env_.transport();
+    Transport &t = *transport_;
     Req req(&t, x, frame_pool);  // owns x from here on
     ucc_status_t st = t.isend(env_.peer_of(peer), tag(step), buf, bytes, args_.src_mem, x);
     if (st < 0) {
@@ -194,7 +194,7 @@ Req Coll::recv(uint32_t peer, uint32_t step, void *buf, size_t bytes) {
     if (trace_req_ != 0) [[unlikely]] {
         tag_xfer(*x, buf);
     }
-    Transport &t = env_.transport();
+    Transport &t = *transport_;
     Req req(&t, x, frame_pool);
     ucc_status_t st = t.irecv(env_.peer_of(peer), tag(step), buf, bytes, args_.dst_mem, x);
     if (st < 0) {
@@ -208,9 +208,10 @@ WaitAll Coll::wait_all(std::span<Req> reqs) {
 }
 
 ucc_status_t Coll::reduce(void *dst, const void *a, const void *b, size_t count) {
-    Transport &t = env_.transport();
-    t.charge(Work::kReduce, count * args_.esize);
-    if (t.timing_only() || count == 0) {
+    if (charges_) {
+        transport_->charge(Work::kReduce, count * args_.esize);
+    }
+    if (timing_only_ || count == 0) {
         return UCC_OK;
     }
     if (trace_req_ != 0) [[unlikely]] {
@@ -222,29 +223,35 @@ ucc_status_t Coll::reduce(void *dst, const void *a, const void *b, size_t count)
         return dt::reduce_generic(*static_cast<const dt::Generic *>(args_.generic), dst, a, b,
                                   count);
     }
-    ucc_reduction_op_t op = args_.op == UCC_OP_AVG ? UCC_OP_SUM : args_.op;
-    dt::reduce(args_.dt, op, dst, a, b, count);
+    if (reduce_fn_ == nullptr) [[unlikely]] {
+        reduce_fn_ = dt::reduce_fn(args_.dt, args_.op == UCC_OP_AVG ? UCC_OP_SUM : args_.op);
+        UCC_ASSERT(reduce_fn_ != nullptr);
+        if (reduce_fn_ == nullptr) {
+            return UCC_ERR_NOT_SUPPORTED;  // validation admits no such combination
+        }
+    }
+    reduce_fn_(dst, a, b, count);
     return UCC_OK;
 }
 
 void Coll::finalize_result(void *buf, size_t count) {
-    Transport &t = env_.transport();
-    if (count == 0 || args_.generic != nullptr) {
+    const bool avg = args_.op == UCC_OP_AVG;
+    const bool f128 = args_.dt == UCC_DT_FLOAT128 || args_.dt == UCC_DT_FLOAT128_COMPLEX;
+    if ((!avg && !f128) || count == 0 || args_.generic != nullptr) {
         return;
     }
-    if (trace_req_ != 0 && (args_.op == UCC_OP_AVG || args_.dt == UCC_DT_FLOAT128 ||
-                            args_.dt == UCC_DT_FLOAT128_COMPLEX)) [[unlikely]] {
+    if (trace_req_ != 0) [[unlikely]] {
         note_access(buf, count * args_.esize, true);
     }
-    if (args_.op == UCC_OP_AVG) {
+    if (avg) {
         // Charged in timing-only runs too: timing must not depend on the mode.
-        t.charge(Work::kReduce, count * args_.esize);
-        if (!t.timing_only()) {
+        if (charges_) {
+            transport_->charge(Work::kReduce, count * args_.esize);
+        }
+        if (!timing_only_) {
             dt::avg_finalize(args_.dt, buf, count, size_);
         }
-    } else if (t.timing_only()) {
-        return;
-    } else if (args_.dt == UCC_DT_FLOAT128 || args_.dt == UCC_DT_FLOAT128_COMPLEX) {
+    } else if (!timing_only_) {
         // 10 value bytes per 16-byte long double, the rest zero.
         auto *p = static_cast<uint8_t *>(buf);
         for (size_t i = 0; i < count * args_.esize; i += 16) {
@@ -254,9 +261,10 @@ void Coll::finalize_result(void *buf, size_t count) {
 }
 
 void Coll::copy(void *dst, const void *src, size_t bytes) {
-    Transport &t = env_.transport();
-    t.charge(Work::kCopy, bytes);
-    if (t.timing_only() || bytes == 0 || dst == src) {
+    if (charges_) {
+        transport_->charge(Work::kCopy, bytes);
+    }
+    if (timing_only_ || bytes == 0 || dst == src) {
         return;
     }
     if (trace_req_ != 0) [[unlikely]] {
@@ -264,6 +272,42 @@ void Coll::copy(void *dst, const void *src, size_t bytes) {
         note_access(dst, bytes, true);
     }
     std::memmove(dst, src, bytes);
+}
+
+Task send_recv_reduce(Coll &c, uint32_t to, const void *sbuf, uint64_t scount, uint32_t from,
+                      void *rbuf, uint64_t rcount, void *dst, const void *mine, uint32_t step) {
+    const size_t es = c.args().esize;
+    // Chunks in elements; both ends of a message cut it by the same rule.
+    const uint64_t chunk =
+        c.args().chunk_bytes == 0
+            ? 0
+            : std::max<uint64_t>(1, c.args().chunk_bytes / std::max<size_t>(es, 1));
+    auto chunks = [chunk](uint64_t count) {
+        return chunk == 0 || count <= chunk ? 1 : (count + chunk - 1) / chunk;
+    };
+    auto piece = [chunk](uint64_t count, uint64_t i) {
+        return chunk == 0 || count <= chunk ? count : std::min(chunk, count - i * chunk);
+    };
+    const auto *sb = static_cast<const uint8_t *>(sbuf);
+    auto *rb = static_cast<uint8_t *>(rbuf);
+    auto *db = static_cast<uint8_t *>(dst);
+    const auto *mb = static_cast<const uint8_t *>(mine);
+    const uint64_t nr = chunks(rcount);
+    const uint64_t ns = chunks(scount);
+    ReqList recvs = c.req_list(nr);
+    ReqList sends = c.req_list(ns);
+    for (uint64_t i = 0; i < nr; ++i) {
+        recvs.push_back(c.recv(from, step, rb + i * chunk * es, piece(rcount, i) * es));
+    }
+    for (uint64_t i = 0; i < ns; ++i) {
+        sends.push_back(c.send(to, step, sb + i * chunk * es, piece(scount, i) * es));
+    }
+    for (uint64_t i = 0; i < nr; ++i) {
+        UCC_CO_TRY(co_await c.wait(recvs[i]));
+        const uint64_t at = i * chunk * es;
+        UCC_CO_TRY(c.reduce(db + at, rb + at, mb + at, piece(rcount, i)));
+    }
+    co_return co_await c.wait_all(sends);
 }
 
 uint8_t *ScratchCache::get(size_t i, size_t bytes) {

@@ -35,6 +35,9 @@
 
 namespace ucc::coll {
 
+// A predefined reduction kernel (lib/dt/dt.h: dt::ReduceFn).
+using dt_reduce_fn = void (*)(void *dst, const void *a, const void *b, size_t count);
+
 // Collective arguments after validation, in the form algorithms need.
 struct Args {
     ucc_coll_type_t type = UCC_COLL_TYPE_BARRIER;
@@ -62,8 +65,12 @@ struct Args {
     uint64_t count = 0;
     // Generic datatype reduction (nullptr for predefined types).
     const void *generic = nullptr;
+    // The predefined reduction kernel for (dt, op), when the core looked it
+    // up already (nullptr: looked up at the first reduce).
+    dt_reduce_fn reduce_kernel = nullptr;
     // Tuning the core passes down from the context's configuration.
     uint32_t radix = 4;
+    uint64_t chunk_bytes = 0;  // pipelined ring reductions (0: whole blocks)
 
     uint64_t src_count_at(uint32_t i) const { return read_array(src_counts, counts64, i); }
     uint64_t dst_count_at(uint32_t i) const { return read_array(dst_counts, counts64, i); }
@@ -127,6 +134,46 @@ class Req {
     Transport *t_ = nullptr;
     Xfer *x_ = nullptr;
     Pool *pool_ = nullptr;
+};
+
+// Requests posted together (a fan-out, a linear pattern): up to a capacity
+// fixed at construction, in storage from the context's pool (or the heap).
+class ReqList {
+  public:
+    ReqList(Pool *pool, size_t capacity)
+        : pool_(pool),
+          capacity_(capacity),
+          reqs_(static_cast<Req *>(capacity == 0     ? nullptr
+                                   : pool != nullptr ? pool->allocate(capacity * sizeof(Req))
+                                                     : ::operator new(capacity * sizeof(Req)))) {}
+    ReqList(const ReqList &) = delete;
+    ReqList &operator=(const ReqList &) = delete;
+    ~ReqList() {
+        for (size_t i = size_; i-- > 0;) {
+            reqs_[i].~Req();
+        }
+        if (reqs_ == nullptr) {
+            return;
+        }
+        if (pool_ != nullptr) {
+            pool_->deallocate(reqs_, capacity_ * sizeof(Req));
+        } else {
+            ::operator delete(reqs_);
+        }
+    }
+    void push_back(Req &&r) {
+        UCC_ASSERT(size_ < capacity_);
+        new (&reqs_[size_++]) Req(std::move(r));
+    }
+    size_t size() const { return size_; }
+    Req &operator[](size_t i) { return reqs_[i]; }
+    std::span<Req> span() { return {reqs_, size_}; }
+
+  private:
+    Pool *pool_;
+    size_t capacity_;
+    Req *reqs_;
+    size_t size_ = 0;
 };
 
 // What a suspended algorithm waits for; completions count `pending` down.
@@ -261,7 +308,11 @@ class Coll : public FrameSource {
           size_(size),
           tag_base_(tag_base),
           signature_(signature != 0 ? signature : signature_of(args)),
-          scratch_(scratch != nullptr ? scratch : &own_scratch_) {
+          scratch_(scratch != nullptr ? scratch : &own_scratch_),
+          transport_(&env.transport()),
+          timing_only_(transport_->timing_only()),
+          charges_(transport_->charges_work()),
+          reduce_fn_(args.reduce_kernel) {
         frame_pool = env.pool();
     }
     Coll(const Coll &) = delete;
@@ -273,7 +324,7 @@ class Coll : public FrameSource {
     uint32_t size() const { return size_; }
     const Args &args() const { return args_; }
     Args &mutable_args() { return args_; }
-    bool timing_only() const { return env_.transport().timing_only(); }
+    bool timing_only() const { return timing_only_; }
 
     // Tag of one message: team and sequence come from the core, `step` from the
     // algorithm (15 bits; the top bit of the step field marks the core's own
@@ -292,6 +343,9 @@ class Coll : public FrameSource {
         return WaitAll({reqs.xfer()...}, this);
     }
     WaitAll wait_all(std::span<Req> reqs);
+    WaitAll wait_all(ReqList &reqs) { return wait_all(reqs.span()); }
+    // A list for `capacity` requests posted together.
+    ReqList req_list(size_t capacity) { return ReqList(frame_pool, capacity); }
 
     // dst[i] = a[i] (op) b[i] for the collective's datatype and op (AVG reduces with SUM).
     ucc_status_t reduce(void *dst, const void *a, const void *b, size_t count);
@@ -334,7 +388,12 @@ class Coll : public FrameSource {
     uint32_t step_space_ = 0;
     ScratchCache own_scratch_;
     ScratchCache *scratch_;
-    size_t n_scratch_ = 0;    // buffers handed out in this run
+    size_t n_scratch_ = 0;  // buffers handed out in this run
+    // Read once from the transport (fixed for its lifetime).
+    Transport *transport_;
+    bool timing_only_;
+    bool charges_;
+    dt_reduce_fn reduce_fn_;  // args_.reduce_kernel, or looked up at the first reduce
     uint64_t trace_req_ = 0;  // 0: not recording
     Range src_range_;
     Range dst_range_;
@@ -355,6 +414,15 @@ struct Algorithm {
 inline bool supports_any(const Args &, uint32_t) {
     return true;
 }
+
+// One step of a ring reduction, pipelined: sends `scount` elements of `sbuf`
+// to `to` and receives `rcount` from `from` into `rbuf`, both under `step` in
+// chunks of args().chunk_bytes (in order: per-pair non-overtaking matches
+// them), and reduces each chunk as it arrives, dst = rbuf (op) mine element by
+// element, while it is in cache and later chunks are in flight. The result is
+// bitwise the same as one reduction of the whole block.
+Task send_recv_reduce(Coll &c, uint32_t to, const void *sbuf, uint64_t scount, uint32_t from,
+                      void *rbuf, uint64_t rcount, void *dst, const void *mine, uint32_t step);
 
 // Runs `alg` between an entry and an exit barrier (UCC_SYNC_COLLECTIVES): no
 // rank touches a peer's buffers before all have entered, and none completes

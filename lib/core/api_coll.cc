@@ -2,6 +2,7 @@
 // request state machine (INITIALIZED -> INPROGRESS -> OK | error; persistent
 // requests go OK -> INPROGRESS again on re-post).
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include "lib/core/core.h"
@@ -70,7 +71,7 @@ void CollRequest::complete(ucc_status_t st) {
                                 coll->signature(), theirs);
         }
     }
-    if (coll) {
+    if (coll && team->ctx->tl_spans) {
         team->ctx->transport->trace_end(span, st);
     }
     task.reset();  // cancels whatever the algorithm still had posted
@@ -90,7 +91,7 @@ void CollRequest::complete(ucc_status_t st) {
                     ucc_status_string(st));
         }
     }
-    if (team->ctx->transport->recording()) [[unlikely]] {
+    if (team->ctx->tl_recording) [[unlikely]] {
         ucc::TraceEvent e;
         e.kind = ucc::TraceKind::kComplete;
         e.status = st;
@@ -154,11 +155,10 @@ ucc_status_t stage_packed(CollRequest *r, ucc::coll::Args *run) {
 // COLL_TRACE (README, Configuration): one line per event, printed whatever
 // LOG_LEVEL says. Inits from INFO on, posts and finalizes from DEBUG on; on
 // team rank 0 only, unless the level is TRACE.
-void coll_trace(const CollRequest &r, ucc::core::LogLevel from, const char *event) {
+void coll_trace_line(const CollRequest &r, const char *event) {
     const Team &t = *r.team;
     const ucc::core::LogLevel level = t.ctx->lib->coll_trace;
-    if (static_cast<int>(level) < static_cast<int>(from) ||
-        (level != ucc::core::LogLevel::kTrace && t.rank != 0)) {
+    if (level != ucc::core::LogLevel::kTrace && t.rank != 0) {
         return;
     }
     const ucc::coll::Args &a = r.nargs;
@@ -171,6 +171,12 @@ void coll_trace(const CollRequest &r, ucc::core::LogLevel from, const char *even
         rooted ? (" root " + std::to_string(a.root)).c_str() : "", a.inplace ? " in place" : "",
         r.trivial ? "none (zero size)" : (r.alg != nullptr ? r.alg->name : "?"),
         r.persistent ? " persistent" : "");
+}
+
+inline void coll_trace(const CollRequest &r, ucc::core::LogLevel from, const char *event) {
+    if (static_cast<int>(r.team->ctx->lib->coll_trace) >= static_cast<int>(from)) [[unlikely]] {
+        coll_trace_line(r, event);
+    }
 }
 
 bool team_is_ordered(const Team &t) {
@@ -208,7 +214,7 @@ ucc_status_t coll_init(ucc_coll_args_t *coll_args, ucc_coll_req_h *request, ucc_
     }
     std::string why;
     ucc_status_t st = ucc::core::validate_coll_args(*coll_args, t.size, t.rank, team_is_ordered(t),
-                                                    &why, ctx.transport->timing_only());
+                                                    &why, ctx.tl_timing_only);
     if (st != UCC_OK) {
         UCC_LOG(ctx.log, kError, "ucc_collective_init: %s", why.c_str());
         return st;
@@ -244,9 +250,13 @@ ucc_status_t coll_init(ucc_coll_args_t *coll_args, ucc_coll_req_h *request, ucc_
         view_rank = r->set_rank;
         r->active_set = std::move(env);
     }
-    ucc::core::normalize_coll_args(view, view_size, view_rank, &r->nargs,
-                                   ctx.transport->timing_only());
+    ucc::core::normalize_coll_args(view, view_size, view_rank, &r->nargs, ctx.tl_timing_only);
     r->nargs.radix = ctx.tuning.radix;
+    r->nargs.chunk_bytes = ctx.tuning.reduce_chunk;
+    if (r->nargs.generic == nullptr) {
+        r->nargs.reduce_kernel =
+            ucc::dt::reduce_fn(r->nargs.dt, r->nargs.op == UCC_OP_AVG ? UCC_OP_SUM : r->nargs.op);
+    }
     r->view_size = view_size;
     r->view_rank = view_rank;
     if (r->nargs.generic != nullptr && ucc::dt::is_packed_generic(r->nargs.dt)) {
@@ -308,7 +318,7 @@ ucc_status_t coll_init(ucc_coll_args_t *coll_args, ucc_coll_req_h *request, ucc_
     }
     t.n_outstanding++;
     r->number = ++ctx.next_req;
-    if (ctx.transport->recording()) [[unlikely]] {
+    if (ctx.tl_recording) [[unlikely]] {
         ucc::TraceEvent e;
         e.kind = ucc::TraceKind::kInit;
         e.coll = coll_args->coll_type;
@@ -349,9 +359,13 @@ ucc_status_t coll_post(ucc_coll_req_h request) {
         r->super.status = t.error;
         return t.error;
     }
-    ucc::coll::Args run_args = r->nargs;
-    if (r->packed && !r->trivial && !ctx.transport->timing_only()) {
-        const ucc_status_t st = stage_packed(r, &run_args);
+    // The arguments the algorithm runs on: the request's, or (pack/unpack
+    // datatypes) the same pointing at the packed staging.
+    const ucc::coll::Args *run = &r->nargs;
+    std::optional<ucc::coll::Args> staged;
+    if (r->packed && !r->trivial && !ctx.tl_timing_only) {
+        run = &staged.emplace(r->nargs);
+        const ucc_status_t st = stage_packed(r, &*staged);
         if (st != UCC_OK) {
             UCC_LOG(ctx.log, kError,
                     "ucc_collective_post: packing the generic datatype failed: %s (its "
@@ -377,7 +391,7 @@ ucc_status_t coll_post(ucc_coll_req_h request) {
     r->posts++;
     __atomic_store_n(&r->super.status, UCC_INPROGRESS, __ATOMIC_RELEASE);
     coll_trace(*r, ucc::core::LogLevel::kDebug, "post");
-    if (ctx.transport->recording()) [[unlikely]] {
+    if (ctx.tl_recording) [[unlikely]] {
         ucc::TraceEvent e;
         e.kind = ucc::TraceKind::kPost;
         e.coll = r->args.coll_type;
@@ -402,12 +416,12 @@ ucc_status_t coll_post(ucc_coll_req_h request) {
     r->deadline = r->timeout > 0 ? ctx.transport->now() + r->timeout
                                  : std::numeric_limits<double>::infinity();
     if (r->active_set) {
-        r->coll.emplace(*r->active_set, run_args, r->set_rank, r->active_set->size, t.tag_base(seq),
+        r->coll.emplace(*r->active_set, *run, r->set_rank, r->active_set->size, t.tag_base(seq),
                         r->signature, &r->scratch);
     } else {
-        r->coll.emplace(t, run_args, t.rank, t.size, t.tag_base(seq), r->signature, &r->scratch);
+        r->coll.emplace(t, *run, t.rank, t.size, t.tag_base(seq), r->signature, &r->scratch);
     }
-    if (ctx.transport->recording()) [[unlikely]] {
+    if (ctx.tl_recording) [[unlikely]] {
         // In place, one buffer is ignored (src; dst for scatter(v) at the root);
         // its non-v description still lets the trace see a stray access.
         const ucc_coll_type_t ct = r->args.coll_type;
@@ -430,19 +444,21 @@ ucc_status_t coll_post(ucc_coll_req_h request) {
         r->coll->enable_trace(r->number, which, info != nullptr ? info->buffer : nullptr,
                               unused_bytes);
     }
-    ucc::SpanInfo &sp = r->span;
-    sp.collective = ucc::core::coll_type_name(r->args.coll_type);
-    sp.algorithm = r->alg->name;
-    sp.dtype = r->nargs.esize != 0 ? ucc::dt::name(r->nargs.dt) : "none";
-    sp.team_id = t.id;
-    sp.seq = seq;
-    sp.team_size = r->coll->size();
-    sp.rank = r->coll->rank();
-    sp.in_elems = r->nargs.src_count;
-    sp.out_elems =
-        r->args.coll_type == UCC_COLL_TYPE_BCAST ? r->nargs.src_count : r->nargs.dst_count;
-    sp.tag_base = t.tag_base(seq);
-    ctx.transport->trace_begin(sp);
+    if (ctx.tl_spans) {
+        ucc::SpanInfo &sp = r->span;
+        sp.collective = ucc::core::coll_type_name(r->args.coll_type);
+        sp.algorithm = r->alg->name;
+        sp.dtype = r->nargs.esize != 0 ? ucc::dt::name(r->nargs.dt) : "none";
+        sp.team_id = t.id;
+        sp.seq = seq;
+        sp.team_size = r->coll->size();
+        sp.rank = r->coll->rank();
+        sp.in_elems = r->nargs.src_count;
+        sp.out_elems =
+            r->args.coll_type == UCC_COLL_TYPE_BCAST ? r->nargs.src_count : r->nargs.dst_count;
+        sp.tag_base = t.tag_base(seq);
+        ctx.transport->trace_begin(sp);
+    }
     r->task = t.sync_type == UCC_SYNC_COLLECTIVES
                   ? ucc::coll::run_synchronized(*r->coll, r->alg->run)
                   : r->alg->run(*r->coll);

@@ -85,9 +85,7 @@ ucc_status_t Context::progress() {
     }
     transport->progress();
     while (!runq.empty()) {
-        std::coroutine_handle<> h = runq.front();
-        runq.pop_front();
-        h.resume();
+        runq.pop_front().resume();
         worked = true;
     }
     // After the run queue is empty: failing a collective destroys its frames.
@@ -345,6 +343,9 @@ UCC_EXPORT ucc_status_t ucc_context_create(ucc_lib_h lib_handle, const ucc_conte
             UCC_LOG(ctx.log, kDebug, "ucc_context_create: transport %s", chosen->name);
         }
         ctx.transport->set_sink(&ctx);
+        ctx.tl_recording = ctx.transport->recording();
+        ctx.tl_timing_only = ctx.transport->timing_only();
+        ctx.tl_spans = ctx.transport->records_spans();
         ctx.log.set_clock(&ctx, context_clock);
         ctx.config.log_ignored(ctx.log);
         if (params->mask & UCC_CONTEXT_PARAM_FIELD_TYPE) {

@@ -177,6 +177,11 @@ constexpr ConfigVar kContextVars[] = {
     {"ALLGATHER_LARGE_MSG", "64K",
      "Allgather blocks of at least this many bytes use the ring algorithm in auto mode.",
      valid_size, kUsed},
+    {"REDUCE_CHUNK", "256K",
+     "Ring reductions (allreduce ring, reduce_scatter(v) ring) move each step's block in chunks "
+     "of this many bytes and reduce every chunk as it arrives, while it is in cache and the "
+     "next ones are in flight. 0: one message per step.",
+     valid_size, kUsed},
     {"UCX_ERR_HANDLING", "auto",
      "How a peer that dies is noticed over UCX (the transfers waiting on it fail at once). auto: "
      "within a node shared memory, and the peer process's liveness is checked while transfers "

@@ -3,7 +3,6 @@
 
 #include <coroutine>
 #include <cstdint>
-#include <deque>
 #include <limits>
 #include <list>
 #include <memory>
@@ -117,12 +116,34 @@ struct Tuning {
     uint32_t radix = 4;                // KNOMIAL_RADIX
     uint64_t allreduce_large_msg = 0;  // ALLREDUCE_LARGE_MSG
     uint64_t allgather_large_msg = 0;  // ALLGATHER_LARGE_MSG
+    uint64_t reduce_chunk = 0;         // REDUCE_CHUNK
     // <COLL>_ALG per collective type (by bit position), pointing into the
     // configuration's values; nullptr for the default choice ("" or "auto").
     const std::string *forced[16] = {};
 };
 // `config` must outlive `out` (Tuning::forced points into it).
 void load_tuning(const Config &config, Tuning *out);
+
+// Coroutines ready to resume, first in first out. A vector drained from the
+// front and emptied when drained keeps its capacity, so a steady stream of
+// completions allocates nothing (a deque allocates a block every few dozen).
+class RunQueue {
+  public:
+    bool empty() const { return head_ == items_.size(); }
+    void push_back(std::coroutine_handle<> h) { items_.push_back(h); }
+    std::coroutine_handle<> pop_front() {
+        std::coroutine_handle<> h = items_[head_++];
+        if (head_ == items_.size()) {
+            items_.clear();
+            head_ = 0;
+        }
+        return h;
+    }
+
+  private:
+    std::vector<std::coroutine_handle<>> items_;
+    size_t head_ = 0;
+};
 
 // Something the context polls on every progress call (e.g. an OOB request).
 class Poller {
@@ -163,6 +184,10 @@ struct Context final : CompletionSink, coll::Scheduler {
     Tuning tuning;  // from `config`
     Logger log;
     std::unique_ptr<Transport> transport;
+    // What the transport is, read once at creation (fixed for its lifetime).
+    bool tl_recording = false;    // transport->recording()
+    bool tl_timing_only = false;  // transport->timing_only()
+    bool tl_spans = false;        // transport->records_spans()
     ucc_context_type_t type = UCC_CONTEXT_SHARED;
     ucc_coll_sync_type_t sync_type = UCC_NO_SYNC_COLLECTIVES;
     bool has_oob = false;
@@ -172,7 +197,7 @@ struct Context final : CompletionSink, coll::Scheduler {
     std::vector<uint8_t> address;
     std::vector<ucc_mem_map_t> mem_segments;
 
-    std::deque<std::coroutine_handle<>> runq;
+    RunQueue runq;
     ActiveList active;     // posted, not complete
     uint64_t n_timed = 0;  // of which have a finite deadline (a timeout)
     std::list<Poller *> pollers;
@@ -187,7 +212,7 @@ struct Context final : CompletionSink, coll::Scheduler {
     uint64_t next_req = 0;                              // request numbers for the event trace
     // Event trace: records `e` when the transport keeps one.
     void record(TraceEvent &e) {
-        if (transport && transport->recording()) [[unlikely]] {
+        if (tl_recording) [[unlikely]] {
             transport->record(e);
         }
     }

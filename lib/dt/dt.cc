@@ -243,7 +243,6 @@ struct ComplexProd {
 
 // ---- kernels ---------------------------------------------------------------------------
 
-using ReduceFn = void (*)(void *dst, const void *a, const void *b, size_t count);
 using AvgFn = void (*)(void *buf, size_t count, uint64_t n);
 
 // Elements per inner block: a fixed trip count the vectoriser can take whole.
@@ -507,6 +506,10 @@ bool reduction_supported(ucc_datatype_t dt, ucc_reduction_op_t op) {
         return (g->ops.flags & UCC_GENERIC_DT_OPS_FLAG_REDUCE) != 0 && g->ops.reduce.cb != nullptr;
     }
     return kernel_of(dt, op) != nullptr;
+}
+
+ReduceFn reduce_fn(ucc_datatype_t dt, ucc_reduction_op_t op) {
+    return kernel_of(dt, op);
 }
 
 void reduce(ucc_datatype_t dt, ucc_reduction_op_t op, void *dst, const void *a, const void *b,

@@ -93,6 +93,10 @@ bool reduction_supported(ucc_datatype_t dt, ucc_reduction_op_t op);
 // Generic or unsupported combinations are a caller error (asserted, otherwise no-op).
 void reduce(ucc_datatype_t dt, ucc_reduction_op_t op, void *dst, const void *a, const void *b,
             size_t count);
+// The kernel reduce() runs for (dt, op), to call without looking it up again;
+// nullptr for generic or unsupported combinations.
+using ReduceFn = void (*)(void *dst, const void *a, const void *b, size_t count);
+ReduceFn reduce_fn(ucc_datatype_t dt, ucc_reduction_op_t op);
 
 // A generic datatype's reduction: calls g.ops.reduce.cb once with src1 = a, src2 = b,
 // dst, n_vectors = 1, count, stride = count * contig_size (bytes, §5 #17), dt = the

@@ -46,7 +46,9 @@ const char *auto_choice(const Context &ctx, const coll::Args &a, uint32_t n) {
             }
             return n <= 8 ? "ring" : "rabenseifner";
         case UCC_COLL_TYPE_ALLGATHER:
-            return bytes >= ctx.tuning.allgather_large_msg ? "ring" : "bruck";
+            // Up to three ranks the ring takes as few rounds as Bruck and
+            // copies nothing but the rank's own block.
+            return n <= 3 || bytes >= ctx.tuning.allgather_large_msg ? "ring" : "bruck";
         case UCC_COLL_TYPE_ALLTOALL:
             if (n <= 16 && bytes <= 4096) {
                 return "linear";
@@ -80,6 +82,7 @@ void load_tuning(const Config &config, Tuning *out) {
     out->radix = static_cast<uint32_t>(config.get_int("KNOMIAL_RADIX"));
     out->allreduce_large_msg = static_cast<uint64_t>(config.get_int("ALLREDUCE_LARGE_MSG"));
     out->allgather_large_msg = static_cast<uint64_t>(config.get_int("ALLGATHER_LARGE_MSG"));
+    out->reduce_chunk = static_cast<uint64_t>(config.get_int("REDUCE_CHUNK"));
     for (uint32_t bit = 0; bit < 16; ++bit) {
         const std::string &v = config.get(alg_var(static_cast<ucc_coll_type_t>(1u << bit)));
         out->forced[bit] = v.empty() || v == "auto" ? nullptr : &v;

@@ -614,6 +614,10 @@ std::string setup(const EnvParams &p, uint32_t rank, uint32_t n, RankEnv *env) {
         st = ucc_context_config_modify(ccfg, nullptr, "KNOMIAL_RADIX",
                                        std::to_string(p.radix).c_str());
     }
+    if (st == UCC_OK && p.reduce_chunk != 0) {
+        st = ucc_context_config_modify(ccfg, nullptr, "REDUCE_CHUNK",
+                                       std::to_string(p.reduce_chunk).c_str());
+    }
     ucc_context_params_t cp{};
     cp.mask = UCC_CONTEXT_PARAM_FIELD_OOB;
     if (st == UCC_OK) {
@@ -723,6 +727,7 @@ void rank_program(const Shared &sh, uint32_t rank) {
     ep.type = s.type;
     ep.alg = s.alg;
     ep.radix = s.radix;
+    ep.reduce_chunk = s.reduce_chunk;
     ep.team_ep_map = s.team_ep_map;
     ep.sync = s.sync;
     RankEnv env;
@@ -829,8 +834,8 @@ std::string describe(const Scenario &s) {
     os << type_name(s.type) << " n=" << s.n << " dt=" << dt::name(s.dt)
        << " op=" << dt::op_name(s.op) << " count=" << s.count << " root=" << s.root
        << " inplace=" << s.inplace << " alg=" << s.alg << " radix=" << s.radix
-       << " posts=" << s.posts << " ep_map=" << s.team_ep_map << " network=" << s.network
-       << " seed=" << s.seed;
+       << " reduce_chunk=" << s.reduce_chunk << " posts=" << s.posts << " ep_map=" << s.team_ep_map
+       << " network=" << s.network << " seed=" << s.seed;
     if (s.value_seed != Scenario{}.value_seed) {
         os << " value_seed=" << s.value_seed;
     }

@@ -40,6 +40,7 @@ struct Scenario {
     bool inplace = false;
     std::string alg = "auto";  // value of <COLL>_ALG
     uint32_t radix = 4;
+    uint64_t reduce_chunk = 0;  // REDUCE_CHUNK in bytes; 0: the default
     uint64_t seed = 1;
     std::string network = "hdr";
     uint32_t posts = 1;        // > 1: persistent request re-posted with new inputs
@@ -138,6 +139,7 @@ struct EnvParams {
     ucc_coll_type_t type = UCC_COLL_TYPE_ALLREDUCE;  // whose <COLL>_ALG is set
     std::string alg;                                 // empty: leave the default
     uint32_t radix = 0;                              // 0: leave the default
+    uint64_t reduce_chunk = 0;                       // REDUCE_CHUNK; 0: leave the default
     bool team_ep_map = false;  // team from a FULL ep map instead of the team OOB
     bool unordered = false;    // UCC_COLLECTIVE_POST_UNORDERED
     bool sync = false;         // team created with UCC_SYNC_COLLECTIVES

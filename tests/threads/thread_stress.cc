@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/common/inproc_oob.h"
 #include "ucc/api/ucc.h"
 
 namespace {
@@ -138,59 +139,8 @@ TEST(ThreadMultiple, OneContextManyThreadsLoopback) {
 }
 
 #ifdef UCC_WITH_UCX
-// An OOB among the threads of this process: member i of n deposits its data
-// for round r; a round is complete when all n deposited.
-struct InprocOob {
-    explicit InprocOob(uint32_t n) : n(n), round(n, 0) {}
-    uint32_t n;
-    std::mutex m;
-    std::map<uint64_t, std::vector<std::vector<uint8_t>>> data;  // round -> per member
-    std::vector<uint64_t> round;                                 // next round per member
-};
-struct OobMember {
-    InprocOob *oob;
-    uint32_t rank;
-};
-struct OobReq {
-    OobMember *member;
-    uint64_t round;
-    void *dst;
-    size_t len;
-};
-
-ucc_status_t oob_allgather(void *src, void *dst, size_t len, void *info, void **req) {
-    auto *me = static_cast<OobMember *>(info);
-    InprocOob &o = *me->oob;
-    std::lock_guard<std::mutex> lk(o.m);
-    const uint64_t r = o.round[me->rank]++;
-    auto &slots = o.data[r];
-    slots.resize(o.n);
-    const auto *p = static_cast<const uint8_t *>(src);
-    slots[me->rank].assign(p, p + len);
-    *req = new OobReq{me, r, dst, len};
-    return UCC_OK;
-}
-
-ucc_status_t oob_test(void *req) {
-    auto *q = static_cast<OobReq *>(req);
-    InprocOob &o = *q->member->oob;
-    std::lock_guard<std::mutex> lk(o.m);
-    auto &slots = o.data[q->round];
-    for (uint32_t i = 0; i < o.n; ++i) {
-        if (slots.size() < o.n || slots[i].size() != q->len) {
-            return UCC_INPROGRESS;
-        }
-    }
-    for (uint32_t i = 0; i < o.n; ++i) {
-        std::memcpy(static_cast<uint8_t *>(q->dst) + i * q->len, slots[i].data(), q->len);
-    }
-    return UCC_OK;
-}
-
-ucc_status_t oob_free(void *req) {
-    delete static_cast<OobReq *>(req);
-    return UCC_OK;
-}
+using ucc::testkit::InprocOob;
+using ucc::testkit::OobMember;
 
 TEST(ThreadMultiple, FourContextsOverUcxThreeThreadsEach) {
     constexpr uint32_t kRanks = 4;
@@ -212,12 +162,7 @@ TEST(ThreadMultiple, FourContextsOverUcxThreeThreadsEach) {
             ucc_context_config_modify(cfg, nullptr, "TLS", "ucx");
             ucc_context_params_t cp{};
             cp.mask = UCC_CONTEXT_PARAM_FIELD_OOB;
-            cp.oob.allgather = oob_allgather;
-            cp.oob.req_test = oob_test;
-            cp.oob.req_free = oob_free;
-            cp.oob.coll_info = &members[r];
-            cp.oob.n_oob_eps = kRanks;
-            cp.oob.oob_ep = r;
+            cp.oob = ucc::testkit::inproc_oob(&members[r]);
             ucc_context_h ctx;
             ucc_status_t st = ucc_context_create(lib, &cp, cfg, &ctx);
             ucc_context_config_release(cfg);

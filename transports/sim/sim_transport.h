@@ -100,6 +100,8 @@ class SimTransport final : public ucc::Transport {
     void trace_begin(const SpanInfo &span) override;
     void trace_end(const SpanInfo &span, ucc_status_t status) override;
     bool timing_only() const override;
+    bool charges_work() const override { return true; }
+    bool records_spans() const override { return true; }
     bool aborted() const override;
     bool recording() const override;
     void record(TraceEvent &e) override;

@@ -2,6 +2,7 @@
 // ucx_transport.h); RMA lives in ucx_rma.cc.
 #include "transports/ucx/ucx_transport.h"
 
+#include <sched.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -152,6 +153,11 @@ ucc_status_t UcxTransport::init(const TransportParams &p, std::string *why) {
         sender_ = static_cast<uint32_t>((h ^ (h >> 32)) & (tag::kMaxSenders - 1));
     }
     host_key_ = host_key();
+    cpu_set_t allowed;
+    CPU_ZERO(&allowed);
+    if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0 && CPU_COUNT(&allowed) > 0) {
+        cpus_ = static_cast<uint32_t>(CPU_COUNT(&allowed));
+    }
     const AddressHeader header{kAddressMagic, sender_, static_cast<uint32_t>(len),
                                static_cast<uint32_t>(getpid()), host_key_};
     address_.resize(sizeof(header) + len);
@@ -196,6 +202,10 @@ ucc_status_t UcxTransport::resolve(const void *address, Peer *peer) {
     ps->sender = h.sender;
     ps->pid = h.pid;
     ps->same_host = h.host_key == host_key_;
+    if (ps->same_host) {
+        // More processes on this host than CPUs to run them: idle polls yield.
+        oversubscribed_ = ++local_processes_ > cpus_;
+    }
     ps->worker_address = std::move(waddr);
     ps->owner = this;
     peers_.emplace(h.sender, std::move(ps));

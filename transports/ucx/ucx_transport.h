@@ -25,9 +25,12 @@
 //  * RMA through ucp_mem_map; a packed remote key is unpacked once per peer
 //    and key and cached until the transport goes away.
 //  * progress() drives the worker; completions reach the core's sink from
-//    inside it. now() is the monotonic wall clock.
+//    inside it. now() is the monotonic wall clock. An idle poll yields the CPU
+//    when the host runs more of the job's processes than this one may use
+//    CPUs (oversubscribed, as four ranks on two cores).
 #pragma once
 
+#include <sched.h>
 #include <ucp/api/ucp.h>
 
 #include <map>
@@ -79,7 +82,14 @@ class UcxTransport final : public Transport {
 
     int progress() override;
     double now() const override;
-    void idle(double) override {}
+    // Nothing to do: when this host runs more processes of the job than this
+    // process may use CPUs, give the CPU to them (a busy poll would keep a
+    // peer on the same CPU from running until the scheduler's next tick).
+    void idle(double) override {
+        if (oversubscribed_) {
+            sched_yield();
+        }
+    }
     void charge(Work, size_t) override {}
 
   private:
@@ -204,6 +214,9 @@ class UcxTransport final : public Transport {
     }
     uint64_t completions_ = 0;  // in the current progress() call
     uint64_t host_key_ = 0;
+    uint32_t cpus_ = UINT32_MAX;    // this process may run on (its affinity)
+    uint32_t local_processes_ = 0;  // peers resolved on this host (itself included)
+    bool oversubscribed_ = false;   // local_processes_ > cpus_
     uint64_t polls_ = 0;
     double last_liveness_check_ = 0;
 };

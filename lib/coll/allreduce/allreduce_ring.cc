@@ -10,6 +10,8 @@
 // (received and reduced with the rank's own block, read from src, or received
 // finished), so src is never copied to dst and no scratch is needed; in
 // place, the partial from the left arrives in a scratch block.
+// A reduce-scatter step moves its block in chunks (REDUCE_CHUNK) and reduces
+// each as it arrives, still in cache, while the next are in flight.
 // Cost: 2(n-1) rounds of count/n elements: T = 2(n-1)(L + o) + 2 (n-1)/n m G
 //   + (n-1)/n m gamma_reduce. Bandwidth-optimal; latency grows with n.
 // Constraints: none (any n and count, in-place or not).
@@ -51,11 +53,9 @@ Task allreduce_ring(Coll &c) {
         // in the step before.
         const uint8_t *sbuf = (s == 0 ? own : acc) + soff * es;
         uint8_t *rbuf = a.inplace ? tmp : acc + roff * es;
-        Req snd = c.send(right, s, sbuf, slen * es);
-        Req rcv = c.recv(left, s, rbuf, rlen * es);
-        UCC_CO_TRY(co_await c.wait(snd, rcv));
         // The partial coming from the left holds the earlier ranks of the ring.
-        UCC_CO_TRY(c.reduce(acc + roff * es, rbuf, own + roff * es, rlen));
+        UCC_CO_TRY(co_await send_recv_reduce(c, right, sbuf, slen, left, rbuf, rlen,
+                                             acc + roff * es, own + roff * es, s));
     }
     const uint32_t mine = (r + 1) % n;
     patterns::block_range(a.count, n, mine, &off, &len);

@@ -49,11 +49,8 @@ Task alltoall_linear(Coll &c) {
         uint8_t *copy = c.scratch(block * n);
         c.copy(copy, dst, block * n);
         src = copy;
-    } else {
-        c.copy(dst + r * block, src + r * block, block);
     }
-    std::vector<Req> reqs;
-    reqs.reserve(2 * (n - 1));
+    ReqList reqs = c.req_list(2 * (n - 1));
     for (uint32_t i = 1; i < n; ++i) {
         const uint32_t from = (r + n - i) % n;
         reqs.push_back(c.recv(from, i, dst + from * block, block));
@@ -61,6 +58,10 @@ Task alltoall_linear(Coll &c) {
     for (uint32_t i = 1; i < n; ++i) {
         const uint32_t to = (r + i) % n;
         reqs.push_back(c.send(to, i, src + to * block, block));
+    }
+    if (!a.inplace) {
+        // The own block while the transfers are in flight.
+        c.copy(dst + r * block, src + r * block, block);
     }
     co_return co_await c.wait_all(reqs);
 }

@@ -15,8 +15,7 @@ Task barrier_knomial(Coll &c) {
     const uint32_t n = c.size();
     const patterns::KnomialNode node = patterns::knomial_node(c.rank(), n, c.args().radix);
     {
-        std::vector<Req> in;
-        in.reserve(node.children.size());
+        ReqList in = c.req_list(node.children.size());
         for (uint32_t child : node.children) {
             in.push_back(c.recv(child, 0, nullptr, 0));
         }
@@ -28,8 +27,7 @@ Task barrier_knomial(Coll &c) {
         Req q = c.recv(parent, 1, nullptr, 0);
         UCC_CO_TRY(co_await c.wait(s, q));
     }
-    std::vector<Req> out;
-    out.reserve(node.children.size());
+    ReqList out = c.req_list(node.children.size());
     for (uint32_t child : node.children) {
         out.push_back(c.send(child, 1, nullptr, 0));
     }

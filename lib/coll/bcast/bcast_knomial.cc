@@ -25,8 +25,7 @@ Task bcast_knomial(Coll &c) {
                        bytes);
         UCC_CO_TRY(co_await c.wait(q));
     }
-    std::vector<Req> sends;
-    sends.reserve(node.children.size());
+    ReqList sends = c.req_list(node.children.size());
     for (uint32_t child : node.children) {
         sends.push_back(c.send(patterns::from_vrank(child, a.root, n), 0, buf, bytes));
     }

@@ -16,8 +16,7 @@ Task fanin_knomial(Coll &c) {
     const uint32_t root = c.args().root;
     const patterns::KnomialNode node =
         patterns::knomial_node(patterns::to_vrank(c.rank(), root, n), n, c.args().radix);
-    std::vector<Req> in;
-    in.reserve(node.children.size());
+    ReqList in = c.req_list(node.children.size());
     for (uint32_t child : node.children) {
         in.push_back(c.recv(patterns::from_vrank(child, root, n), 0, nullptr, 0));
     }
@@ -39,8 +38,7 @@ Task fanin_linear(Coll &c) {
         Req s = c.send(root, 0, nullptr, 0);
         co_return co_await c.wait(s);
     }
-    std::vector<Req> in;
-    in.reserve(n - 1);
+    ReqList in = c.req_list(n - 1);
     for (uint32_t r = 0; r < n; ++r) {
         if (r != root) {
             in.push_back(c.recv(r, 0, nullptr, 0));

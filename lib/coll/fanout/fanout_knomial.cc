@@ -20,8 +20,7 @@ Task fanout_knomial(Coll &c) {
                        nullptr, 0);
         UCC_CO_TRY(co_await c.wait(q));
     }
-    std::vector<Req> out;
-    out.reserve(node.children.size());
+    ReqList out = c.req_list(node.children.size());
     for (uint32_t child : node.children) {
         out.push_back(c.send(patterns::from_vrank(child, root, n), 0, nullptr, 0));
     }

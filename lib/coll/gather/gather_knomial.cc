@@ -31,8 +31,7 @@ Task gather_knomial(Coll &c) {
     }
     uint8_t *tmp = c.scratch(span * block);
     c.copy(tmp, mine, block);
-    std::vector<Req> in;
-    in.reserve(node.children.size());
+    ReqList in = c.req_list(node.children.size());
     for (uint32_t child : node.children) {
         in.push_back(c.recv(patterns::from_vrank(child, root, n), 0, tmp + (child - v) * block,
                             patterns::knomial_span(child, n, k) * block));
@@ -64,8 +63,7 @@ Task gather_linear(Coll &c) {
     if (!a.inplace) {
         c.copy(dst + static_cast<size_t>(a.root) * block, a.src, block);
     }
-    std::vector<Req> in;
-    in.reserve(n - 1);
+    ReqList in = c.req_list(n - 1);
     for (uint32_t r = 0; r < n; ++r) {
         if (r != a.root) {
             in.push_back(c.recv(r, 0, dst + static_cast<size_t>(r) * block, block));

@@ -23,8 +23,7 @@ Task gatherv_linear(Coll &c) {
     if (!a.inplace) {
         c.copy(dst + a.dst_displ_at(a.root) * es, a.src, a.dst_count_at(a.root) * es);
     }
-    std::vector<Req> in;
-    in.reserve(n - 1);
+    ReqList in = c.req_list(n - 1);
     for (uint32_t r = 0; r < n; ++r) {
         if (r != a.root) {
             in.push_back(c.recv(r, 0, dst + a.dst_displ_at(r) * es, a.dst_count_at(r) * es));

@@ -6,7 +6,8 @@
 #pragma once
 
 #include <cstdint>
-#include <vector>
+
+#include "lib/util/small_vector.h"
 
 namespace ucc::coll::patterns {
 
@@ -19,8 +20,9 @@ inline uint32_t from_vrank(uint32_t vrank, uint32_t root, uint32_t n) {
 }
 
 struct KnomialNode {
-    int64_t parent = -1;             // virtual rank of the parent, -1 for the root
-    std::vector<uint32_t> children;  // virtual ranks, largest subtree first
+    int64_t parent = -1;  // virtual rank of the parent, -1 for the root
+    // Virtual ranks, largest subtree first (inline up to 32: radix 4 up to 2^20 ranks).
+    SmallVector<uint32_t, 32> children;
 };
 
 // The node of virtual rank `v` in a radix-`k` tree over `n` ranks.
@@ -36,17 +38,18 @@ inline KnomialNode knomial_node(uint32_t v, uint32_t n, uint32_t k) {
         }
         pos *= k;
     }
-    // Children: positions below `pos` (for the root: all positions < n).
-    std::vector<uint64_t> positions;
+    // Children: positions below `pos` (for the root: all positions < n),
+    // the highest first.
+    uint64_t top = 0;
     for (uint64_t q = 1; q < pos && q < n; q *= k) {
-        positions.push_back(q);
+        top = q;
         if (q > UINT64_MAX / k) {
             break;
         }
     }
-    for (auto it = positions.rbegin(); it != positions.rend(); ++it) {
+    for (uint64_t q = top; q >= 1; q /= k) {
         for (uint64_t j = k - 1; j >= 1; --j) {
-            uint64_t c = v + j * (*it);
+            uint64_t c = v + j * q;
             if (c < n) {
                 node.children.push_back(static_cast<uint32_t>(c));
             }

@@ -32,8 +32,7 @@ Task reduce_knomial(Coll &c) {
     }
     if (!node.children.empty()) {
         uint8_t *in = c.scratch(bytes * node.children.size());
-        std::vector<Req> recvs;
-        recvs.reserve(node.children.size());
+        ReqList recvs = c.req_list(node.children.size());
         for (size_t i = 0; i < node.children.size(); ++i) {
             recvs.push_back(c.recv(patterns::from_vrank(node.children[i], a.root, n), 0,
                                    in + i * bytes, bytes));

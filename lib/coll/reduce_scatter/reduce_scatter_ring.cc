@@ -8,7 +8,8 @@
 // scratch blocks used in turn (one being sent while the next is reduced), the
 // last one goes straight to the result, so the input is never copied and
 // in-place dst is written only at rank r's block (the rest of dst stays as the
-// user left it).
+// user left it). Each step moves its block in chunks (REDUCE_CHUNK), reducing
+// each as it arrives.
 // Cost: n-1 rounds of T/n elements: T = (n-1)(L + o) + (n-1)/n T es (G + gamma).
 // Constraints: none. In-place: dst holds all T elements, the result goes to
 // dst + r*T/n. Tag steps: s (step s, modulo 2^16).
@@ -45,10 +46,8 @@ Task ring_reduce_scatter(Coll &c, Blocks blocks, void *out) {
         // made in the step before; the last step's partial is the result.
         const uint8_t *sbuf = s == 0 ? in + soff * es : part[(s - 1) % 2];
         uint8_t *made = s + 2 == n ? static_cast<uint8_t *>(out) : part[s % 2];
-        Req snd = c.send(right, s, sbuf, slen * es);
-        Req rcv = c.recv(left, s, tmp, rlen * es);
-        UCC_CO_TRY(co_await c.wait(snd, rcv));
-        UCC_CO_TRY(c.reduce(made, tmp, in + roff * es, rlen));
+        UCC_CO_TRY(co_await send_recv_reduce(c, right, sbuf, slen, left, tmp, rlen, made,
+                                             in + roff * es, s));
     }
     const auto [off, len] = blocks(r);
     if (n == 1) {

@@ -36,8 +36,7 @@ Task scatter_knomial(Coll &c) {
                        span * block);
         UCC_CO_TRY(co_await c.wait(q));
     }
-    std::vector<Req> out;
-    out.reserve(node.children.size());
+    ReqList out = c.req_list(node.children.size());
     for (uint32_t child : node.children) {
         out.push_back(c.send(patterns::from_vrank(child, root, n), 0, tmp + (child - v) * block,
                              patterns::knomial_span(child, n, k) * block));
@@ -63,8 +62,7 @@ Task scatter_linear(Coll &c) {
     if (!a.inplace) {
         c.copy(a.dst, src + static_cast<size_t>(a.root) * block, block);
     }
-    std::vector<Req> out;
-    out.reserve(n - 1);
+    ReqList out = c.req_list(n - 1);
     for (uint32_t r = 0; r < n; ++r) {
         if (r != a.root) {
             out.push_back(c.send(r, 0, src + static_cast<size_t>(r) * block, block));

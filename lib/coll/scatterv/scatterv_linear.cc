@@ -22,8 +22,7 @@ Task scatterv_linear(Coll &c) {
     if (!a.inplace) {
         c.copy(a.dst, src + a.src_displ_at(a.root) * es, a.src_count_at(a.root) * es);
     }
-    std::vector<Req> out;
-    out.reserve(n - 1);
+    ReqList out = c.req_list(n - 1);
     for (uint32_t r = 0; r < n; ++r) {
         if (r != a.root) {
             out.push_back(c.send(r, 0, src + a.src_displ_at(r) * es, a.src_count_at(r) * es));
