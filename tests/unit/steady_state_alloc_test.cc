@@ -10,13 +10,12 @@
 #include <cstdlib>
 #include <new>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "lib/util/pool.h"
 #include "lib/util/small_vector.h"
 #include "lib/util/task.h"
-#include "tests/common/inproc_oob.h"
+#include "tests/common/inproc_world.h"
 #include "ucc/api/ucc.h"
 
 namespace {
@@ -138,104 +137,11 @@ TEST(Frames, ComeFromTheSourcesPoolAndGoBackToIt) {
 
 #ifdef UCC_WITH_UCX
 
-struct Rank {
-    ucc_lib_h lib = nullptr;
-    ucc_context_h ctx = nullptr;
-    ucc_team_h team = nullptr;
-    std::string error;
-};
-
-void open_rank(testkit::OobMember *member, Rank *r) {
-    ucc_lib_config_h lcfg;
-    ucc_lib_params_t lp{};
-    lp.mask = UCC_LIB_PARAM_FIELD_THREAD_MODE;
-    lp.thread_mode = UCC_THREAD_SINGLE;
-    if (ucc_lib_config_read(nullptr, nullptr, &lcfg) != UCC_OK) {
-        r->error = "lib config";
-        return;
-    }
-    ucc_status_t st = ucc_init(&lp, lcfg, &r->lib);
-    ucc_lib_config_release(lcfg);
-    if (st != UCC_OK) {
-        r->error = "ucc_init";
-        return;
-    }
-    ucc_context_config_h cfg;
-    ucc_context_config_read(r->lib, nullptr, &cfg);
-    ucc_context_config_modify(cfg, nullptr, "TLS", "ucx");
-    ucc_context_params_t cp{};
-    cp.mask = UCC_CONTEXT_PARAM_FIELD_OOB;
-    cp.oob = testkit::inproc_oob(member);
-    st = ucc_context_create(r->lib, &cp, cfg, &r->ctx);
-    ucc_context_config_release(cfg);
-    if (st != UCC_OK) {
-        r->error = std::string("context: ") + ucc_status_string(st);
-        return;
-    }
-    ucc_team_params_t tp{};
-    tp.mask = UCC_TEAM_PARAM_FIELD_EP | UCC_TEAM_PARAM_FIELD_EP_RANGE;
-    tp.ep = member->rank;
-    tp.ep_range = UCC_COLLECTIVE_EP_RANGE_CONTIG;
-    if (ucc_team_create_post(&r->ctx, 1, &tp, &r->team) != UCC_OK) {
-        r->error = "team post";
-        return;
-    }
-    for (int i = 0; i < 10'000'000; ++i) {
-        st = ucc_team_create_test(r->team);
-        if (st != UCC_INPROGRESS) {
-            break;
-        }
-        ucc_context_progress(r->ctx);
-    }
-    if (st != UCC_OK) {
-        r->error = std::string("team: ") + ucc_status_string(st);
-    }
-}
-
-// Posts `req[i]` on every rank and drives both contexts until all completed.
-bool run_once(std::vector<Rank> &ranks, std::vector<ucc_coll_req_h> &reqs) {
-    for (ucc_coll_req_h q : reqs) {
-        if (ucc_collective_post(q) != UCC_OK) {
-            return false;
-        }
-    }
-    for (int spin = 0; spin < 10'000'000; ++spin) {
-        bool all = true;
-        for (size_t i = 0; i < ranks.size(); ++i) {
-            const ucc_status_t st = ucc_collective_test(reqs[i]);
-            if (st < 0) {
-                return false;
-            }
-            all &= st == UCC_OK;
-            ucc_context_progress(ranks[i].ctx);
-        }
-        if (all) {
-            return true;
-        }
-    }
-    return false;
-}
-
 TEST(SteadyState, PersistentCollectivesOverUcxAllocateNothing) {
     constexpr uint32_t kRanks = 2;
-    testkit::InprocOob oob(kRanks);
-    std::vector<testkit::OobMember> members;
-    for (uint32_t r = 0; r < kRanks; ++r) {
-        members.push_back({&oob, r});
-    }
-    std::vector<Rank> ranks(kRanks);
-    {
-        std::vector<std::thread> threads;
-        for (uint32_t r = 0; r < kRanks; ++r) {
-            threads.emplace_back([&, r] { open_rank(&members[r], &ranks[r]); });
-        }
-        for (std::thread &t : threads) {
-            t.join();
-        }
-    }
-    for (const Rank &r : ranks) {
-        ASSERT_EQ(r.error, "");
-    }
+    testkit::InprocWorld world(kRanks);
+    ASSERT_EQ(world.open(), "");
+    std::vector<testkit::InprocRank> &ranks = world.ranks();
     struct Case {
         ucc_coll_type_t type;
         uint64_t count;  // float32 elements per block
@@ -278,28 +184,17 @@ TEST(SteadyState, PersistentCollectivesOverUcxAllocateNothing) {
                 << "type " << c.type;
         }
         for (int i = 0; i < 20; ++i) {  // warm-up: endpoints, pools, UCX's own
-            ASSERT_TRUE(run_once(ranks, reqs)) << "type " << c.type;
+            ASSERT_TRUE(world.run(reqs)) << "type " << c.type;
         }
         const uint64_t before = g_news.load();
         for (int i = 0; i < 200; ++i) {
-            ASSERT_TRUE(run_once(ranks, reqs)) << "type " << c.type;
+            ASSERT_TRUE(world.run(reqs)) << "type " << c.type;
         }
         EXPECT_EQ(g_news.load() - before, 0u)
             << "type " << c.type << " count " << c.count << ": operator new calls in 200 re-posts";
         for (ucc_coll_req_h q : reqs) {
             EXPECT_EQ(ucc_collective_finalize(q), UCC_OK);
         }
-    }
-    for (Rank &r : ranks) {
-        for (int i = 0; i < 1'000'000 && ucc_team_destroy(r.team) == UCC_INPROGRESS; ++i) {
-            for (Rank &o : ranks) {
-                ucc_context_progress(o.ctx);
-            }
-        }
-    }
-    for (Rank &r : ranks) {
-        EXPECT_EQ(ucc_context_destroy(r.ctx), UCC_OK);
-        EXPECT_EQ(ucc_finalize(r.lib), UCC_OK);
     }
 }
 

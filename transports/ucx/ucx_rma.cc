@@ -92,7 +92,7 @@ ucc_status_t UcxTransport::track(ucs_status_ptr_t r, Peer peer, Xfer *x, const c
         return to_ucc(UCS_PTR_STATUS(r));
     }
     auto *slot = static_cast<Slot *>(r);
-    *slot = Slot{x, this, peer, false};
+    *slot = Slot{x, peer, false};
     this->peer(peer).sends.link(slot);
     x->status = UCC_INPROGRESS;
     x->transport_priv = r;
@@ -103,13 +103,12 @@ ucc_status_t UcxTransport::rma(bool is_put, Peer peer, void *local, size_t bytes
                                uint64_t remote_addr, const std::vector<uint8_t> &key, Xfer *x) {
     ucp_rkey_h rk = nullptr;
     UCC_TRY(rkey(peer, key, &rk));
-    ucp_request_param_t rp{};
-    rp.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK;
-    rp.cb.send = on_send;
+    ucp_request_param_t rp = op_params(false);
     x->bytes = bytes;
     ucp_ep_h ep = this->peer(peer).ep;
-    return track(is_put ? ucp_put_nbx(ep, local, bytes, remote_addr, rk, &rp)
-                        : ucp_get_nbx(ep, local, bytes, remote_addr, rk, &rp),
+    begin_post();
+    return track(settle(is_put ? ucp_put_nbx(ep, local, bytes, remote_addr, rk, &rp)
+                               : ucp_get_nbx(ep, local, bytes, remote_addr, rk, &rp)),
                  peer, x, is_put ? "put" : "get");
 }
 
@@ -127,25 +126,24 @@ ucc_status_t UcxTransport::atomic_add(Peer peer, uint64_t remote_addr, uint64_t 
                                       const std::vector<uint8_t> &key, Xfer *x) {
     ucp_rkey_h rk = nullptr;
     UCC_TRY(rkey(peer, key, &rk));
-    ucp_request_param_t rp{};
-    rp.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_DATATYPE;
-    rp.cb.send = on_send;
+    ucp_request_param_t rp = op_params(false);
+    rp.op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE;
     rp.datatype = ucp_dt_make_contig(sizeof(uint64_t));
     // The operand must outlive the operation: it lives in the Xfer.
     static_assert(sizeof(x->bytes) == sizeof(value));
     x->bytes = value;
-    return track(ucp_atomic_op_nbx(this->peer(peer).ep, UCP_ATOMIC_OP_ADD, &x->bytes, 1,
-                                   remote_addr, rk, &rp),
+    begin_post();
+    return track(settle(ucp_atomic_op_nbx(this->peer(peer).ep, UCP_ATOMIC_OP_ADD, &x->bytes, 1,
+                                          remote_addr, rk, &rp)),
                  peer, x, "atomic add");
 }
 
 ucc_status_t UcxTransport::flush(Peer peer, Xfer *x) {
     ucp_ep_h ep = nullptr;
     UCC_TRY(endpoint(peer, &ep));
-    ucp_request_param_t rp{};
-    rp.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK;
-    rp.cb.send = on_send;
-    return track(ucp_ep_flush_nbx(ep, &rp), peer, x, "flush");
+    ucp_request_param_t rp = op_params(false);
+    begin_post();
+    return track(settle(ucp_ep_flush_nbx(ep, &rp)), peer, x, "flush");
 }
 
 void UcxTransport::destroy_rma() {

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 
 #include "lib/util/common.h"
 
@@ -338,11 +339,56 @@ ucc_status_t UcxTransport::to_ucc(ucs_status_t us) {
     }
 }
 
+ucp_request_param_t UcxTransport::op_params(bool recv) {
+    ucp_request_param_t rp{};
+    rp.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+    if (recv) {
+        rp.cb.recv = on_recv;
+    } else {
+        rp.cb.send = on_send;
+    }
+    rp.user_data = this;
+    return rp;
+}
+
+bool UcxTransport::early(void *request, ucs_status_t status, size_t length) {
+    if (!posting_ || static_cast<Slot *>(request)->linked) {
+        return false;
+    }
+    if (n_early_ < std::size(early_)) {
+        early_[n_early_++] = Early{request, status, length};
+        return true;
+    }
+    return false;  // never seen: more than a few requests completed by one call
+}
+
+ucs_status_ptr_t UcxTransport::settle(ucs_status_ptr_t r, size_t *length) {
+    posting_ = false;
+    for (uint32_t i = 0; i < n_early_; ++i) {
+        const Early &e = early_[i];
+        if (e.request != r) {
+            // Another request of ours that UCX finished here: one already
+            // detached (cancelled or failed), which only needs freeing.
+            ucp_request_free(e.request);
+            continue;
+        }
+        ucp_request_free(r);
+        if (length != nullptr) {
+            *length = e.status == UCS_OK ? e.length : 0;
+        }
+        r = e.status == UCS_OK ? nullptr : UCS_STATUS_PTR(e.status);
+    }
+    n_early_ = 0;
+    return r;
+}
+
 void UcxTransport::on_send(void *request, ucs_status_t status, void *user_data) {
-    (void)user_data;
+    auto *t = static_cast<UcxTransport *>(user_data);
+    if (t->early(request, status, 0)) {
+        return;
+    }
     auto *slot = static_cast<Slot *>(request);
     Xfer *x = slot->x;
-    UcxTransport *t = slot->t;
     const Peer peer = slot->peer;  // the slot is gone once the request is freed
     t->peer(peer).sends.unlink(slot);
     slot->x = nullptr;
@@ -360,10 +406,12 @@ void UcxTransport::on_send(void *request, ucs_status_t status, void *user_data) 
 
 void UcxTransport::on_recv(void *request, ucs_status_t status, const ucp_tag_recv_info_t *info,
                            void *user_data) {
-    (void)user_data;
+    auto *t = static_cast<UcxTransport *>(user_data);
+    if (t->early(request, status, status == UCS_OK ? info->length : 0)) {
+        return;
+    }
     auto *slot = static_cast<Slot *>(request);
     Xfer *x = slot->x;
-    UcxTransport *t = slot->t;
     if (x != nullptr) {
         t->peer(slot->peer).recvs.unlink(slot);
     }
@@ -381,11 +429,10 @@ ucc_status_t UcxTransport::isend(Peer peer, Tag tag, const void *buf, size_t byt
                                  ucc_memory_type_t, Xfer *x) {
     ucp_ep_h ep = nullptr;
     UCC_TRY(endpoint(peer, &ep));
-    ucp_request_param_t rp{};
-    rp.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK;
-    rp.cb.send = on_send;
+    ucp_request_param_t rp = op_params(false);
     x->bytes = bytes;
-    ucs_status_ptr_t r = ucp_tag_send_nbx(ep, buf, bytes, tag::wire(sender_, tag), &rp);
+    begin_post();
+    ucs_status_ptr_t r = settle(ucp_tag_send_nbx(ep, buf, bytes, tag::wire(sender_, tag), &rp));
     if (r == nullptr) {
         x->status = UCC_OK;
         return UCC_OK;
@@ -396,7 +443,7 @@ ucc_status_t UcxTransport::isend(Peer peer, Tag tag, const void *buf, size_t byt
         return to_ucc(UCS_PTR_STATUS(r));
     }
     auto *slot = static_cast<Slot *>(r);
-    *slot = Slot{x, this, peer, false};
+    *slot = Slot{x, peer, false};
     this->peer(peer).sends.link(slot);
     x->status = UCC_INPROGRESS;
     x->transport_priv = r;
@@ -409,12 +456,14 @@ ucc_status_t UcxTransport::irecv(Peer peer, Tag tag, void *buf, size_t bytes, uc
     ucp_ep_h ep = nullptr;
     UCC_TRY(endpoint(peer, &ep));
     ucp_tag_recv_info_t info{};
-    ucp_request_param_t rp{};
-    rp.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_RECV_INFO;
-    rp.cb.recv = on_recv;
+    ucp_request_param_t rp = op_params(true);
+    rp.op_attr_mask |= UCP_OP_ATTR_FIELD_RECV_INFO;
     rp.recv_info.tag_info = &info;
-    ucs_status_ptr_t r = ucp_tag_recv_nbx(
-        worker_, buf, bytes, tag::wire(static_cast<uint32_t>(peer), tag), ~uint64_t{0}, &rp);
+    begin_post();
+    ucs_status_ptr_t r =
+        settle(ucp_tag_recv_nbx(worker_, buf, bytes, tag::wire(static_cast<uint32_t>(peer), tag),
+                                ~uint64_t{0}, &rp),
+               &info.length);
     if (r == nullptr) {
         x->bytes = info.length;
         x->status = UCC_OK;
@@ -426,7 +475,7 @@ ucc_status_t UcxTransport::irecv(Peer peer, Tag tag, void *buf, size_t bytes, uc
         return UCC_OK;  // reported on the Xfer (a truncated message, ...)
     }
     auto *slot = static_cast<Slot *>(r);
-    *slot = Slot{x, this, peer, true};
+    *slot = Slot{x, peer, true};
     this->peer(peer).recvs.link(slot);
     x->status = UCC_INPROGRESS;
     x->transport_priv = r;

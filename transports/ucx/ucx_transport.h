@@ -96,7 +96,6 @@ class UcxTransport final : public Transport {
     // What a UCP request serves (UCP_PARAM_FIELD_REQUEST_SIZE bytes of it).
     struct Slot {
         Xfer *x;  // nullptr once the Xfer was cancelled or completed
-        UcxTransport *t;
         Peer peer;
         bool is_recv;
         // Its place in its peer's list of receives or sends (no allocation per
@@ -161,6 +160,25 @@ class UcxTransport final : public Transport {
     };
 
     static void request_init(void *request);
+    // The parameters of every UCP operation: its callback and this transport
+    // as the callback's user data (a request's slot holds nothing yet while
+    // the call that posts it runs).
+    ucp_request_param_t op_params(bool recv);
+    // Around the UCP call that posts an operation. UCX may complete the
+    // request inside that call and still return it (a receive whose message's
+    // remaining fragments had already arrived): the callback then runs before
+    // the request is ours, finds posting_ set and a slot not linked, and leaves
+    // the outcome here; settle() turns it into an immediate completion (NULL,
+    // or an error status pointer) and frees the request. `length`: the length
+    // received (receives).
+    void begin_post() {
+        posting_ = true;
+        n_early_ = 0;
+    }
+    ucs_status_ptr_t settle(ucs_status_ptr_t r, size_t *length = nullptr);
+    // From a callback: true when it ran during a posting call for a request
+    // not yet ours (recorded for settle()).
+    bool early(void *request, ucs_status_t status, size_t length);
     static void on_ep_error(void *arg, ucp_ep_h ep, ucs_status_t status);
     static void on_send(void *request, ucs_status_t status, void *user_data);
     static void on_recv(void *request, ucs_status_t status, const ucp_tag_recv_info_t *info,
@@ -213,6 +231,15 @@ class UcxTransport final : public Transport {
         return p != nullptr ? *p : *peers_.at(id);  // at() throws for an unknown id
     }
     uint64_t completions_ = 0;  // in the current progress() call
+    // Requests completed inside the call that posted them (see begin_post).
+    struct Early {
+        void *request;
+        ucs_status_t status;
+        size_t length;
+    };
+    bool posting_ = false;
+    Early early_[4] = {};
+    uint32_t n_early_ = 0;
     uint64_t host_key_ = 0;
     uint32_t cpus_ = UINT32_MAX;    // this process may run on (its affinity)
     uint32_t local_processes_ = 0;  // peers resolved on this host (itself included)
