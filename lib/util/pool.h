@@ -3,10 +3,12 @@
 // steady state allocates nothing.
 //
 // One pool per context, used under the context's lock (never shared between
-// threads without it). Blocks come in size classes of 64 B to 4 KiB; a larger
-// request, and a freed block its class has no room for (each keeps at most
-// kKeep), go to and come from the heap. What a pool keeps is what its context
-// once had alive at the same time, capped, and it is freed with the pool.
+// threads without it). Blocks come in size classes, every 64 B up to 1 KiB
+// (frames and transfers waste little: per-rank memory counts in a simulation
+// of a million ranks), then 2 and 4 KiB; a larger request, and a freed block
+// its class has no room for (each keeps at most kKeep), go to and come from
+// the heap. What a pool keeps is what its context once had alive at the same
+// time, capped, and it is freed with the pool.
 #pragma once
 
 #include <cstddef>
@@ -17,9 +19,10 @@ namespace ucc {
 
 class Pool {
   public:
-    static constexpr size_t kMinBlock = 64;
-    static constexpr size_t kClasses = 7;  // 64, 128, ..., 4096 bytes
-    static constexpr uint32_t kKeep = 64;  // free blocks kept per class
+    static constexpr size_t kStep = 64;
+    static constexpr size_t kFine = 16;            // 64, 128, ..., 1024 bytes
+    static constexpr size_t kClasses = kFine + 2;  // then 2048 and 4096
+    static constexpr uint32_t kKeep = 64;          // free blocks kept per class
 
     Pool() = default;
     Pool(const Pool &) = delete;
@@ -67,10 +70,15 @@ class Pool {
         return n;
     }
 
-    static constexpr size_t block_bytes(size_t c) { return kMinBlock << c; }
+    static constexpr size_t block_bytes(size_t c) {
+        return c < kFine ? (c + 1) * kStep : (kFine * kStep) << (c - kFine + 1);
+    }
     // The class serving `bytes`, or kClasses when none does.
     static constexpr size_t size_class(size_t bytes) {
-        size_t c = 0;
+        if (bytes <= kFine * kStep) {
+            return bytes == 0 ? 0 : (bytes - 1) / kStep;
+        }
+        size_t c = kFine;
         while (c < kClasses && block_bytes(c) < bytes) {
             ++c;
         }

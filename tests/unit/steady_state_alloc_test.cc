@@ -70,8 +70,18 @@ TEST(Pool, ReusesBlocksOfAClassAndKeepsAtMostKKeep) {
     EXPECT_EQ(Pool::size_class(1), 0u);
     EXPECT_EQ(Pool::size_class(64), 0u);
     EXPECT_EQ(Pool::size_class(65), 1u);
+    EXPECT_EQ(Pool::size_class(1024), Pool::kFine - 1);
+    EXPECT_EQ(Pool::size_class(1025), Pool::kFine);
     EXPECT_EQ(Pool::size_class(4096), Pool::kClasses - 1);
     EXPECT_EQ(Pool::size_class(4097), Pool::kClasses);
+    for (size_t b = 1; b <= 4096; ++b) {  // every size fits its class, with under 64 B to spare
+        const size_t c = Pool::size_class(b);
+        ASSERT_GE(Pool::block_bytes(c), b);
+        ASSERT_TRUE(c == 0 || Pool::block_bytes(c - 1) < b) << b;
+        if (b <= 1024) {
+            ASSERT_LT(Pool::block_bytes(c) - b, 64u) << b;
+        }
+    }
 }
 
 TEST(SmallVector, KeepsValuesInlineThenOnTheHeap) {
