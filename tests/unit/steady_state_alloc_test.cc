@@ -22,11 +22,6 @@ namespace {
 std::atomic<uint64_t> g_news{0};
 }  // namespace
 
-// GCC takes the replaced functions below for a malloc/delete mix where it
-// inlines them; they are a matched pair.
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#pragma GCC diagnostic ignored "-Wpragmas"
-
 // Replaces the global allocation functions of this test binary to count them.
 void *operator new(size_t n) {
     g_news.fetch_add(1, std::memory_order_relaxed);
