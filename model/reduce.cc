@@ -177,32 +177,40 @@ void average_real(uint8_t *acc, size_t count, uint32_t n) {
 }
 
 // Complex elements: the real part at offset 0, the imaginary part at R::kSize.
-template <class R>
-void combine_complex(ucc_reduction_op_t op, uint8_t *acc, const uint8_t *x, size_t count) {
+// Applies f(ar, ai, br, bi, &re, &im) to `count` complex elements of R.
+template <class R, class F>
+void each_complex(uint8_t *acc, const uint8_t *x, size_t count, F f) {
     using C = typename R::Compute;
     for (size_t i = 0; i < count; ++i) {
         uint8_t *a = acc + i * 2 * R::kSize;
         const uint8_t *b = x + i * 2 * R::kSize;
-        const C ar = R::get(a), ai = R::get(a + R::kSize);
-        const C br = R::get(b), bi = R::get(b + R::kSize);
-        C re, im;
-        switch (op) {
-            case UCC_OP_SUM:
-            case UCC_OP_AVG:
-                re = ar + br;
-                im = ai + bi;
-                break;
-            case UCC_OP_PROD: {
-                const C ac = ar * br, bd = ai * bi, ad = ar * bi, bc = ai * br;
-                re = ac - bd;
-                im = ad + bc;
-                break;
-            }
-            default:
-                throw std::invalid_argument("complex reduction with " + op_name(op));
-        }
+        C re;
+        C im;
+        f(R::get(a), R::get(a + R::kSize), R::get(b), R::get(b + R::kSize), &re, &im);
         R::put(a, re);
         R::put(a + R::kSize, im);
+    }
+}
+
+template <class R>
+void combine_complex(ucc_reduction_op_t op, uint8_t *acc, const uint8_t *x, size_t count) {
+    using C = typename R::Compute;
+    switch (op) {
+        case UCC_OP_SUM:
+        case UCC_OP_AVG:
+            return each_complex<R>(acc, x, count, [](C ar, C ai, C br, C bi, C *re, C *im) {
+                *re = ar + br;
+                *im = ai + bi;
+            });
+        case UCC_OP_PROD:
+            // (a + bi)(c + di) = (ac - bd) + (ad + bc)i, in this order.
+            return each_complex<R>(acc, x, count, [](C ar, C ai, C br, C bi, C *re, C *im) {
+                const C ac = ar * br, bd = ai * bi, ad = ar * bi, bc = ai * br;
+                *re = ac - bd;
+                *im = ad + bc;
+            });
+        default:
+            throw std::invalid_argument("complex reduction with " + op_name(op));
     }
 }
 

@@ -31,15 +31,15 @@ else
 fi
 jobs="$(nproc)"
 echo "== build (RelWithDebInfo) =="
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DUCC_BUILD_TESTS=ON >/dev/null
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DUCC_BUILD_TESTS=ON -DUCC_WERROR=ON >/dev/null
 cmake --build build -j"$jobs"
 (cd build && ctest --output-on-failure)
 echo "== build (ASan+UBSan) =="
-cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DUCC_SANITIZE=ON -DUCC_BUILD_TESTS=ON >/dev/null
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DUCC_SANITIZE=ON -DUCC_BUILD_TESTS=ON -DUCC_WERROR=ON >/dev/null
 cmake --build build-asan -j"$jobs"
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure)
 echo "== build (TSan: the thread tests) =="
-cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DUCC_TSAN=ON -DUCC_BUILD_TESTS=ON >/dev/null
+cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DUCC_TSAN=ON -DUCC_BUILD_TESTS=ON -DUCC_WERROR=ON >/dev/null
 cmake --build build-tsan -j"$jobs" --target thread_stress
 # UCX's memory hooks and TSan's interceptors do not mix: the hooks stay off.
 UCX_MEM_EVENTS=no UCX_MEM_MALLOC_HOOKS=no UCX_MEM_MMAP_HOOK_MODE=none UCX_NET_DEVICES=lo \
