@@ -2,9 +2,10 @@
 # Installs the Debian packages the build needs, if any are missing.
 set -euo pipefail
 # UCX (transport) and Open MPI (mpirun, for the multi-process tests); iproute2
-# (`ip netns`, for the two-host test).
+# (`ip netns`, for the two-host test); pkg-config and dpkg-dev (the install
+# tests: a pkg-config consumer, and `cpack -G DEB`, which runs dpkg-shlibdeps).
 pkgs=(cmake make g++ libboost-context-dev libboost-dev librapidcheck-dev libgtest-dev
-  libucx-dev ucx-utils libopenmpi-dev openmpi-bin iproute2)
+  libucx-dev ucx-utils libopenmpi-dev openmpi-bin iproute2 pkg-config dpkg-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

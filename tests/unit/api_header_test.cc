@@ -73,7 +73,8 @@ static_assert(UCC_VERSION_MAJOR_SHIFT == 24 && UCC_VERSION_MINOR_SHIFT == 16);
 static_assert(UCC_API_MAJOR == 1 && UCC_API_MINOR == 3);
 static_assert(UCC_VERSION(1, 3) == ((1 << 24) | (3 << 16)));
 static_assert(UCC_API_VERSION == UCC_VERSION(UCC_API_MAJOR, UCC_API_MINOR));
-static_assert(sizeof(UCC_VERSION_STRING) == sizeof("1.3.0"));
+// The version string is the project's one version (CMakeLists.txt project()).
+static_assert(sizeof(UCC_VERSION_STRING) == sizeof(UCC_TEST_PROJECT_VERSION));
 
 // ---- datatypes -----------------------------------------------------------
 static_assert(UCC_DT_PREDEFINED_LAST == 18);
@@ -568,7 +569,7 @@ TEST(ApiHeader, CollArgsDesignatedInitInDeclarationOrder) {
 }
 
 TEST(ApiHeader, VersionMacros) {
-    EXPECT_STREQ(UCC_VERSION_STRING, "1.3.0");
+    EXPECT_STREQ(UCC_VERSION_STRING, UCC_TEST_PROJECT_VERSION);
     EXPECT_STRNE(UCC_GIT_REVISION, "");
     EXPECT_EQ(UCC_API_VERSION, (1 << 24) | (3 << 16));
     EXPECT_LT(UCC_VERSION(1, 3), UCC_VERSION(1, 4));
