@@ -70,6 +70,12 @@ ucc_status_t fail(std::string *error, std::string text) {
 
 }  // namespace
 
+std::span<const char *const> env_contract_names() {
+    static constexpr const char *kNames[] = {kRankVars[0], kSizeVars[0], kLocalRankVars[0],
+                                             kLocalSizeVars[0], "UCC_STORE"};
+    return kNames;
+}
+
 bool env_launched(const GetEnv &getenv) {
     return first_set(getenv, kRankVars) && first_set(getenv, kSizeVars);
 }

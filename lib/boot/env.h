@@ -28,6 +28,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -53,6 +54,8 @@ struct BootEnv {
 
 // True when the environment names a rank and a world size (any family).
 bool env_launched(const GetEnv &getenv);
+// The UCC_* variables of the contract (UCC_RANK, UCC_STORE, ...).
+std::span<const char *const> env_contract_names();
 
 // Reads the contract. On error returns UCC_ERR_INVALID_PARAM and sets *error
 // to one sentence naming the variable at fault.

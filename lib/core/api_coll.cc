@@ -124,6 +124,18 @@ CollRequest *req_of(ucc_coll_req_h h) {
     return reinterpret_cast<CollRequest *>(h);
 }
 
+}  // namespace
+
+const char *ucc::core::request_algorithm(ucc_coll_req_h h) {
+    const CollRequest *r = req_of(h);
+    if (r == nullptr) {
+        return "";
+    }
+    return r->alg != nullptr ? r->alg->name : (r->trivial ? "none (zero size)" : "");
+}
+
+namespace {
+
 // Pack/unpack generic datatype: packs the user's buffers into the request's
 // staging (dst too: blocks the collective does not write, and in-place
 // inputs, come back unchanged) and points `run` at it.

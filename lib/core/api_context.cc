@@ -245,7 +245,7 @@ UCC_EXPORT ucc_status_t ucc_context_config_modify(ucc_context_config_h config,
                 return UCC_ERR_NOT_FOUND;
             }
         }
-        return config->config.modify(name, value);
+        return config->config.modify(name, value, component);
     });
 }
 
@@ -301,7 +301,6 @@ UCC_EXPORT ucc_status_t ucc_context_create(ucc_lib_h lib_handle, const ucc_conte
 
         std::unique_ptr<ucc_context> h(new ucc_context{Context(&lib, std::move(cfg))});
         Context &ctx = h->ctx;
-        ucc::core::load_tuning(ctx.config, &ctx.tuning);
         ucc::core::LogLevel level = lib.log.level();
         const std::string &lvl = ctx.config.get("LOG_LEVEL");
         if (!lvl.empty() && !ucc::core::parse_log_level(lvl, &level)) {
@@ -309,6 +308,7 @@ UCC_EXPORT ucc_status_t ucc_context_create(ucc_lib_h lib_handle, const ucc_conte
             return UCC_ERR_INVALID_PARAM;
         }
         ctx.log.set_level(level);
+        ucc::core::load_tuning(ctx.config, ctx.log, &ctx.tuning);
         ctx.thread_multiple = lib.thread_mode == UCC_THREAD_MULTIPLE;
 
         {

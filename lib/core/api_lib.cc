@@ -123,6 +123,11 @@ UCC_EXPORT ucc_status_t ucc_init_version(unsigned api_major_version, unsigned ap
         lib.log.set_level(level);
         ucc::core::parse_log_level(lib.config.get("COLL_TRACE"), &lib.coll_trace);
         lib.config.log_ignored(lib.log);
+        ucc::core::warn_unknown_env(lib.config.prefix(), lib.log);
+        if (!lib.config.file().empty()) {
+            UCC_LOG(lib.log, kInfo, "version: %s, cfg file: %s", UCC_VERSION_STRING,
+                    lib.config.file().c_str());
+        }
         if (params->mask & UCC_LIB_PARAM_FIELD_THREAD_MODE) {
             if (params->thread_mode != UCC_THREAD_SINGLE &&
                 params->thread_mode != UCC_THREAD_FUNNELED &&

@@ -1,9 +1,12 @@
 // Configuration: one table per component {name, default, doc}; values come from
-// the defaults, then an optional file, then the environment (prefix + name), then
-// ucc_*_config_modify. Nothing is global: each config object owns its values.
-// The tables also hold every name the reference UCC documents for its library
-// and context configuration (README, Configuration): those without a meaning
-// here are accepted, checked like the reference checks them, and ignored.
+// the defaults, then the configuration file (UCC_CONFIG_FILE, default: ucc.conf
+// found next to the install), then a file given to ucc_*_config_read, then the
+// environment (prefix + name, or prefix + component + name as the reference
+// names its CL/TL variables), then ucc_*_config_modify. Nothing is global:
+// each config object owns its values. The tables also hold every name the
+// reference UCC documents for its library and context configuration (README,
+// Configuration): those without a meaning here are accepted, checked like the
+// reference checks them, and ignored.
 #pragma once
 
 #include <cstdint>
@@ -27,21 +30,72 @@ struct ConfigVar {
     // Accepted for compatibility with the reference UCC and without effect here;
     // a value that was set is reported in one DEBUG line (Config::log_ignored).
     bool ignored;
+    // Every component's setting counts, not just one (TUNE: UCC_TUNE,
+    // UCC_CL_BASIC_TUNE, UCC_TL_UCP_TUNE... each add their rules).
+    bool per_component = false;
 };
 
 std::span<const ConfigVar> lib_config_table();
 std::span<const ConfigVar> context_config_table();
+// The components under whose names the reference reads its CL/TL variables
+// ("CL_BASIC", "TL_UCP", ...): UCC_<COMPONENT>_<NAME> sets NAME here too.
+std::span<const char *const> config_components();
+// The value syntax of a variable, as `ucc_info -f` prints it.
+const char *config_syntax(const ConfigVar &v);
+// The configuration file UCC_CONFIG_FILE (environment) names: "auto" (the
+// default) is $HOME/ucc.conf, else <prefix>/share/ucc/ucc.conf, else
+// <prefix>/share/ucc.conf, the first that exists, where <prefix> is the
+// directory above libucc.so's; "" is none. Returns "" when there is none.
+std::string config_file_path();
+// Warns once (one line per variable) about every <prefix>NAME in the
+// environment that no configuration table, component form or bootstrap
+// variable knows, naming the closest known name.
+void warn_unknown_env(const std::string &prefix, const Logger &log);
+// Levenshtein distance (for "did you mean").
+size_t edit_distance(const std::string &a, const std::string &b);
+
+// One line of a configuration file: NAME=VALUE (or NAME: VALUE) in its
+// [section] (empty: none), with its line number.
+struct ConfigLine {
+    std::string name;
+    std::string value;
+    std::string section;
+    int line = 0;
+};
+// Reads a configuration file: NAME=VALUE or NAME: VALUE lines, '#' and ';'
+// comments (';' also after a blank inside a line), [key=value ...] sections.
+// UCC_ERR_NOT_FOUND: cannot be opened; UCC_ERR_INVALID_PARAM: a malformed
+// line, an unknown section key or a duplicate name (*error says where).
+ucc_status_t read_config_file(const std::string &path, std::vector<ConfigLine> *out,
+                              std::string *error);
 
 class Config {
   public:
+    // A value set under a name: "UCC_TL_UCP_TUNE" (the name it was set under)
+    // and its value, for per-component variables.
+    struct Setting {
+        std::string source;
+        std::string value;
+    };
+
     Config(std::span<const ConfigVar> table, std::string prefix);
-    // Reads `filename` (lines NAME=VALUE or PREFIX_NAME=VALUE, '#' comments;
-    // a missing file is ignored) and then the environment.
+    // Reads the configuration file (config_file_path), then `filename` (a
+    // missing file is ignored), then the environment.
     ucc_status_t load(const char *filename);
-    ucc_status_t modify(const std::string &name, const std::string &value);
+    // `component` ("tl/ucp", "cl/basic" or nullptr) names the setting of a
+    // per-component variable.
+    ucc_status_t modify(const std::string &name, const std::string &value,
+                        const char *component = nullptr);
     const std::string &get(const std::string &name) const;
     int64_t get_int(const std::string &name) const;
+    // Every setting of a per-component variable, in the order they apply.
+    const std::vector<Setting> &settings(const std::string &name) const;
+    // Whether the variable was set (file, environment or modify).
+    bool is_set(const std::string &name) const;
     const std::string &prefix() const { return prefix_; }
+    std::span<const ConfigVar> table() const { return table_; }
+    // The configuration file that was read ("" none).
+    const std::string &file() const { return file_; }
     void print(FILE *stream, const char *title, ucc_config_print_flags_t flags) const;
     // One DEBUG line per ignored variable that was set (file, environment or
     // modify), when the library or context this config creates is created.
@@ -49,10 +103,15 @@ class Config {
 
   private:
     int find(const std::string &name) const;
+    // Applies NAME (with or without prefix or component) from a file.
+    ucc_status_t apply_file_line(const ConfigLine &l, const std::string &where, bool need_prefix);
+    ucc_status_t set(size_t i, const std::string &source, const std::string &value);
     std::span<const ConfigVar> table_;
     std::string prefix_;
+    std::string file_;
     std::vector<std::string> values_;
-    std::vector<bool> set_;  // per variable: set by a file, the environment or modify
+    std::vector<bool> set_;                       // per variable: set at all
+    std::vector<std::vector<Setting>> settings_;  // per variable: per-component settings
 };
 
 // Parses sizes like "64K", "1M", "4096" and plain integers.

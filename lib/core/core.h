@@ -14,6 +14,7 @@
 #include "lib/coll/coll.h"
 #include "lib/core/config.h"
 #include "lib/core/log.h"
+#include "lib/select/select.h"
 #include "lib/tag.h"
 #include "lib/transport.h"
 #include "lib/util/pool.h"
@@ -113,16 +114,19 @@ class ActiveList {
 // once at context creation (the configuration is fixed from then on), so that
 // no collective looks a variable up by name.
 struct Tuning {
-    uint32_t radix = 4;                // KNOMIAL_RADIX
-    uint64_t allreduce_large_msg = 0;  // ALLREDUCE_LARGE_MSG
-    uint64_t allgather_large_msg = 0;  // ALLGATHER_LARGE_MSG
-    uint64_t reduce_chunk = 0;         // REDUCE_CHUNK
+    uint32_t radix = 4;             // KNOMIAL_RADIX
+    select::Thresholds thresholds;  // *_LARGE_MSG
+    uint64_t reduce_chunk = 0;      // REDUCE_CHUNK
     // <COLL>_ALG per collective type (by bit position), pointing into the
     // configuration's values; nullptr for the default choice ("" or "auto").
     const std::string *forced[16] = {};
+    // Every TUNE string's rules, in the order they apply.
+    std::vector<select::TuneRule> rules;
 };
-// `config` must outlive `out` (Tuning::forced points into it).
-void load_tuning(const Config &config, Tuning *out);
+// `config` must outlive `out` (Tuning::forced points into it). A TUNE string
+// that does not parse is logged on `log` and left out, as the reference
+// leaves it out.
+void load_tuning(const Config &config, const Logger &log, Tuning *out);
 
 // Coroutines ready to resume, first in first out. A vector drained from the
 // front and emptied when drained keeps its capacity, so a steady stream of
@@ -409,6 +413,10 @@ void normalize_coll_args(const ucc_coll_args_t &a, uint32_t team_size, uint32_t 
                          coll::Args *out, bool timing_only = false);
 // Whether the collective moves no data at all on any rank (zero size).
 bool coll_is_trivial(const coll::Args &a, uint32_t team_size);
+
+// The name of the algorithm a request runs ("" for none), for tools
+// linked with the library's internals (ucc_perftest).
+const char *request_algorithm(ucc_coll_req_h h);
 
 // Picks the algorithm: forced by config (`<COLL>_ALG`) or by size.
 const coll::Algorithm *select_algorithm(const Context &ctx, const coll::Args &a, uint32_t size,

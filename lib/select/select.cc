@@ -1,31 +1,62 @@
-// Algorithm selection: a name forced by the context's `<COLL>_ALG` variable, or
-// a choice by message size and team size ("auto").
+// Algorithm selection: the built-in rules as a table (ucc_info prints it), a
+// forced <COLL>_ALG, then the TUNE rules on top; with reasons on request
+// (ucc_info --explain, COLL_TRACE).
 #include <cctype>
 #include <cstring>
 #include <string>
 
-#include "lib/coll/coll.h"
+#include "lib/coll/algorithms.h"
 #include "lib/core/core.h"
+#include "lib/select/select.h"
 
-namespace ucc::core {
+namespace ucc::select {
 
 namespace {
 
-std::string alg_var(ucc_coll_type_t t) {
-    std::string name = coll_type_name(t);
-    for (char &ch : name) {
-        ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+uint32_t ceil_log2(uint64_t n) {
+    uint32_t r = 0;
+    while ((uint64_t{1} << r) < n) {
+        ++r;
     }
-    return name + "_ALG";
+    return r;
 }
 
-uint32_t type_bit(ucc_coll_type_t t) {
-    uint32_t bit = 0;
-    while (bit < 16 && (static_cast<uint64_t>(t) >> bit) != 1) {
-        ++bit;
-    }
-    return bit;
-}
+// Bruck moves log2(n)/2 times the bytes (plus packing) in log2(n) rounds
+// instead of n - 1: worth it while a block is small next to the latency.
+// Under LogGP the two cost the same at about B = 2(L + o) / (log2(n) (G + 2 /
+// copy bandwidth)): some 2.4 KB at 1,024 ranks and 4 KB at 64 on an HDR-like
+// fabric, which B log2(n) <= 20 KiB follows.
+constexpr AutoRule kRules[] = {
+    {UCC_COLL_TYPE_ALLREDUCE, "recursive_doubling",
+     "bytes < ALLREDUCE_LARGE_MSG, or fewer elements than ranks",
+     [](const Thresholds &t, const Query &q) {
+         return q.count * q.esize < t.allreduce_large_msg || q.count < q.team_size;
+     }},
+    {UCC_COLL_TYPE_ALLREDUCE, "ring", "team size <= 8",
+     [](const Thresholds &, const Query &q) { return q.team_size <= 8; }},
+    {UCC_COLL_TYPE_ALLREDUCE, "rabenseifner", "otherwise",
+     [](const Thresholds &, const Query &) { return true; }},
+    // Up to three ranks the ring takes as few rounds as Bruck and copies
+    // nothing but the rank's own block.
+    {UCC_COLL_TYPE_ALLGATHER, "ring", "team size <= 3, or block bytes >= ALLGATHER_LARGE_MSG",
+     [](const Thresholds &t, const Query &q) {
+         return q.team_size <= 3 || q.count * q.esize >= t.allgather_large_msg;
+     }},
+    {UCC_COLL_TYPE_ALLGATHER, "bruck", "otherwise",
+     [](const Thresholds &, const Query &) { return true; }},
+    {UCC_COLL_TYPE_ALLTOALL, "linear", "team size <= 16 and block bytes <= 4096",
+     [](const Thresholds &, const Query &q) {
+         return q.team_size <= 16 && q.count * q.esize <= 4096;
+     }},
+    {UCC_COLL_TYPE_ALLTOALL, "bruck", "team size >= 64 and block bytes x ceil(log2 size) <= 20K",
+     [](const Thresholds &, const Query &q) {
+         return q.team_size >= 64 && q.count * q.esize * ceil_log2(q.team_size) <= 20 * 1024;
+     }},
+    {UCC_COLL_TYPE_ALLTOALL, "pairwise", "otherwise",
+     [](const Thresholds &, const Query &) { return true; }},
+    {UCC_COLL_TYPE_BARRIER, "dissemination", "always",
+     [](const Thresholds &, const Query &) { return true; }},
+};
 
 const coll::Algorithm *find(std::span<const coll::Algorithm> table, const char *name) {
     for (const coll::Algorithm &a : table) {
@@ -36,88 +67,150 @@ const coll::Algorithm *find(std::span<const coll::Algorithm> table, const char *
     return nullptr;
 }
 
-// The default choice for each collective.
-const char *auto_choice(const Context &ctx, const coll::Args &a, uint32_t n) {
-    const uint64_t bytes = a.count * a.esize;
-    switch (a.type) {
-        case UCC_COLL_TYPE_ALLREDUCE:
-            if (bytes < ctx.tuning.allreduce_large_msg || a.count < n) {
-                return "recursive_doubling";
-            }
-            return n <= 8 ? "ring" : "rabenseifner";
-        case UCC_COLL_TYPE_ALLGATHER:
-            // Up to three ranks the ring takes as few rounds as Bruck and
-            // copies nothing but the rank's own block.
-            return n <= 3 || bytes >= ctx.tuning.allgather_large_msg ? "ring" : "bruck";
-        case UCC_COLL_TYPE_ALLTOALL:
-            if (n <= 16 && bytes <= 4096) {
-                return "linear";
-            }
-            // Bruck moves log2(n)/2 times the bytes (plus packing) in log2(n)
-            // rounds instead of n-1: worth it while a block is small next to
-            // the latency. Under LogGP the two cost the same at about
-            // B = 2(L + o) / (log2(n) (G + 2/copy bandwidth)): some 2.4 KB at
-            // 1,024 ranks and 4 KB at 64 on an HDR-like fabric, which
-            // B log2(n) <= 20 KiB follows.
-            if (n >= 64) {
-                uint64_t rounds = 0;
-                while ((uint64_t{1} << rounds) < n) {
-                    ++rounds;
-                }
-                if (bytes * rounds <= 20 * 1024) {
-                    return "bruck";
-                }
-            }
-            return "pairwise";
-        case UCC_COLL_TYPE_BARRIER:
-            return "dissemination";
-        default:
-            return nullptr;
+uint32_t type_bit(ucc_coll_type_t t) {
+    uint32_t bit = 0;
+    while (bit < 16 && (static_cast<uint64_t>(t) >> bit) != 1) {
+        ++bit;
     }
+    return bit & 15;
+}
+
+std::string alg_var(ucc_coll_type_t t) {
+    std::string name = core::coll_type_name(t);
+    for (char &ch : name) {
+        ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    }
+    return name + "_ALG";
+}
+
+std::string score_text(uint32_t s) {
+    return s == kScoreInf ? "inf" : std::to_string(s);
 }
 
 }  // namespace
 
-void load_tuning(const Config &config, Tuning *out) {
+std::span<const AutoRule> auto_rules() {
+    return kRules;
+}
+
+Choice choose(const Query &q, const Thresholds &t, const std::string *forced,
+              std::span<const TuneRule> rules, const coll::Args *args, bool explain) {
+    Choice c;
+    std::span<const coll::Algorithm> table = coll::algorithms(q.type);
+    const char *type = core::coll_type_name(q.type);
+    if (table.empty()) {
+        c.error = std::string("no algorithm implements ") + type + " yet";
+        return c;
+    }
+    // 1. The built-in choice, or the forced one.
+    const coll::Algorithm *base = nullptr;
+    if (forced != nullptr) {
+        base = find(table, forced->c_str());
+        if (base == nullptr) {
+            c.error = "UCC_" + alg_var(q.type) + "=" + *forced + ": no such " + type + " algorithm";
+            return c;
+        }
+        if (explain) {
+            c.why = "UCC_" + alg_var(q.type) + "=" + *forced + " forces it";
+        }
+    } else {
+        for (const AutoRule &r : kRules) {
+            if (r.type == q.type && r.match(t, q)) {
+                base = find(table, r.alg);
+                if (explain) {
+                    c.why = std::string("built-in rule: ") + r.when;
+                }
+                break;
+            }
+        }
+        if (base == nullptr) {
+            base = &table[0];
+            if (explain) {
+                c.why =
+                    table.size() == 1 ? "the only algorithm" : "built-in rule: the first algorithm";
+            }
+        }
+    }
+    // 2. TUNE rules, in order: each that matches replaces the algorithm or
+    // the score.
+    const coll::Algorithm *alg = base;
+    uint32_t score = kDefaultScore;
+    const TuneRule *decided = nullptr;
+    const uint32_t bit = type_bit(q.type);
+    for (const TuneRule &r : rules) {
+        if (!r.matches(q)) {
+            continue;
+        }
+        if (r.has_alg && r.alg[bit] != nullptr) {
+            alg = r.alg[bit];
+        }
+        if (r.has_score) {
+            score = r.score;
+        }
+        decided = &r;
+        if (explain) {
+            c.why += "; TUNE token '" + r.token + "' (" + r.source + ") matches: " +
+                     (r.has_alg ? std::string("algorithm ") + alg->name : std::string()) +
+                     (r.has_alg && r.has_score ? ", " : "") +
+                     (r.has_score ? "score " + score_text(r.score) : std::string());
+        }
+    }
+    if (score == 0) {
+        c.error = std::string(type) + " of " + std::to_string(q.msgsize()) + " bytes on " +
+                  std::to_string(q.team_size) + " ranks is disabled by TUNE token '" +
+                  decided->token + "' (" + decided->source + ")";
+        return c;
+    }
+    if (args != nullptr && alg != base && !alg->supports(*args, q.team_size) &&
+        base->supports(*args, q.team_size)) {
+        if (explain) {
+            c.why += std::string("; ") + alg->name + " cannot run these arguments: " + base->name +
+                     " instead";
+        }
+        alg = base;
+    }
+    if (args != nullptr && !alg->supports(*args, q.team_size)) {
+        c.error = std::string(type) + " algorithm " + alg->name + " cannot run these arguments";
+        return c;
+    }
+    c.alg = alg;
+    return c;
+}
+
+}  // namespace ucc::select
+
+namespace ucc::core {
+
+void load_tuning(const Config &config, const Logger &log, Tuning *out) {
     out->radix = static_cast<uint32_t>(config.get_int("KNOMIAL_RADIX"));
-    out->allreduce_large_msg = static_cast<uint64_t>(config.get_int("ALLREDUCE_LARGE_MSG"));
-    out->allgather_large_msg = static_cast<uint64_t>(config.get_int("ALLGATHER_LARGE_MSG"));
+    out->thresholds.allreduce_large_msg =
+        static_cast<uint64_t>(config.get_int("ALLREDUCE_LARGE_MSG"));
+    out->thresholds.allgather_large_msg =
+        static_cast<uint64_t>(config.get_int("ALLGATHER_LARGE_MSG"));
     out->reduce_chunk = static_cast<uint64_t>(config.get_int("REDUCE_CHUNK"));
     for (uint32_t bit = 0; bit < 16; ++bit) {
-        const std::string &v = config.get(alg_var(static_cast<ucc_coll_type_t>(1u << bit)));
+        const std::string &v = config.get(select::alg_var(static_cast<ucc_coll_type_t>(1u << bit)));
         out->forced[bit] = v.empty() || v == "auto" ? nullptr : &v;
+    }
+    out->rules.clear();
+    for (const Config::Setting &s : config.settings("TUNE")) {
+        std::string error;
+        if (select::parse_tune(s.source, s.value, &out->rules, &error) != UCC_OK) {
+            UCC_LOG(log, kError, "%s; the string is ignored", error.c_str());
+        }
     }
 }
 
 const coll::Algorithm *select_algorithm(const Context &ctx, const coll::Args &a, uint32_t size,
                                         std::string *why) {
-    std::span<const coll::Algorithm> table = coll::algorithms(a.type);
-    if (table.empty()) {
-        *why = std::string("no algorithm implements ") + coll_type_name(a.type) + " yet";
-        return nullptr;
+    const select::Query q{a.type, a.count, a.esize, size, a.src_mem};
+    select::Choice c =
+        select::choose(q, ctx.tuning.thresholds, ctx.tuning.forced[select::type_bit(a.type)],
+                       ctx.tuning.rules, &a, false);
+    if (c.alg == nullptr) {
+        *why = c.error;
     }
-    const std::string *forced = ctx.tuning.forced[type_bit(a.type) & 15];
-    const coll::Algorithm *alg = nullptr;
-    if (forced != nullptr) {
-        alg = find(table, forced->c_str());
-        if (alg == nullptr) {
-            *why = "UCC_" + alg_var(a.type) + "=" + *forced + ": no such " +
-                   coll_type_name(a.type) + " algorithm";
-            return nullptr;
-        }
-    } else {
-        const char *choice = auto_choice(ctx, a, size);
-        alg = choice != nullptr ? find(table, choice) : nullptr;
-        if (alg == nullptr) {
-            alg = &table[0];
-        }
-    }
-    if (!alg->supports(a, size)) {
-        *why = std::string(coll_type_name(a.type)) + " algorithm " + alg->name +
-               " cannot run these arguments";
-        return nullptr;
-    }
-    return alg;
+    return c.alg;
 }
 
 }  // namespace ucc::core

@@ -46,7 +46,7 @@ tree)
         include/ucc/api/ucc_version.h include/ucc/sim/ucc_sim.h include/ucc/boot/ucc_boot.h \
         lib/libucc.so lib/pkgconfig/ucc.pc lib/cmake/ucc/ucc-config.cmake \
         lib/cmake/ucc/ucc-config-version.cmake bin/ucc_run bin/ucc_sim \
-        share/ucc/examples/ucc_sim_demo.c; do
+        share/ucc/examples/ucc_sim_demo.c share/ucc/ucc.conf bin/ucc_info bin/ucc_perftest; do
         [[ -e "$prefix/$f" ]] || fail "missing $f"
     done
     # libucc.so -> libucc.so.<major> -> libucc.so.<version>, and the soname.
@@ -60,11 +60,11 @@ tree)
         fail "ucc_version.h does not say $pcver"
     # The installed tools run from bin/ (their RUNPATH finds lib/).
     "$prefix/bin/ucc_sim" -np 4 -c allreduce -b 8 -e 8 -i 1 >/dev/null || fail "bin/ucc_sim"
-    for tool in ucc_info ucc_perftest; do
-        if [[ -x "$prefix/bin/$tool" ]]; then
-            "$prefix/bin/$tool" -v >/dev/null || fail "bin/$tool -v"
-        fi
-    done
+    "$prefix/bin/ucc_info" -v | grep -q "UCC version=$pcver" || fail "bin/ucc_info -v"
+    # The installed ucc.conf is found next to the install ("auto"); it sets nothing.
+    HOME=/nonexistent "$prefix/bin/ucc_info" -c -f | grep -q "# configuration file: $prefix/share/ucc/ucc.conf" ||
+        fail "bin/ucc_info does not find share/ucc/ucc.conf"
+    "$prefix/bin/ucc_perftest" --sim 4 -c allreduce -b 1 -e 1k -n 2 -w 0 >/dev/null || fail "bin/ucc_perftest"
     # Consumer 1: CMake, find_package(UCC) twice.
     cmake -S "$here/cmake_consumer" -B "$work/cm" -DCMAKE_PREFIX_PATH="$prefix" \
         -DUCC_DEMO_SOURCE="$prefix/share/ucc/examples/ucc_sim_demo.c" >"$work/cm.log" ||

@@ -1,0 +1,287 @@
+// The configuration tables: every variable of the library and of a context,
+// with its default, documentation and value check. README's tables and
+// `ucc_info -c` are printed from here.
+#include <strings.h>
+
+#include <cctype>
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+
+#include "lib/core/config.h"
+#include "lib/core/log.h"
+
+namespace ucc::core {
+
+namespace {
+
+bool valid_level(const std::string &v) {
+    LogLevel l;
+    return parse_log_level(v, &l);
+}
+bool valid_level_or_empty(const std::string &v) {
+    return v.empty() || valid_level(v);
+}
+bool valid_size(const std::string &v) {
+    int64_t x;
+    return parse_size(v, &x) && x >= 0;
+}
+bool valid_radix(const std::string &v) {
+    int64_t x;
+    return parse_size(v, &x) && x >= 2 && x <= 64;
+}
+bool one_of(const std::string &v, std::initializer_list<const char *> names) {
+    for (const char *n : names) {
+        if (strcasecmp(v.c_str(), n) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+// The reference's value types, for the variables accepted and ignored here.
+bool valid_uint(const std::string &v) {
+    if (one_of(v, {"inf", "auto"})) {
+        return true;
+    }
+    if (v.empty() || v.size() > 10) {
+        return false;
+    }
+    for (char c : v) {
+        if (!std::isdigit(static_cast<unsigned char>(c))) {
+            return false;
+        }
+    }
+    return std::stoull(v) <= UINT32_MAX;
+}
+bool valid_bool(const std::string &v) {
+    return one_of(v, {"y", "yes", "on", "1", "true", "n", "no", "off", "0", "false"});
+}
+bool valid_memunits(const std::string &v) {
+    return one_of(v, {"inf", "auto"}) || valid_size(v);
+}
+// Comma-separated names from `names`; `empty_ok`: the empty list too.
+bool valid_list(const std::string &v, std::initializer_list<const char *> names, bool empty_ok) {
+    if (v.empty()) {
+        return empty_ok;
+    }
+    size_t begin = 0;
+    while (true) {
+        const size_t comma = v.find(',', begin);
+        const std::string item =
+            v.substr(begin, comma == std::string::npos ? comma : comma - begin);
+        if (!one_of(item, names)) {
+            return false;
+        }
+        if (comma == std::string::npos) {
+            return true;
+        }
+        begin = comma + 1;
+    }
+}
+bool valid_cls(const std::string &v) {
+    return valid_list(v, {"basic", "hier", "all"}, false);
+}
+bool valid_profile_mode(const std::string &v) {
+    return valid_list(v, {"log", "accum"}, true);
+}
+bool valid_err_handling(const std::string &v) {
+    return one_of(v, {"auto", "peer", "none"});
+}
+bool valid_local_copy_type(const std::string &v) {
+    return one_of(v, {"ucp", "mc", "ec", "auto"});
+}
+
+constexpr bool kUsed = false;
+constexpr bool kIgnored = true;
+
+// The library's variables, and the reference's global and library options (ucc_global_opts.c,
+// ucc_lib.c), which a program may set through ucc_lib_config_modify.
+constexpr ConfigVar kLibVars[] = {
+    {"LOG_LEVEL", "WARN",
+     "Log level: FATAL, ERROR, WARN, INFO, DEBUG, TRACE (DIAG counts as INFO; DATA, FUNC, "
+     "POLL, REQ, ASYNC as TRACE).",
+     valid_level, kUsed},
+    {"COLL_TRACE", "WARN",
+     "Collective trace, a log level of its own: INFO (or DIAG) logs every ucc_collective_init "
+     "on team rank 0, DEBUG adds posts and finalizes, TRACE logs them on every rank. Printed "
+     "whatever LOG_LEVEL says.",
+     valid_level, kUsed},
+    {"CLS", "basic",
+     "Ignored: the CL components to use (basic, hier, all); this library has one collective "
+     "layer.",
+     valid_cls, kIgnored},
+    {"TLS", "all",
+     "Transports contexts may use: all, a list (sim, ucx or its alias ucp, self; names of "
+     "transports not built here match nothing) or ^list to exclude.",
+     nullptr, kUsed},
+    {"COMPONENT_PATH", "", "Ignored: where dynamic components are loaded from (none are).", nullptr,
+     kIgnored},
+    {"PROFILE_MODE", "", "Ignored: profile collection modes (log, accum).", valid_profile_mode,
+     kIgnored},
+    {"PROFILE_FILE", "ucc_%h_%p.prof", "Ignored: the file profiling data is written to.", nullptr,
+     kIgnored},
+    {"PROFILE_LOG_SIZE", "4m", "Ignored: the maximal size of the profiling log.", valid_memunits,
+     kIgnored},
+    {"CONFIG_FILE", "auto",
+     "The configuration file (read from the environment only). auto: $HOME/ucc.conf, else "
+     "<prefix>/share/ucc/ucc.conf, else <prefix>/share/ucc.conf (<prefix>: the directory above "
+     "libucc.so's), the first that exists; empty: none; else the file's path. Lines "
+     "UCC_NAME=VALUE; the environment wins over the file.",
+     nullptr, kUsed},
+    {"LOG_FILE", "", "Ignored: log lines go to stderr.", nullptr, kIgnored},
+    {"LOG_FILE_SIZE", "inf", "Ignored: the maximal size of the log file.", valid_memunits,
+     kIgnored},
+    {"LOG_FILE_ROTATE", "0", "Ignored: the number of rotated log files.", valid_uint, kIgnored},
+    {"LOG_BUFFER", "1024", "Ignored: the buffer size of one log line.", valid_memunits, kIgnored},
+    {"LOG_DATA_SIZE", "0", "Ignored: payload bytes printed in data log mode.", valid_uint,
+     kIgnored},
+    {"LOG_PRINT_ENABLE", "n", "Ignored: developer print output.", valid_bool, kIgnored},
+    {"LOG_LEVEL_TRIGGER", "FATAL", "Ignored: the log level that triggers error handling.",
+     valid_level, kIgnored},
+    {"CHECK_ASYMMETRIC_DT", "n",
+     "Ignored: an allreduce check that rooted collectives use one datatype on every rank.",
+     valid_bool, kIgnored},
+};
+
+constexpr const char *kAlgDoc =
+    "Algorithm name, or 'auto' to choose by message size and team size.";
+
+// The context's variables, then the reference's core context options (ucc_context.c) and the
+// options of its CL/TL context configurations (the TUNE of every component, tl/ucp's own), which
+// ucc_context_config_modify may be given with or without a component.
+constexpr ConfigVar kContextVars[] = {
+    {"LOG_LEVEL", "", "Log level of the context; empty: the library's level.", valid_level_or_empty,
+     kUsed},
+    {"TLS", "", "Transports of this context (as the library's TLS); empty: the library's.", nullptr,
+     kUsed},
+    {"ALLREDUCE_ALG", "auto", kAlgDoc, nullptr, kUsed},
+    {"ALLGATHER_ALG", "auto", kAlgDoc, nullptr, kUsed},
+    {"ALLGATHERV_ALG", "auto", kAlgDoc, nullptr, kUsed},
+    {"ALLTOALL_ALG", "auto", kAlgDoc, nullptr, kUsed},
+    {"ALLTOALLV_ALG", "auto", kAlgDoc, nullptr, kUsed},
+    {"BARRIER_ALG", "auto", kAlgDoc, nullptr, kUsed},
+    {"BCAST_ALG", "auto", kAlgDoc, nullptr, kUsed},
+    {"FANIN_ALG", "auto", kAlgDoc, nullptr, kUsed},
+    {"FANOUT_ALG", "auto", kAlgDoc, nullptr, kUsed},
+    {"GATHER_ALG", "auto", kAlgDoc, nullptr, kUsed},
+    {"GATHERV_ALG", "auto", kAlgDoc, nullptr, kUsed},
+    {"REDUCE_ALG", "auto", kAlgDoc, nullptr, kUsed},
+    {"REDUCE_SCATTER_ALG", "auto", kAlgDoc, nullptr, kUsed},
+    {"REDUCE_SCATTERV_ALG", "auto", kAlgDoc, nullptr, kUsed},
+    {"SCATTER_ALG", "auto", kAlgDoc, nullptr, kUsed},
+    {"SCATTERV_ALG", "auto", kAlgDoc, nullptr, kUsed},
+    {"KNOMIAL_RADIX", "4", "Radix of k-nomial trees (bcast, reduce, barrier), 2..64.", valid_radix,
+     kUsed},
+    {"ALLREDUCE_LARGE_MSG", "16K",
+     "Allreduce messages of at least this many bytes use a bandwidth-optimal algorithm in auto "
+     "mode.",
+     valid_size, kUsed},
+    {"ALLGATHER_LARGE_MSG", "64K",
+     "Allgather blocks of at least this many bytes use the ring algorithm in auto mode.",
+     valid_size, kUsed},
+    {"REDUCE_CHUNK", "256K",
+     "Ring reductions (allreduce ring, reduce_scatter(v) ring) move each step's block in chunks "
+     "of this many bytes and reduce every chunk as it arrives, while it is in cache and the "
+     "next ones are in flight. 0: one message per step.",
+     valid_size, kUsed},
+    {"UCX_ERR_HANDLING", "auto",
+     "How a peer that dies is noticed over UCX (the transfers waiting on it fail at once). auto: "
+     "within a node shared memory, and the peer process's liveness is checked while transfers "
+     "wait on it; across nodes UCX's peer error handling. peer: UCX's peer error handling on "
+     "every endpoint (UCX 1.13 then uses no shared memory: TCP loopback within a node). none: "
+     "shared memory, no checks: a dead peer is noticed only through a collective's timeout.",
+     valid_err_handling, kUsed},
+    {"ESTIMATED_NUM_EPS", "0",
+     "Ignored: a hint of how many endpoints the context will have (per-rank state here does not "
+     "grow with the team).",
+     valid_uint, kIgnored},
+    {"ESTIMATED_NUM_PPN", "0", "Ignored: a hint of how many of those endpoints share a node.",
+     valid_uint, kIgnored},
+    {"LOCK_FREE_PROGRESS_Q", "0", "Ignored: a lock-free progress queue (state is per context).",
+     valid_uint, kIgnored},
+    {"TEAM_IDS_POOL_SIZE", "32",
+     "Ignored: the size of the team id pool (team ids are agreed among a team's members).",
+     valid_uint, kIgnored},
+    {"INTERNAL_OOB", "1",
+     "Ignored: an internal OOB for team creation (0 disable, 1 try, 2 force); teams use the "
+     "user's OOB or the context's endpoint map.",
+     valid_uint, kIgnored},
+    {"THROTTLE_PROGRESS", "1000",
+     "Ignored: progress every n-th ucc_context_progress call; every call progresses here.",
+     valid_uint, kIgnored},
+    {"TUNE", "",
+     "Algorithm selection by ranges, the reference's grammar: token#token..., each token "
+     "fields separated by ':' in any order: collectives (allreduce,bcast), message ranges "
+     "(0-4k,64k-inf: total bytes, half-open), team sizes ([2-8] or [16]), memory types "
+     "(host), a score (0 disables, inf forces) and @algorithm (a name or the reference's id, "
+     "mapped onto ours: ucc_info -A). Set as UCC_TUNE or under any component "
+     "(UCC_TL_UCP_TUNE, UCC_CL_BASIC_TUNE, ...): every string counts, later tokens win.",
+     nullptr, kUsed, true},
+    {"PRECONNECT", "0", "Ignored (tl/ucp): connect endpoints at creation below this team size.",
+     valid_uint, kIgnored},
+    {"NPOLLS", "10", "Ignored (tl/ucp): progress polls per request test.", valid_uint, kIgnored},
+    {"OOB_NPOLLS", "20", "Ignored (tl/ucp): polls of an OOB request.", valid_uint, kIgnored},
+    {"PRE_REG_MEM", "0", "Ignored (tl/ucp): pre-register collective memory.", valid_uint, kIgnored},
+    {"SERVICE_WORKER", "n", "Ignored (tl/ucp): a separate worker for service collectives.",
+     valid_bool, kIgnored},
+    {"SERVICE_THROTTLING_THRESH", "100",
+     "Ignored (tl/ucp): progress calls between service worker progress calls.", valid_uint,
+     kIgnored},
+    {"LOCAL_COPY_TYPE", "auto", "Ignored (tl/ucp): who makes local copies (ucp, mc, ec, auto).",
+     valid_local_copy_type, kIgnored},
+    {"MEMTYPE_COPY_ENABLE", "y", "Ignored (tl/ucp): memory type copies in UCX.", valid_bool,
+     kIgnored},
+};
+
+}  // namespace
+
+std::span<const ConfigVar> lib_config_table() {
+    return kLibVars;
+}
+std::span<const ConfigVar> context_config_table() {
+    return kContextVars;
+}
+
+std::span<const char *const> config_components() {
+    // The reference's CL and TL components that have CPU collectives, and
+    // the transports built here (tl/sim, tl/ucx, tl/self).
+    static constexpr const char *kComponents[] = {"CL_BASIC", "CL_HIER", "TL_UCP",
+                                                  "TL_UCX",   "TL_SIM",  "TL_SELF"};
+    return kComponents;
+}
+
+const char *config_syntax(const ConfigVar &v) {
+    if (v.valid == valid_level || v.valid == valid_level_or_empty) {
+        return "log level: fatal, error, warn, info, debug, trace (any case)";
+    }
+    if (v.valid == valid_size) {
+        return "memory units: <number>[b|k|m|g] (binary multiples)";
+    }
+    if (v.valid == valid_radix) {
+        return "integer 2..64";
+    }
+    if (v.valid == valid_uint) {
+        return "unsigned integer, inf or auto";
+    }
+    if (v.valid == valid_bool) {
+        return "<y|n>";
+    }
+    if (v.valid == valid_memunits) {
+        return "memory units: <number>[b|k|m|g], inf or auto";
+    }
+    if (v.valid == valid_cls) {
+        return "comma-separated list of: basic, hier, all";
+    }
+    if (v.valid == valid_profile_mode) {
+        return "comma-separated list of: log, accum";
+    }
+    if (v.valid == valid_err_handling) {
+        return "auto, peer or none";
+    }
+    if (v.valid == valid_local_copy_type) {
+        return "ucp, mc, ec or auto";
+    }
+    return "string";
+}
+
+}  // namespace ucc::core

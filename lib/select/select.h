@@ -1,0 +1,109 @@
+// Algorithm selection, as data: the built-in rules (by message size and team
+// size), the TUNE strings of the reference's grammar on top of them, and the
+// reference's algorithm names and ids mapped onto ours. The core selects
+// through select_algorithm (lib/core/core.h); ucc_info prints these tables and
+// explains a choice.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "lib/coll/coll.h"
+#include "ucc/api/ucc.h"
+
+namespace ucc::select {
+
+// What selection looks at.
+struct Query {
+    ucc_coll_type_t type = UCC_COLL_TYPE_BARRIER;
+    uint64_t count = 0;  // coll::Args::count
+    uint64_t esize = 1;
+    uint32_t team_size = 1;
+    ucc_memory_type_t mem = UCC_MEMORY_TYPE_HOST;
+    // The message size TUNE ranges compare: count x element size, times the
+    // team size for collectives whose count is a per-rank block (allgather(v),
+    // gather(v), scatter(v), alltoall(v), reduce_scatter(v)).
+    uint64_t msgsize() const;
+};
+
+// The thresholds the built-in rules read (context configuration).
+struct Thresholds {
+    uint64_t allreduce_large_msg = 16384;
+    uint64_t allgather_large_msg = 65536;
+};
+
+// A built-in rule: for `type`, `alg` when `match` holds; the first that
+// holds decides, and a collective without rules takes its first algorithm.
+struct AutoRule {
+    ucc_coll_type_t type;
+    const char *alg;
+    const char *when;  // the condition in words, for ucc_info
+    bool (*match)(const Thresholds &t, const Query &q);
+};
+std::span<const AutoRule> auto_rules();
+
+// Every score a component starts with; a TUNE score replaces it.
+constexpr uint32_t kDefaultScore = 10;
+constexpr uint32_t kScoreInf = 0x7fffffff;
+
+struct Range {
+    uint64_t lo = 0;
+    uint64_t hi = 0;
+};
+
+// One token of a TUNE string.
+struct TuneRule {
+    uint32_t colls = 0xffff;   // bit i: collective type 1 << i
+    uint32_t mem_types = ~0u;  // bit per ucc_memory_type_t
+    std::vector<Range> msg;    // [lo, hi) each; empty: every size
+    std::vector<Range> teams;  // [lo, hi] each; empty: every team size
+    bool has_score = false;
+    uint32_t score = 0;
+    // Per collective type (by bit), the algorithm '@' named (nullptr: none).
+    const coll::Algorithm *alg[16] = {};
+    bool has_alg = false;
+    std::string source;  // the variable it came from, e.g. UCC_TL_UCP_TUNE
+    std::string token;
+
+    bool matches(const Query &q) const;
+};
+
+// Parses one TUNE string; on an error nothing is added and *error names the
+// token. Tokens with neither a score nor an algorithm are ignored, as the
+// reference ignores them.
+ucc_status_t parse_tune(const std::string &source, const std::string &value,
+                        std::vector<TuneRule> *out, std::string *error);
+
+// The reference's (tl/ucp's) algorithms: per collective, its id and name, and
+// the algorithm of ours it maps onto.
+struct ReferenceAlg {
+    ucc_coll_type_t type;
+    uint32_t id;
+    const char *name;
+    const char *ours;
+};
+std::span<const ReferenceAlg> reference_algs();
+
+// The algorithm `name_or_id` names for `type`: one of ours by name, the
+// reference's by name, or an id (the reference's ids where it has algorithms
+// for `type`, our table's index otherwise). nullptr: none.
+const coll::Algorithm *resolve_alg(ucc_coll_type_t type, const std::string &name_or_id);
+
+// The outcome of a selection, with its reasons when asked for.
+struct Choice {
+    const coll::Algorithm *alg = nullptr;
+    std::string error;  // why there is none
+    std::string why;    // filled when explaining
+};
+
+// Selects: the forced algorithm (`forced`, from <COLL>_ALG) or the first
+// built-in rule that holds, then every matching TUNE rule in order (an
+// '@alg' replaces the algorithm, a score replaces the score; 0 disables, and
+// an algorithm that cannot run these arguments falls back to the built-in
+// choice). `args` (may be null) is asked whether the algorithm supports them.
+Choice choose(const Query &q, const Thresholds &t, const std::string *forced,
+              std::span<const TuneRule> rules, const coll::Args *args, bool explain);
+
+}  // namespace ucc::select

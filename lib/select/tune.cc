@@ -1,0 +1,306 @@
+// TUNE strings, the reference's grammar: token#token#..., each token fields
+// separated by ':' in any order, each kind at most once: a list of collective
+// names, a list of memory types, a score (digits or inf), message ranges
+// (start-end[,start-end]: memory units or inf, half-open), team size ranges
+// ([N] or [a-b], b may be inf, inclusive) and @algorithm (a name or an id).
+// Empty pieces are skipped; a token with neither a score nor an algorithm
+// does nothing.
+#include <strings.h>
+
+#include <cctype>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "lib/core/core.h"
+#include "lib/select/select.h"
+
+namespace ucc::select {
+
+namespace {
+
+std::vector<std::string> split(const std::string &s, char sep) {
+    std::vector<std::string> out;
+    size_t b = 0;
+    while (b <= s.size()) {
+        size_t e = s.find(sep, b);
+        if (e == std::string::npos) {
+            e = s.size();
+        }
+        if (e > b) {
+            out.push_back(s.substr(b, e - b));
+        }
+        b = e + 1;
+    }
+    return out;
+}
+
+bool all_digits(const std::string &s) {
+    if (s.empty() || s.size() > 18) {
+        return false;
+    }
+    for (char c : s) {
+        if (!std::isdigit(static_cast<unsigned char>(c))) {
+            return false;
+        }
+    }
+    return true;
+}
+
+bool coll_from_name(const std::string &s, uint32_t *bit) {
+    for (uint32_t b = 0; b < 16; ++b) {
+        if (strcasecmp(s.c_str(), core::coll_type_name(static_cast<ucc_coll_type_t>(1u << b))) ==
+            0) {
+            *bit = b;
+            return true;
+        }
+    }
+    return false;
+}
+
+bool mem_from_name(const std::string &s, uint32_t *bit) {
+    static constexpr struct {
+        const char *name;
+        ucc_memory_type_t mem;
+    } kMem[] = {{"host", UCC_MEMORY_TYPE_HOST},
+                {"cuda", UCC_MEMORY_TYPE_CUDA},
+                {"cuda_managed", UCC_MEMORY_TYPE_CUDA_MANAGED},
+                {"cudamanaged", UCC_MEMORY_TYPE_CUDA_MANAGED},
+                {"rocm", UCC_MEMORY_TYPE_ROCM},
+                {"rocm_managed", UCC_MEMORY_TYPE_ROCM_MANAGED},
+                {"rocmmanaged", UCC_MEMORY_TYPE_ROCM_MANAGED}};
+    for (const auto &m : kMem) {
+        if (strcasecmp(s.c_str(), m.name) == 0) {
+            *bit = static_cast<uint32_t>(m.mem);
+            return true;
+        }
+    }
+    return false;
+}
+
+// Memory units: N[b|k|m|g|t][b], or inf / auto (no limit).
+bool parse_units(const std::string &s, uint64_t *out) {
+    if (strcasecmp(s.c_str(), "inf") == 0 || strcasecmp(s.c_str(), "auto") == 0) {
+        *out = UINT64_MAX;
+        return true;
+    }
+    size_t i = 0;
+    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) {
+        ++i;
+    }
+    if (i == 0 || i > 18) {
+        return false;
+    }
+    uint64_t v = std::strtoull(s.substr(0, i).c_str(), nullptr, 10);
+    std::string suffix = s.substr(i);
+    for (char &c : suffix) {
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    if (suffix.size() == 2 && suffix[1] == 'b' && suffix[0] != 'b') {
+        suffix.resize(1);
+    }
+    int shift = 0;
+    if (suffix.empty() || suffix == "b") {
+        shift = 0;
+    } else if (suffix == "k") {
+        shift = 10;
+    } else if (suffix == "m") {
+        shift = 20;
+    } else if (suffix == "g") {
+        shift = 30;
+    } else if (suffix == "t") {
+        shift = 40;
+    } else {
+        return false;
+    }
+    if (shift > 0 && v > (UINT64_MAX >> shift)) {
+        return false;
+    }
+    *out = v << shift;
+    return true;
+}
+
+bool parse_msg_ranges(const std::string &s, std::vector<Range> *out) {
+    for (const std::string &r : split(s, ',')) {
+        const std::vector<std::string> ends = split(r, '-');
+        Range range;
+        if (ends.size() != 2 || !parse_units(ends[0], &range.lo) ||
+            !parse_units(ends[1], &range.hi) || range.lo >= range.hi) {
+            return false;
+        }
+        out->push_back(range);
+    }
+    return !out->empty();
+}
+
+bool parse_team_ranges(const std::string &s, std::vector<Range> *out) {
+    for (const std::string &r : split(s.substr(1, s.size() - 2), ',')) {
+        const std::vector<std::string> ends = split(r, '-');
+        Range range;
+        if (ends.size() == 1 && all_digits(ends[0])) {
+            range.lo = range.hi = std::strtoull(ends[0].c_str(), nullptr, 10);
+        } else if (ends.size() == 2 && all_digits(ends[0]) &&
+                   (all_digits(ends[1]) || strcasecmp(ends[1].c_str(), "inf") == 0)) {
+            range.lo = std::strtoull(ends[0].c_str(), nullptr, 10);
+            range.hi =
+                all_digits(ends[1]) ? std::strtoull(ends[1].c_str(), nullptr, 10) : UINT64_MAX;
+            if (range.hi < range.lo) {
+                return false;
+            }
+        } else {
+            return false;
+        }
+        out->push_back(range);
+    }
+    return !out->empty();
+}
+
+// One token into `rule`; false with *why on an error.
+bool parse_token(const std::string &token, TuneRule *rule, std::string *why) {
+    bool have_colls = false, have_mem = false, have_msg = false, have_teams = false;
+    std::string alg;
+    for (const std::string &f : split(token, ':')) {
+        uint32_t bit = 0;
+        if (!have_colls && coll_from_name(split(f, ',').front(), &bit)) {
+            rule->colls = 0;
+            for (const std::string &c : split(f, ',')) {
+                if (!coll_from_name(c, &bit)) {
+                    *why = "'" + c + "' is not a collective";
+                    return false;
+                }
+                rule->colls |= 1u << bit;
+            }
+            have_colls = true;
+        } else if (!have_mem && mem_from_name(split(f, ',').front(), &bit)) {
+            rule->mem_types = 0;
+            for (const std::string &m : split(f, ',')) {
+                if (!mem_from_name(m, &bit)) {
+                    *why = "'" + m + "' is not a memory type";
+                    return false;
+                }
+                rule->mem_types |= 1u << bit;
+            }
+            have_mem = true;
+        } else if (!rule->has_score && (strcasecmp(f.c_str(), "inf") == 0 || all_digits(f))) {
+            const uint64_t v = all_digits(f) ? std::strtoull(f.c_str(), nullptr, 10) : kScoreInf;
+            rule->score = static_cast<uint32_t>(v > kScoreInf ? kScoreInf : v);
+            rule->has_score = true;
+        } else if (!have_msg && f.find('-') != std::string::npos && f[0] != '[' && f[0] != '@') {
+            if (!parse_msg_ranges(f, &rule->msg)) {
+                *why = "bad message range '" + f + "'";
+                return false;
+            }
+            have_msg = true;
+        } else if (!have_teams && f.size() >= 2 && f.front() == '[' && f.back() == ']') {
+            if (!parse_team_ranges(f, &rule->teams)) {
+                *why = "bad team size range '" + f + "'";
+                return false;
+            }
+            have_teams = true;
+        } else if (alg.empty() && f.size() >= 2 && f[0] == '@') {
+            alg = f.substr(1);
+        } else {
+            *why = "'" + f + "' is not a field (or repeats one)";
+            return false;
+        }
+    }
+    if (alg.empty()) {
+        return true;
+    }
+    // The algorithm, for every collective of the token; without a list of
+    // collectives, for those that have an algorithm of that name or id.
+    for (uint32_t b = 0; b < 16; ++b) {
+        if (rule->colls & (1u << b)) {
+            rule->alg[b] = resolve_alg(static_cast<ucc_coll_type_t>(1u << b), alg);
+            if (rule->alg[b] == nullptr && have_colls) {
+                *why = "incorrect algorithm '" + alg + "' for " +
+                       core::coll_type_name(static_cast<ucc_coll_type_t>(1u << b));
+                return false;
+            }
+            rule->has_alg = rule->has_alg || rule->alg[b] != nullptr;
+        }
+    }
+    if (!rule->has_alg) {
+        *why = "no collective has an algorithm '" + alg + "'";
+        return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+uint64_t Query::msgsize() const {
+    uint64_t bytes = count * esize;
+    switch (type) {
+        case UCC_COLL_TYPE_ALLGATHER:
+        case UCC_COLL_TYPE_ALLGATHERV:
+        case UCC_COLL_TYPE_GATHER:
+        case UCC_COLL_TYPE_GATHERV:
+        case UCC_COLL_TYPE_SCATTER:
+        case UCC_COLL_TYPE_SCATTERV:
+        case UCC_COLL_TYPE_ALLTOALL:
+        case UCC_COLL_TYPE_ALLTOALLV:
+        case UCC_COLL_TYPE_REDUCE_SCATTER:
+        case UCC_COLL_TYPE_REDUCE_SCATTERV:
+            return bytes * team_size;
+        case UCC_COLL_TYPE_BARRIER:
+        case UCC_COLL_TYPE_FANIN:
+        case UCC_COLL_TYPE_FANOUT:
+            return 0;
+        default:
+            return bytes;
+    }
+}
+
+bool TuneRule::matches(const Query &q) const {
+    uint32_t bit = 0;
+    while (bit < 16 && (static_cast<uint64_t>(q.type) >> bit) != 1) {
+        ++bit;
+    }
+    if (bit == 16 || !(colls & (1u << bit))) {
+        return false;
+    }
+    if (static_cast<uint32_t>(q.mem) < 32 && !(mem_types & (1u << static_cast<uint32_t>(q.mem)))) {
+        return false;
+    }
+    if (has_alg && alg[bit] == nullptr) {
+        return false;
+    }
+    const uint64_t m = q.msgsize();
+    bool in = msg.empty();
+    for (const Range &r : msg) {
+        in = in || (m >= r.lo && m < r.hi) || (r.hi == UINT64_MAX && m == UINT64_MAX);
+    }
+    if (!in) {
+        return false;
+    }
+    in = teams.empty();
+    for (const Range &r : teams) {
+        in = in || (q.team_size >= r.lo && q.team_size <= r.hi);
+    }
+    return in;
+}
+
+ucc_status_t parse_tune(const std::string &source, const std::string &value,
+                        std::vector<TuneRule> *out, std::string *error) {
+    std::vector<TuneRule> rules;
+    for (const std::string &token : split(value, '#')) {
+        TuneRule rule;
+        std::string why;
+        if (!parse_token(token, &rule, &why)) {
+            *error =
+                "failed to parse token '" + token + "' in " + source + "=" + value + ": " + why;
+            return UCC_ERR_INVALID_PARAM;
+        }
+        if (!rule.has_score && !rule.has_alg) {
+            continue;
+        }
+        rule.source = source;
+        rule.token = token;
+        rules.push_back(std::move(rule));
+    }
+    out->insert(out->end(), rules.begin(), rules.end());
+    return UCC_OK;
+}
+
+}  // namespace ucc::select

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# ucc_info end to end (README, Tools), and the configuration it shows:
+# the reference's options, --explain under TUNE strings, a config file named
+# by UCC_CONFIG_FILE, the warning for an unknown UCC_* variable, and the
+# README's configuration tables, which must equal `ucc_info --markdown`.
+#   info_test.sh BUILD_DIR README
+set -euo pipefail
+build="$(cd "$1" && pwd)"
+readme="$2"
+info="$build/ucc_info"
+work="$(mktemp -d /tmp/ucc_info_test.XXXXXX)"
+trap 'rm -rf "$work"' EXIT
+fail() { echo "info_test: FAIL: $*" >&2; exit 1; }
+# A clean environment for what ucc_info reads.
+for v in $(env | grep -o '^UCC_[A-Z0-9_]*' || true); do unset "$v"; done
+export UCC_CONFIG_FILE=
+
+"$info" -v | grep -q "^# UCC version=[0-9.]* revision " || fail "-v"
+"$info" -b | grep -q "^#define UCC_WITH_UCX" || fail "-b"
+"$info" -c | grep -q "^UCC_LOG_LEVEL=WARN$" || fail "-c"
+"$info" -c | grep -q "^UCC_KNOMIAL_RADIX=4$" || fail "-c (context)"
+"$info" -c -f | grep -q "^# syntax:  integer 2..64$" || fail "-c -f"
+"$info" -c -a | grep -q "^# UCC_TL_UCP_TUNE: alias of UCC_TUNE$" || fail "-c -a"
+"$info" -A >"$work/algs"
+for c in Allreduce Bcast Reduce_scatterv Fanout; do
+    grep -q "^  $c$" "$work/algs" || fail "-A lacks $c"
+done
+grep -q "^    0 :          knomial : runs recursive_doubling$" "$work/algs" || fail "-A reference names"
+"$info" -s | grep -q "recursive_doubling : bytes < ALLREDUCE_LARGE_MSG" || fail "-s"
+set +e
+"$info" >/dev/null 2>&1; rc=$?
+set -e
+[[ $rc == 2 ]] || fail "no option: exit $rc, not 2"
+
+# --explain: the built-in rule, then a site's tl/ucp tuning string.
+"$info" --explain allreduce 1M 16 | grep -q ": rabenseifner$" || fail "--explain built-in"
+out="$(UCC_TL_UCP_TUNE='allreduce:0-4k:@0#allreduce:4k-inf:@sliding_window' "$info" --explain allreduce 64k 16)"
+grep -q ": ring$" <<<"$out" || fail "--explain TUNE: $out"
+grep -q "TUNE token 'allreduce:4k-inf:@sliding_window' (UCC_TL_UCP_TUNE)" <<<"$out" || fail "--explain why: $out"
+out="$(UCC_TUNE='bcast:[8-inf]:0' "$info" --explain bcast 8 16 || true)"
+grep -q "disabled by TUNE token 'bcast:\[8-inf\]:0'" <<<"$out" || fail "--explain score 0: $out"
+UCC_TUNE='bcast:[8-inf]:0' "$info" --explain bcast 8 4 | grep -q ": knomial$" || fail "team range"
+# A string that does not parse is reported and left out.
+out="$(UCC_TUNE='allreduce:@nosuch' "$info" --explain allreduce 8 4 2>&1)"
+grep -q "failed to parse token 'allreduce:@nosuch'" <<<"$out" || fail "bad TUNE: $out"
+grep -q ": recursive_doubling$" <<<"$out" || fail "bad TUNE falls back: $out"
+
+# A config file; the environment wins over it.
+cat >"$work/ucc.conf" <<'CONF'
+# a site's file
+UCC_ALLREDUCE_ALG = ring
+UCC_BCAST_ALG: knomial   ; inline comment
+[vendor=amd team_size=28]
+UCC_TL_UCP_TUNE=allreduce:@0
+CONF
+UCC_CONFIG_FILE="$work/ucc.conf" "$info" --explain allreduce 8 4 | grep -q "UCC_ALLREDUCE_ALG=ring forces it" ||
+    fail "config file"
+UCC_CONFIG_FILE="$work/ucc.conf" UCC_ALLREDUCE_ALG=rabenseifner "$info" --explain allreduce 8 4 |
+    grep -q ": rabenseifner$" || fail "environment over file"
+printf 'UCC_LOG_LEVEL=WARN\nno equals sign\n' >"$work/bad.conf"
+set +e
+UCC_CONFIG_FILE="$work/bad.conf" "$info" -c >/dev/null 2>"$work/err"; rc=$?
+set -e
+[[ $rc != 0 ]] && grep -q "bad.conf:2: expected NAME=VALUE" "$work/err" || fail "bad config file ($rc)"
+
+# An unknown UCC_* variable: one warning with the closest name.
+UCC_ALLREDUCE_ALGO=ring "$build/ucc_perftest" --sim 2 -n 1 -w 0 >/dev/null 2>"$work/err"
+grep -q "UCC_ALLREDUCE_ALGO is not a UCC variable here and is ignored (closest: UCC_ALLREDUCE_ALG)" \
+    "$work/err" || { cat "$work/err"; fail "unknown variable warning"; }
+
+# README's configuration tables are ucc_info's.
+sed -n '/<!-- ucc_info --markdown: begin -->/,/<!-- ucc_info --markdown: end -->/p' "$readme" |
+    sed '1d;$d' >"$work/readme_tables"
+"$info" --markdown >"$work/tables"
+diff -u "$work/tables" "$work/readme_tables" ||
+    fail "README's configuration tables differ from 'ucc_info --markdown' (scripts/readme_config.sh updates them)"
+echo "info_test: PASS"

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# ucc_perftest end to end (README, Tools): every collective on 5 simulated
+# ranks, in place and persistent variants, and over UCX as 2 and 3 processes
+# under ucc_run (and mpirun when installed); results are checked by the tool
+# itself (a wrong one exits 1); --json rows are well formed.
+#   perftest_test.sh sim|ucx|mpirun BUILD_DIR
+set -euo pipefail
+mode="$1"
+build="$(cd "$2" && pwd)"
+export UCX_NET_DEVICES=lo OMPI_MCA_oob_tcp_if_include=lo OMPI_MCA_btl_tcp_if_include=lo
+work="$(mktemp -d /tmp/ucc_perftest_test.XXXXXX)"
+trap 'rm -rf "$work"' EXIT
+fail() { echo "perftest_test: FAIL: $*" >&2; exit 1; }
+colls="allreduce bcast reduce barrier allgather allgatherv alltoall alltoallv gather gatherv
+  scatter scatterv reduce_scatter reduce_scatterv fanin fanout"
+case "$mode" in
+sim)
+    for c in $colls; do
+        "$build/ucc_perftest" --sim 5 -c "$c" -b 0 -e 4k -f 8 -n 3 -w 1 -r 2 -F \
+            --json "$work/$c.json" >"$work/$c.out" || { cat "$work/$c.out"; fail "$c"; }
+        grep -q "Collective:" "$work/$c.out" || fail "$c: no table"
+        python3 -c "import json,sys; rows=[json.loads(l) for l in open(sys.argv[1])]; assert rows and all(r['simulated'] and r['ranks']==5 for r in rows)" "$work/$c.json" || fail "$c: json"
+    done
+    for c in allreduce allgather alltoall bcast; do
+        "$build/ucc_perftest" --sim 4 -c "$c" -b 1 -e 1k -n 3 -w 1 -i >/dev/null || fail "$c in place"
+    done
+    "$build/ucc_perftest" --sim 4 -c allreduce -b 1 -e 1k -n 4 -w 1 -p -N 2 >/dev/null || fail "persistent"
+    "$build/ucc_perftest" --sim 6 -c bcast -b 8 -e 8 -n 6 -w 0 -S 1 >/dev/null || fail "root shift"
+    for d in int8 uint64 float16 bfloat16 float64 float32_complex float128; do
+        "$build/ucc_perftest" --sim 3 -c allreduce -d "$d" -b 1 -e 64 -n 2 -w 0 >/dev/null ||
+            fail "allreduce $d"
+    done
+    for op in prod max min land bxor avg; do
+        "$build/ucc_perftest" --sim 3 -c allreduce -d int32 -o "$op" -b 1 -e 64 -n 2 -w 0 \
+            >/dev/null 2>&1 || [[ "$op" == avg ]] || fail "allreduce $op"
+    done
+    # Bad input: a clear message and exit 2.
+    set +e
+    "$build/ucc_perftest" -c allreduced >/dev/null 2>"$work/err"; rc=$?
+    set -e
+    [[ $rc == 2 ]] && grep -q "invalid operation: allreduced" "$work/err" || fail "bad -c"
+    ;;
+ucx)
+    for np in 2 3; do
+        for c in allreduce alltoallv reduce_scatter bcast barrier; do
+            "$build/ucc_run" -n "$np" --timeout 120 "$build/ucc_perftest" -c "$c" -b 1 -e 64k -f 16 \
+                -n 5 -w 1 -F >"$work/out" 2>&1 || { cat "$work/out"; fail "$c at $np"; }
+            grep -q "\[0\] *Collective:" "$work/out" || fail "$c at $np: no table"
+        done
+    done
+    ;;
+mpirun)
+    command -v mpirun >/dev/null || { echo "no mpirun: skipped"; exit 77; }
+    # Rank 0 hosts the bootstrap's store at MASTER_ADDR:MASTER_PORT (loopback).
+    port=$((20000 + RANDOM % 20000))
+    timeout 120 mpirun --oversubscribe --allow-run-as-root -np 2 -x MASTER_ADDR=127.0.0.1 \
+        -x MASTER_PORT="$port" "$build/ucc_perftest" -c allreduce -b 1 -e 1k -n 5 -w 1 \
+        >"$work/out" 2>&1 || { cat "$work/out"; fail "mpirun"; }
+    [[ "$(grep -c "Collective:" "$work/out")" == 1 ]] || { cat "$work/out"; fail "mpirun: one table"; }
+    ;;
+esac
+echo "perftest_test: $mode: PASS"

@@ -1,0 +1,213 @@
+// TUNE strings (the reference's grammar) and their selection, configuration
+// files, component names of variables, and the tools' result checks.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "lib/core/config.h"
+#include "lib/core/core.h"
+#include "lib/select/select.h"
+#include "tools/perf/coll_call.h"
+
+namespace {
+
+using ucc::select::Query;
+using ucc::select::TuneRule;
+
+std::vector<TuneRule> parse(const std::string &s, ucc_status_t want = UCC_OK) {
+    std::vector<TuneRule> rules;
+    std::string error;
+    EXPECT_EQ(ucc::select::parse_tune("UCC_TL_UCP_TUNE", s, &rules, &error), want) << s << error;
+    return rules;
+}
+
+const char *chosen(const std::vector<TuneRule> &rules, ucc_coll_type_t t, uint64_t bytes,
+                   uint32_t n) {
+    Query q{t, bytes, 1, n, UCC_MEMORY_TYPE_HOST};
+    ucc::select::Choice c = ucc::select::choose(q, {}, nullptr, rules, nullptr, false);
+    return c.alg != nullptr ? c.alg->name : "none";
+}
+
+TEST(Tune, ReferenceDefaultStringMapsOntoOurAlgorithms) {
+    auto rules = parse("allreduce:0-4k:@0#allreduce:4k-inf:@1");
+    ASSERT_EQ(rules.size(), 2u);
+    EXPECT_STREQ(chosen(rules, UCC_COLL_TYPE_ALLREDUCE, 4095, 16), "recursive_doubling");
+    EXPECT_STREQ(chosen(rules, UCC_COLL_TYPE_ALLREDUCE, 4096, 2), "rabenseifner");
+    // Other collectives keep the built-in choice.
+    EXPECT_STREQ(chosen(rules, UCC_COLL_TYPE_BARRIER, 0, 16), "dissemination");
+}
+
+TEST(Tune, FieldsInAnyOrderAndEveryKind) {
+    auto rules = parse("[2-4,8]:@ring:host:allgather,allreduce:64-inf:20");
+    ASSERT_EQ(rules.size(), 1u);
+    const TuneRule &r = rules[0];
+    EXPECT_TRUE(r.has_score);
+    EXPECT_EQ(r.score, 20u);
+    ASSERT_EQ(r.teams.size(), 2u);
+    EXPECT_EQ(r.teams[1].lo, 8u);
+    EXPECT_STREQ(r.alg[__builtin_ctz(UCC_COLL_TYPE_ALLREDUCE)]->name, "ring");
+    EXPECT_EQ(r.alg[__builtin_ctz(UCC_COLL_TYPE_BCAST)], nullptr);
+    EXPECT_STREQ(chosen(rules, UCC_COLL_TYPE_ALLREDUCE, 64, 8), "ring");
+    EXPECT_STREQ(chosen(rules, UCC_COLL_TYPE_ALLREDUCE, 64, 5), "recursive_doubling");
+    // alltoall has no "ring": naming it with that algorithm is an error.
+    parse("alltoall:@ring", UCC_ERR_INVALID_PARAM);
+}
+
+TEST(Tune, ScoresDisableAndTokensWithoutEffectAreSkipped) {
+    auto rules = parse("bcast:0#allreduce:0-4k#barrier:inf");
+    ASSERT_EQ(rules.size(), 2u);  // "allreduce:0-4k" has neither score nor algorithm
+    EXPECT_STREQ(chosen(rules, UCC_COLL_TYPE_BCAST, 8, 4), "none");
+    EXPECT_STREQ(chosen(rules, UCC_COLL_TYPE_BARRIER, 0, 4), "dissemination");
+}
+
+TEST(Tune, RangesAreHalfOpenAndTeamRangesInclusive) {
+    auto rules = parse("allreduce:100-200:[4]:@ring");
+    EXPECT_STREQ(chosen(rules, UCC_COLL_TYPE_ALLREDUCE, 99, 4), "recursive_doubling");
+    EXPECT_STREQ(chosen(rules, UCC_COLL_TYPE_ALLREDUCE, 100, 4), "ring");
+    EXPECT_STREQ(chosen(rules, UCC_COLL_TYPE_ALLREDUCE, 199, 4), "ring");
+    EXPECT_STREQ(chosen(rules, UCC_COLL_TYPE_ALLREDUCE, 200, 4), "recursive_doubling");
+    EXPECT_STREQ(chosen(rules, UCC_COLL_TYPE_ALLREDUCE, 150, 5), "recursive_doubling");
+}
+
+TEST(Tune, MalformedStringsAreRejectedWhole) {
+    for (const char *bad : {"allreduce:4k-0:@ring", "allreduce:@nosuch", "allreduce:bcast:1",
+                            "allreduce:1:2", "[4-2]:1", "allreduce:0-1-2:1", "cuda,hostx:1",
+                            "allreduce:[x]:1", "allreduce:@", "xyz"}) {
+        std::vector<TuneRule> rules;
+        std::string error;
+        EXPECT_EQ(ucc::select::parse_tune("UCC_TUNE", bad, &rules, &error), UCC_ERR_INVALID_PARAM)
+            << bad;
+        EXPECT_TRUE(rules.empty()) << bad;
+        EXPECT_NE(error.find("failed to parse token"), std::string::npos) << error;
+    }
+    // Empty pieces are skipped, as the reference's tokenizer skips them.
+    EXPECT_EQ(parse("#allreduce::@1#").size(), 1u);
+}
+
+TEST(Tune, MessageSizeIsTheTotalForBlockCollectives) {
+    Query q{UCC_COLL_TYPE_ALLGATHER, 10, 4, 8, UCC_MEMORY_TYPE_HOST};
+    EXPECT_EQ(q.msgsize(), 320u);
+    q.type = UCC_COLL_TYPE_BCAST;
+    EXPECT_EQ(q.msgsize(), 40u);
+}
+
+struct EnvVar {
+    EnvVar(const char *n, const char *v) : name(n) { setenv(n, v, 1); }
+    ~EnvVar() { unsetenv(name); }
+    const char *name;
+};
+
+TEST(ConfigFile, ReadsTheReferenceSyntaxAndRejectsMalformedLines) {
+    const std::string path = testing::TempDir() + "ucc_cfg_test.conf";
+    FILE *f = std::fopen(path.c_str(), "w");
+    std::fputs(
+        "# comment\n; comment\nUCC_KNOMIAL_RADIX = 8\nUCC_TL_UCP_TUNE: bcast:0 ; x\n"
+        "[team_size=4 ppn=2]\nUCC_KNOMIAL_RADIX=2\n",
+        f);
+    std::fclose(f);
+    EnvVar file("UCC_CONFIG_FILE", path.c_str());
+    ucc::core::Config c(ucc::core::context_config_table(), "UCC_");
+    ASSERT_EQ(c.load(nullptr), UCC_OK);
+    EXPECT_EQ(c.get("KNOMIAL_RADIX"), "8");  // the section's value is not applied
+    ASSERT_EQ(c.settings("TUNE").size(), 1u);
+    EXPECT_EQ(c.settings("TUNE")[0].source, "UCC_TL_UCP_TUNE");
+    EXPECT_EQ(c.settings("TUNE")[0].value, "bcast:0");
+    {
+        EnvVar env("UCC_KNOMIAL_RADIX", "16");  // the environment wins
+        ucc::core::Config e(ucc::core::context_config_table(), "UCC_");
+        ASSERT_EQ(e.load(nullptr), UCC_OK);
+        EXPECT_EQ(e.get("KNOMIAL_RADIX"), "16");
+    }
+    for (const char *bad : {"UCC_KNOMIAL_RADIX\n", "UCC_A=1\nUCC_A=2\n", "[colour=red]\n",
+                            "KNOMIAL_RADIX=4\n", "UCC_KNOMIAL_RADIX=99\n"}) {
+        f = std::fopen(path.c_str(), "w");
+        std::fputs(bad, f);
+        std::fclose(f);
+        ucc::core::Config b(ucc::core::context_config_table(), "UCC_");
+        EXPECT_EQ(b.load(nullptr), UCC_ERR_INVALID_PARAM) << bad;
+    }
+    std::remove(path.c_str());
+}
+
+TEST(ConfigFile, MissingFileNamedByTheVariableIsNotFatal) {
+    EnvVar file("UCC_CONFIG_FILE", "/nonexistent/ucc.conf");
+    ucc::core::Config c(ucc::core::lib_config_table(), "UCC_");
+    EXPECT_EQ(c.load(nullptr), UCC_OK);
+    EXPECT_TRUE(c.file().empty());
+}
+
+TEST(ConfigEnv, ComponentNamesSetTheVariableAndEveryTuneCounts) {
+    EnvVar a("UCC_TL_UCP_NPOLLS", "7");
+    EnvVar b("UCC_TUNE", "allreduce:@ring");
+    EnvVar t("UCC_CL_BASIC_TUNE", "bcast:0");
+    ucc::core::Config c(ucc::core::context_config_table(), "UCC_");
+    ASSERT_EQ(c.load(nullptr), UCC_OK);
+    EXPECT_EQ(c.get("NPOLLS"), "7");
+    EXPECT_EQ(c.settings("TUNE").size(), 2u);
+    ucc::core::Tuning tuning;
+    ucc::core::load_tuning(c, ucc::core::Logger(), &tuning);
+    EXPECT_EQ(tuning.rules.size(), 2u);
+}
+
+TEST(ConfigEnv, EditDistanceFindsTheClosestName) {
+    EXPECT_EQ(ucc::core::edit_distance("UCC_ALLREDUCE_ALGO", "UCC_ALLREDUCE_ALG"), 1u);
+    EXPECT_EQ(ucc::core::edit_distance("", "abc"), 3u);
+    EXPECT_EQ(ucc::core::edit_distance("kitten", "sitting"), 3u);
+}
+
+// The tools' checks fail on a wrong result (ucc_perftest exits 1 on them).
+TEST(PerfCheck, WrongBytesAndElementsAreCaught) {
+    using namespace ucc::perf;
+    for (const char *coll : {"allgather", "allreduce", "alltoall", "reduce_scatter"}) {
+        CollSpec s;
+        s.coll = find_coll(coll);
+        s.dtype = find_dtype("float32");
+        s.op = find_op("sum");
+        const uint32_t n = 3;
+        const uint64_t cnt = 5;
+        std::vector<CollCall> calls(n);
+        VArrays va;
+        va.build(cnt, n);
+        for (uint32_t r = 0; r < n; ++r) {
+            build_call(s, cnt, n, r, &va, &calls[r]);
+            fill_pattern(s, cnt, n, r, &calls[r]);
+        }
+        // Compute the collective by hand.
+        const size_t es = 4, bb = cnt * es;
+        for (uint32_t me = 0; me < n; ++me) {
+            std::vector<uint8_t> &out = calls[me].dst;
+            if (s.coll->type == UCC_COLL_TYPE_ALLGATHER) {
+                for (uint32_t r = 0; r < n; ++r) {
+                    std::copy_n(calls[r].src.begin(), bb, out.begin() + r * bb);
+                }
+            } else if (s.coll->type == UCC_COLL_TYPE_ALLTOALL) {
+                for (uint32_t r = 0; r < n; ++r) {
+                    std::copy_n(calls[r].src.begin() + me * bb, bb, out.begin() + r * bb);
+                }
+            } else {
+                const uint64_t base = s.coll->type == UCC_COLL_TYPE_REDUCE_SCATTER ? me * cnt : 0;
+                for (uint64_t i = 0; i < cnt; ++i) {
+                    float sum = 0;
+                    for (uint32_t r = 0; r < n; ++r) {
+                        float v;
+                        std::memcpy(&v, calls[r].src.data() + (base + i) * es, es);
+                        sum += v;
+                    }
+                    std::memcpy(out.data() + i * es, &sum, es);
+                }
+            }
+            std::string why;
+            EXPECT_TRUE(check_result(s, cnt, n, me, calls[me], &why)) << coll << ": " << why;
+            out[3] ^= 0x40;
+            EXPECT_FALSE(check_result(s, cnt, n, me, calls[me], &why)) << coll;
+            EXPECT_FALSE(why.empty());
+        }
+    }
+}
+
+}  // namespace

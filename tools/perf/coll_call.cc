@@ -1,0 +1,420 @@
+// Buffers, arguments, patterns and checks of the tools' collectives (coll_call.h).
+#include "tools/perf/coll_call.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "lib/dt/half.h"
+
+namespace ucc::perf {
+
+namespace {
+
+// Byte j of what rank r contributes (data movement collectives).
+uint8_t byte_of(uint32_t r, uint64_t j) {
+    return static_cast<uint8_t>(r * 31u + j * 7u + 1u);
+}
+
+// Element i of rank r's input (reductions): 0 or 1, exact in every type and
+// under every reduction at any team size (16-bit floats: up to 256 ranks).
+double value_of(uint32_t r, uint64_t i) {
+    return static_cast<double>((r + i) % 2);
+}
+
+void write_elem(const DtDesc &d, uint8_t *p, double v) {
+    switch (d.dt) {
+        case UCC_DT_INT8:
+            *reinterpret_cast<int8_t *>(p) = static_cast<int8_t>(v);
+            return;
+        case UCC_DT_UINT8:
+            *p = static_cast<uint8_t>(v);
+            return;
+        case UCC_DT_INT16: {
+            const int16_t x = static_cast<int16_t>(v);
+            std::memcpy(p, &x, 2);
+            return;
+        }
+        case UCC_DT_UINT16: {
+            const uint16_t x = static_cast<uint16_t>(v);
+            std::memcpy(p, &x, 2);
+            return;
+        }
+        case UCC_DT_INT32:
+        case UCC_DT_UINT32: {
+            const int32_t x = static_cast<int32_t>(v);
+            std::memcpy(p, &x, 4);
+            return;
+        }
+        case UCC_DT_INT64:
+        case UCC_DT_UINT64:
+        case UCC_DT_INT128:
+        case UCC_DT_UINT128: {
+            std::memset(p, 0, d.size);
+            const int64_t x = static_cast<int64_t>(v);
+            std::memcpy(p, &x, 8);
+            return;
+        }
+        case UCC_DT_FLOAT16: {
+            const uint16_t x = ucc::dt::float_to_half(static_cast<float>(v));
+            std::memcpy(p, &x, 2);
+            return;
+        }
+        case UCC_DT_BFLOAT16: {
+            const uint16_t x = ucc::dt::float_to_bfloat16(static_cast<float>(v));
+            std::memcpy(p, &x, 2);
+            return;
+        }
+        case UCC_DT_FLOAT32:
+        case UCC_DT_FLOAT32_COMPLEX: {
+            std::memset(p, 0, d.size);
+            const float x = static_cast<float>(v);
+            std::memcpy(p, &x, 4);
+            return;
+        }
+        case UCC_DT_FLOAT64:
+        case UCC_DT_FLOAT64_COMPLEX: {
+            std::memset(p, 0, d.size);
+            std::memcpy(p, &v, 8);
+            return;
+        }
+        default: {  // long double and its complex
+            std::memset(p, 0, d.size);
+            const long double x = v;
+            std::memcpy(p, &x, sizeof(x));
+            return;
+        }
+    }
+}
+
+// The real part (complex types: and whether the imaginary part is zero).
+double read_elem(const DtDesc &d, const uint8_t *p, bool *imag_zero) {
+    *imag_zero = true;
+    switch (d.dt) {
+        case UCC_DT_INT8:
+            return *reinterpret_cast<const int8_t *>(p);
+        case UCC_DT_UINT8:
+            return *p;
+        case UCC_DT_INT16: {
+            int16_t x;
+            std::memcpy(&x, p, 2);
+            return x;
+        }
+        case UCC_DT_UINT16: {
+            uint16_t x;
+            std::memcpy(&x, p, 2);
+            return x;
+        }
+        case UCC_DT_INT32:
+        case UCC_DT_UINT32: {
+            int32_t x;
+            std::memcpy(&x, p, 4);
+            return x;
+        }
+        case UCC_DT_INT64:
+        case UCC_DT_UINT64:
+        case UCC_DT_INT128:
+        case UCC_DT_UINT128: {
+            int64_t x;
+            std::memcpy(&x, p, 8);
+            return static_cast<double>(x);
+        }
+        case UCC_DT_FLOAT16: {
+            uint16_t x;
+            std::memcpy(&x, p, 2);
+            return ucc::dt::half_to_float(x);
+        }
+        case UCC_DT_BFLOAT16: {
+            uint16_t x;
+            std::memcpy(&x, p, 2);
+            return ucc::dt::bfloat16_to_float(x);
+        }
+        case UCC_DT_FLOAT32:
+        case UCC_DT_FLOAT32_COMPLEX: {
+            float x[2] = {0, 0};
+            std::memcpy(x, p, d.is_complex ? 8 : 4);
+            *imag_zero = x[1] == 0;
+            return x[0];
+        }
+        case UCC_DT_FLOAT64:
+        case UCC_DT_FLOAT64_COMPLEX: {
+            double x[2] = {0, 0};
+            std::memcpy(x, p, d.is_complex ? 16 : 8);
+            *imag_zero = x[1] == 0;
+            return x[0];
+        }
+        default: {
+            long double x[2] = {0, 0};
+            std::memcpy(x, p, d.is_complex ? 2 * sizeof(long double) : sizeof(long double));
+            *imag_zero = x[1] == 0;
+            return static_cast<double>(x[0]);
+        }
+    }
+}
+
+// The reduction of value_of(r, i) over r < n.
+double reduced(ucc_reduction_op_t op, uint64_t i, uint32_t n, bool is_float) {
+    double sum = 0, prod = 1, mx = -1, mn = 2;
+    for (uint32_t r = 0; r < n; ++r) {
+        const double v = value_of(r, i);
+        sum += v;
+        prod *= v;
+        mx = std::max(mx, v);
+        mn = std::min(mn, v);
+    }
+    switch (op) {
+        case UCC_OP_SUM:
+            return sum;
+        case UCC_OP_PROD:
+            return prod;
+        case UCC_OP_MAX:
+        case UCC_OP_LOR:
+        case UCC_OP_BOR:
+            return mx;
+        case UCC_OP_MIN:
+        case UCC_OP_LAND:
+        case UCC_OP_BAND:
+            return mn;
+        case UCC_OP_LXOR:
+        case UCC_OP_BXOR:
+            return std::fmod(sum, 2.0);
+        case UCC_OP_AVG:
+            return is_float ? sum / n : std::floor(sum / n);
+        default:
+            return 0;
+    }
+}
+
+// Where the rank's input lives (in place: dst) and the results are checked.
+bool checkable_in_place(ucc_coll_type_t t) {
+    return t == UCC_COLL_TYPE_ALLREDUCE || t == UCC_COLL_TYPE_ALLGATHER ||
+           t == UCC_COLL_TYPE_ALLGATHERV || t == UCC_COLL_TYPE_ALLTOALL || t == UCC_COLL_TYPE_BCAST;
+}
+
+}  // namespace
+
+void VArrays::build(uint64_t count, uint32_t n) {
+    counts.assign(n, count);
+    displs.resize(n);
+    for (uint32_t i = 0; i < n; ++i) {
+        displs[i] = count * i;
+    }
+}
+
+void build_call(const CollSpec &s, uint64_t cnt, uint32_t n, uint32_t rank, const VArrays *va,
+                CollCall *call) {
+    const CollDesc &c = *s.coll;
+    const size_t es = s.dtype->size;
+    ucc_coll_args_t &a = call->args;
+    a = ucc_coll_args_t{};
+    a.mask = UCC_COLL_ARGS_FIELD_FLAGS;
+    a.flags = 0;
+    a.coll_type = c.type;
+    a.root = s.root;
+    a.op = s.op->op;
+    const bool root = rank == s.root;
+    const bool inplace = s.inplace && c.shape != Shape::kNone;
+    if (inplace) {
+        a.flags |= UCC_COLL_ARGS_FLAG_IN_PLACE;
+    }
+    if (s.persistent) {
+        a.flags |= UCC_COLL_ARGS_FLAG_PERSISTENT;
+    }
+    if (c.v) {
+        a.flags |= UCC_COLL_ARGS_FLAG_COUNT_64BIT | UCC_COLL_ARGS_FLAG_DISPLACEMENTS_64BIT;
+    }
+    uint64_t src_n = 0;
+    uint64_t dst_n = 0;
+    switch (c.type) {
+        case UCC_COLL_TYPE_ALLREDUCE:
+            src_n = dst_n = cnt;
+            break;
+        case UCC_COLL_TYPE_BCAST:
+            src_n = cnt;
+            break;
+        case UCC_COLL_TYPE_REDUCE:
+            src_n = cnt;
+            dst_n = root ? cnt : 0;
+            break;
+        case UCC_COLL_TYPE_ALLGATHER:
+        case UCC_COLL_TYPE_ALLGATHERV:
+            src_n = cnt;
+            dst_n = cnt * n;
+            break;
+        case UCC_COLL_TYPE_GATHER:
+        case UCC_COLL_TYPE_GATHERV:
+            src_n = cnt;
+            dst_n = root ? cnt * n : 0;
+            break;
+        case UCC_COLL_TYPE_SCATTER:
+        case UCC_COLL_TYPE_SCATTERV:
+            src_n = root ? cnt * n : 0;
+            dst_n = cnt;
+            break;
+        case UCC_COLL_TYPE_REDUCE_SCATTER:
+        case UCC_COLL_TYPE_REDUCE_SCATTERV:
+            src_n = cnt * n;
+            dst_n = cnt;
+            break;
+        case UCC_COLL_TYPE_ALLTOALL:
+        case UCC_COLL_TYPE_ALLTOALLV:
+            src_n = dst_n = cnt * n;
+            break;
+        default:
+            break;
+    }
+    // In place, the data lives in one buffer (dst; bcast's src) of the larger size.
+    if (inplace && c.type != UCC_COLL_TYPE_BCAST) {
+        dst_n = std::max(src_n, dst_n);
+        if (c.type == UCC_COLL_TYPE_REDUCE_SCATTER) {
+            dst_n = cnt * n;
+        }
+    }
+    void *src = nullptr;
+    void *dst = nullptr;
+    if (!s.no_buffers) {
+        call->src.assign(static_cast<size_t>(src_n * es), 1);
+        call->dst.assign(static_cast<size_t>(dst_n * es), 0);
+        src = call->src.empty() ? nullptr : call->src.data();
+        dst = call->dst.empty() ? nullptr : call->dst.data();
+    }
+    const ucc_datatype_t dt = s.dtype->dt;
+    a.src.info = {src, src_n, dt, UCC_MEMORY_TYPE_HOST};
+    a.dst.info = {dst, dst_n, dt, UCC_MEMORY_TYPE_HOST};
+    if (!c.v || va == nullptr) {
+        return;
+    }
+    auto *counts = const_cast<uint64_t *>(va->counts.data());
+    auto *displs = const_cast<uint64_t *>(va->displs.data());
+    switch (c.type) {
+        case UCC_COLL_TYPE_ALLGATHERV:
+        case UCC_COLL_TYPE_GATHERV:
+            a.dst.info_v = {dst, counts, displs, dt, UCC_MEMORY_TYPE_HOST};
+            break;
+        case UCC_COLL_TYPE_SCATTERV:
+            a.src.info_v = {src, counts, displs, dt, UCC_MEMORY_TYPE_HOST};
+            break;
+        case UCC_COLL_TYPE_REDUCE_SCATTERV:
+            a.dst.info_v = {dst, counts, nullptr, dt, UCC_MEMORY_TYPE_HOST};
+            break;
+        case UCC_COLL_TYPE_ALLTOALLV:
+            a.src.info_v = {src, counts, displs, dt, UCC_MEMORY_TYPE_HOST};
+            a.dst.info_v = {dst, counts, displs, dt, UCC_MEMORY_TYPE_HOST};
+            break;
+        default:
+            break;
+    }
+}
+
+void fill_pattern(const CollSpec &s, uint64_t cnt, uint32_t, uint32_t rank, CollCall *call) {
+    const CollDesc &c = *s.coll;
+    const size_t es = s.dtype->size;
+    const bool inplace = s.inplace && c.shape != Shape::kNone && c.type != UCC_COLL_TYPE_BCAST;
+    std::fill(call->dst.begin(), call->dst.end(), uint8_t{0});
+    std::vector<uint8_t> &in = inplace ? call->dst : call->src;
+    // In place, allgather's input is the rank's own block of dst.
+    const uint64_t offset =
+        inplace && (c.type == UCC_COLL_TYPE_ALLGATHER || c.type == UCC_COLL_TYPE_ALLGATHERV)
+            ? rank * cnt * es
+            : 0;
+    const uint64_t elems = inplace && offset > 0 ? cnt : (in.size() - offset) / (es ? es : 1);
+    if (c.reduction) {
+        for (uint64_t i = 0; i < elems; ++i) {
+            write_elem(*s.dtype, in.data() + offset + i * es, value_of(rank, i));
+        }
+        return;
+    }
+    for (uint64_t j = 0; j < elems * es; ++j) {
+        in[offset + j] = byte_of(rank, j);
+    }
+}
+
+bool check_result(const CollSpec &s, uint64_t cnt, uint32_t n, uint32_t rank, const CollCall &call,
+                  std::string *why) {
+    const CollDesc &c = *s.coll;
+    const DtDesc &d = *s.dtype;
+    const size_t es = d.size;
+    const uint64_t bb = cnt * es;  // bytes of one block
+    if (c.shape == Shape::kNone || cnt == 0) {
+        return true;
+    }
+    if (s.inplace && !checkable_in_place(c.type)) {
+        *why = "not checked in place";
+        return true;
+    }
+    const std::vector<uint8_t> &out = c.type == UCC_COLL_TYPE_BCAST ? call.src : call.dst;
+    auto wrong_byte = [&](uint64_t at, uint8_t want) {
+        *why = "byte " + std::to_string(at) + " is " + std::to_string(out[at]) + ", expected " +
+               std::to_string(want);
+        return false;
+    };
+    switch (c.type) {
+        case UCC_COLL_TYPE_BCAST:
+            for (uint64_t j = 0; j < bb; ++j) {
+                if (out[j] != byte_of(s.root, j)) {
+                    return wrong_byte(j, byte_of(s.root, j));
+                }
+            }
+            return true;
+        case UCC_COLL_TYPE_ALLGATHER:
+        case UCC_COLL_TYPE_ALLGATHERV:
+        case UCC_COLL_TYPE_GATHER:
+        case UCC_COLL_TYPE_GATHERV:
+            if (c.rooted && rank != s.root) {
+                return true;
+            }
+            for (uint32_t r = 0; r < n; ++r) {
+                for (uint64_t j = 0; j < bb; ++j) {
+                    if (out[r * bb + j] != byte_of(r, j)) {
+                        return wrong_byte(r * bb + j, byte_of(r, j));
+                    }
+                }
+            }
+            return true;
+        case UCC_COLL_TYPE_SCATTER:
+        case UCC_COLL_TYPE_SCATTERV:
+            for (uint64_t j = 0; j < bb; ++j) {
+                if (out[j] != byte_of(s.root, rank * bb + j)) {
+                    return wrong_byte(j, byte_of(s.root, rank * bb + j));
+                }
+            }
+            return true;
+        case UCC_COLL_TYPE_ALLTOALL:
+        case UCC_COLL_TYPE_ALLTOALLV:
+            for (uint32_t r = 0; r < n; ++r) {
+                for (uint64_t j = 0; j < bb; ++j) {
+                    if (out[r * bb + j] != byte_of(r, rank * bb + j)) {
+                        return wrong_byte(r * bb + j, byte_of(r, rank * bb + j));
+                    }
+                }
+            }
+            return true;
+        default:
+            break;
+    }
+    // Reductions.
+    if (c.type == UCC_COLL_TYPE_REDUCE && rank != s.root) {
+        return true;
+    }
+    const bool sum_like = s.op->op == UCC_OP_SUM || s.op->op == UCC_OP_AVG;
+    if (d.size == 2 && d.is_float && sum_like && n > 256) {
+        *why = "16-bit float sums beyond 256 ranks are not checked";
+        return true;
+    }
+    const uint64_t base = c.shape == Shape::kScatterTo ? rank * cnt : 0;
+    for (uint64_t i = 0; i < cnt; ++i) {
+        const double want = reduced(s.op->op, base + i, n, d.is_float);
+        bool imag_zero = true;
+        const double got = read_elem(d, out.data() + i * es, &imag_zero);
+        const double tol = d.is_float ? 1e-3 * std::max(1.0, std::fabs(want)) : 0;
+        if (std::fabs(got - want) > tol || !imag_zero) {
+            *why = "element " + std::to_string(i) + " is " + std::to_string(got) +
+                   (imag_zero ? "" : " (imaginary part not 0)") + ", expected " +
+                   std::to_string(want);
+            return false;
+        }
+    }
+    return true;
+}
+
+}  // namespace ucc::perf

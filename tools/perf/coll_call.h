@@ -1,0 +1,57 @@
+// One rank's buffers and arguments for one collective of the tools' sweeps
+// (ucc_perftest, ucc_sim): the element counts of src and dst by the
+// conventions of model/VALIDITY.md, v-arrays of equal blocks (64-bit), in
+// place where asked; and the check of its result against a pattern every
+// rank can compute for every other.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tools/perf/colls.h"
+#include "ucc/api/ucc.h"
+
+namespace ucc::perf {
+
+struct CollSpec {
+    const CollDesc *coll = nullptr;
+    const DtDesc *dtype = nullptr;
+    const OpDesc *op = nullptr;
+    uint32_t root = 0;
+    bool inplace = false;
+    bool persistent = false;
+    // No buffers (the simulator's timing-only mode): pointers stay NULL.
+    bool no_buffers = false;
+};
+
+// Per-rank v-arrays (counts and displacements, 64-bit) of n equal blocks of
+// `count` elements; identical on every rank and read-only.
+struct VArrays {
+    std::vector<uint64_t> counts;
+    std::vector<uint64_t> displs;
+    void build(uint64_t count, uint32_t n);
+};
+
+struct CollCall {
+    ucc_coll_args_t args{};
+    std::vector<uint8_t> src;
+    std::vector<uint8_t> dst;
+};
+
+// Fills `call` for `rank` of `n`; `va` must be built for (count, n) when
+// the collective is a v-variant. Buffers hold ones (src) and zeros (dst).
+void build_call(const CollSpec &s, uint64_t count, uint32_t n, uint32_t rank, const VArrays *va,
+                CollCall *call);
+
+// Writes the check pattern into the rank's input (src, or dst in place) and
+// clears the rest of dst.
+void fill_pattern(const CollSpec &s, uint64_t count, uint32_t n, uint32_t rank, CollCall *call);
+
+// Whether the result on `rank` is what the pattern gives; *why names the
+// first wrong element. Reductions of 16-bit floats beyond 256 ranks cannot be
+// checked exactly and pass unchecked (*why says so).
+bool check_result(const CollSpec &s, uint64_t count, uint32_t n, uint32_t rank,
+                  const CollCall &call, std::string *why);
+
+}  // namespace ucc::perf

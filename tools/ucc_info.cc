@@ -1,0 +1,338 @@
+// ucc_info: what this UCC is and how it is configured, with the reference's
+// options (-v -b -c -a -f -s -A -h), and beyond them
+//   ucc_info --explain <coll> <bytes> <team size> [-d <datatype>] [-m <memtype>]
+// which says which algorithm a collective of that size would run and why
+// (which built-in rule, forced variable or TUNE token chose it), reading the
+// configuration a context would read (environment and ucc.conf), and
+//   ucc_info --markdown
+// which prints the README's configuration tables from the same tables as -c.
+#include <getopt.h>
+
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "lib/coll/algorithms.h"
+#include "lib/core/config.h"
+#include "lib/core/core.h"
+#include "lib/core/transport_select.h"
+#include "lib/select/select.h"
+#include "tools/perf/colls.h"
+#include "ucc/api/ucc.h"
+
+namespace {
+
+using ucc::core::Config;
+using ucc::core::ConfigVar;
+
+void usage(FILE *f) {
+    std::fprintf(f,
+                 "Usage: ucc_info [options]\n"
+                 "At least one of the following options has to be set:\n"
+                 "  -v Show version information\n"
+                 "  -b Show build configuration\n"
+                 "  -c Show UCC configuration\n"
+                 "  -a Show also hidden configuration\n"
+                 "  -f Show fully decorated output\n"
+                 "  -s Show default components scores\n"
+                 "  -A Show collective algorithms available for selection\n"
+                 "  -h Show this help message\n"
+                 "Beyond the reference:\n"
+                 "  --explain <coll> <bytes> <team size> [-d <datatype>] [-m <memtype>]\n"
+                 "     Which algorithm that collective would run, and why\n"
+                 "  --markdown  The configuration tables as Markdown (README)\n"
+                 "\n");
+}
+
+std::string capitalised(const char *name) {
+    std::string s = name;
+    if (!s.empty()) {
+        s[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(s[0])));
+    }
+    return s;
+}
+
+void print_version() {
+    std::printf("# UCC version=%s revision %s\n", UCC_VERSION_STRING, UCC_GIT_REVISION);
+    std::printf("# Configured with: %s\n", UCC_INFO_CONFIGURED_WITH);
+}
+
+void print_build() {
+    std::printf("#define %-25s %s\n", "UCC_VERSION_STRING", "\"" UCC_VERSION_STRING "\"");
+    std::printf("#define %-25s %s\n", "UCC_GIT_REVISION", "\"" UCC_GIT_REVISION "\"");
+    std::printf("#define %-25s %s\n", "UCC_BUILD_TYPE", "\"" UCC_INFO_BUILD_TYPE "\"");
+    std::printf("#define %-25s %s\n", "UCC_CXX_COMPILER", "\"" UCC_INFO_COMPILER "\"");
+    std::printf("#define %-25s %s\n", "UCC_INSTALL_PREFIX", "\"" UCC_INFO_PREFIX "\"");
+    std::printf("#define %-25s %d\n", "UCC_WITH_UCX", UCC_INFO_WITH_UCX);
+    std::printf("#define %-25s \"%s\"\n", "UCC_TRANSPORTS", ucc::core::transport_names().c_str());
+    // Each transport, and when a context takes it.
+    for (const ucc::TransportEntry &e : ucc::transport_table()) {
+        ucc::TransportParams p;
+        p.has_oob = true;
+        p.n_oob_eps = 2;
+        std::string why;
+        const bool multi = e.available(p, &why);
+        std::printf("# transport %-5s%s%s: %s; %s\n", e.name, e.alias != nullptr ? " alias " : "",
+                    e.alias != nullptr ? e.alias : "", e.description,
+                    multi ? "available to contexts of several processes"
+                          : ("not for several processes: " + why).c_str());
+    }
+}
+
+void print_config(const Config &c, const char *title, bool doc, bool aliases) {
+    ucc_config_print_flags_t flags = UCC_CONFIG_PRINT_CONFIG;
+    if (doc) {
+        flags = static_cast<ucc_config_print_flags_t>(flags | UCC_CONFIG_PRINT_HEADER |
+                                                      UCC_CONFIG_PRINT_DOC);
+    }
+    c.print(stdout, title, flags);
+    if (!aliases) {
+        return;
+    }
+    // -a: the other names each variable is read under.
+    for (const ConfigVar &v : c.table()) {
+        for (const char *comp : ucc::core::config_components()) {
+            std::printf("# %s%s_%s: alias of %s%s\n", c.prefix().c_str(), comp, v.name,
+                        c.prefix().c_str(), v.name);
+        }
+    }
+}
+
+void print_algorithms() {
+    std::printf("cl/basic algorithms:\n");
+    for (const ucc::perf::CollDesc &cd : ucc::perf::colls()) {
+        std::printf("  %s\n", capitalised(cd.name).c_str());
+        uint32_t id = 0;
+        for (const ucc::coll::Algorithm &a : ucc::coll::algorithms(cd.type)) {
+            std::printf("    %u : %16s : %s\n", id++, a.name, a.description);
+        }
+    }
+    std::printf("\ntl/ucp algorithm names and ids (TUNE @name or @id), mapped onto ours:\n");
+    ucc_coll_type_t last = UCC_COLL_TYPE_LAST;
+    for (const ucc::select::ReferenceAlg &r : ucc::select::reference_algs()) {
+        if (r.type != last) {
+            std::printf("  %s\n", capitalised(ucc::core::coll_type_name(r.type)).c_str());
+            last = r.type;
+        }
+        std::printf("    %u : %16s : runs %s\n", r.id, r.name, r.ours);
+    }
+    std::printf("\n");
+}
+
+// -s: scores and where the selector uses each algorithm.
+void print_scores(const ucc::core::Tuning &t) {
+    std::printf("Default CLs scores: basic=%u\n", ucc::select::kDefaultScore);
+    std::printf("Default TLs scores:");
+    for (const ucc::TransportEntry &e : ucc::transport_table()) {
+        std::printf(" %s=%u", e.name, ucc::select::kDefaultScore);
+    }
+    std::printf("\n\nBuilt-in selection (the first rule that holds; TUNE rules apply on top):\n");
+    for (const ucc::perf::CollDesc &cd : ucc::perf::colls()) {
+        std::printf("  %s\n", capitalised(cd.name).c_str());
+        const uint32_t bit = static_cast<uint32_t>(__builtin_ctzll(cd.type));
+        if (t.forced[bit] != nullptr) {
+            std::printf("    %16s : forced by UCC_%s_ALG\n", t.forced[bit]->c_str(),
+                        ucc::core::coll_type_name(cd.type));
+            continue;
+        }
+        bool any = false;
+        for (const ucc::select::AutoRule &r : ucc::select::auto_rules()) {
+            if (r.type == cd.type) {
+                std::printf("    %16s : %s\n", r.alg, r.when);
+                any = true;
+            }
+        }
+        if (!any) {
+            std::printf("    %16s : always\n", ucc::coll::algorithms(cd.type)[0].name);
+        }
+    }
+    std::printf("  thresholds: ALLREDUCE_LARGE_MSG=%llu ALLGATHER_LARGE_MSG=%llu\n",
+                static_cast<unsigned long long>(t.thresholds.allreduce_large_msg),
+                static_cast<unsigned long long>(t.thresholds.allgather_large_msg));
+    if (!t.rules.empty()) {
+        std::printf("\nTUNE rules in effect, in order:\n");
+        for (const ucc::select::TuneRule &r : t.rules) {
+            std::printf("  %s: %s\n", r.source.c_str(), r.token.c_str());
+        }
+    }
+}
+
+// The README tables: | Variable | Default | Status | Meaning |.
+void print_markdown(const Config &c, const char *title) {
+    std::printf("%s\n\n| Variable | Default | Status | Meaning |\n|---|---|---|---|\n", title);
+    for (const ConfigVar &v : c.table()) {
+        std::string doc = v.doc;
+        if (doc.rfind("Ignored: ", 0) == 0) {
+            doc = doc.substr(9);
+        }
+        std::string escaped;
+        for (char ch : doc) {
+            escaped += ch == '|' ? std::string("\\|") : std::string(1, ch);
+        }
+        std::printf("| `%s%s` | %s | %s | %s |\n", c.prefix().c_str(), v.name,
+                    v.default_value[0] != '\0' ? ("`" + std::string(v.default_value) + "`").c_str()
+                                               : "(empty)",
+                    v.ignored ? "ignored" : "implemented", escaped.c_str());
+    }
+}
+
+int explain(int argc, char **argv, int first, const ucc::core::Tuning &t) {
+    if (argc - first < 3) {
+        std::fprintf(stderr, "ucc_info: --explain needs <coll> <bytes> <team size>\n");
+        return 1;
+    }
+    const ucc::perf::CollDesc *cd = ucc::perf::find_coll(argv[first]);
+    const ucc::perf::DtDesc *dt = ucc::perf::find_dtype("float32");
+    ucc_memory_type_t mem = UCC_MEMORY_TYPE_HOST;
+    uint64_t bytes = 0;
+    uint64_t n = 0;
+    if (cd == nullptr) {
+        std::fprintf(stderr, "ucc_info: unknown collective '%s' (have %s)\n", argv[first],
+                     ucc::perf::coll_names().c_str());
+        return 1;
+    }
+    if (!ucc::perf::parse_units(argv[first + 1], &bytes) ||
+        !ucc::perf::parse_units(argv[first + 2], &n) || n == 0 || n > (1u << 30)) {
+        std::fprintf(stderr, "ucc_info: bad <bytes> '%s' or <team size> '%s'\n", argv[first + 1],
+                     argv[first + 2]);
+        return 1;
+    }
+    for (int i = first + 3; i + 1 < argc; i += 2) {
+        if (std::strcmp(argv[i], "-d") == 0) {
+            dt = ucc::perf::find_dtype(argv[i + 1]);
+            if (dt == nullptr) {
+                std::fprintf(stderr, "ucc_info: unknown datatype '%s'\n", argv[i + 1]);
+                return 1;
+            }
+        } else if (std::strcmp(argv[i], "-m") == 0) {
+            if (!ucc::perf::parse_memtype(argv[i + 1], &mem)) {
+                std::fprintf(stderr, "ucc_info: unknown memory type '%s'\n", argv[i + 1]);
+                return 1;
+            }
+        }
+    }
+    ucc::select::Query q;
+    q.type = cd->type;
+    q.esize = dt->size;
+    q.count = bytes / dt->size;
+    q.team_size = static_cast<uint32_t>(n);
+    q.mem = mem;
+    const uint32_t bit = static_cast<uint32_t>(__builtin_ctzll(cd->type));
+    ucc::select::Choice c =
+        ucc::select::choose(q, t.thresholds, t.forced[bit], t.rules, nullptr, true);
+    std::printf("%s of %llu bytes (%llu x %s) per rank on %llu ranks, message size %llu: ",
+                cd->name, static_cast<unsigned long long>(q.count * q.esize),
+                static_cast<unsigned long long>(q.count), dt->name,
+                static_cast<unsigned long long>(n), static_cast<unsigned long long>(q.msgsize()));
+    if (c.alg == nullptr) {
+        std::printf("none\n  why: %s\n", c.error.c_str());
+        return 2;
+    }
+    std::printf("%s\n  why: %s\n  what: %s\n", c.alg->name, c.why.c_str(), c.alg->description);
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    bool version = false, build = false, config = false, hidden = false, full = false;
+    bool scores = false, algs = false, markdown = false;
+    int explain_at = 0;
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--explain") == 0) {
+            explain_at = i + 1;
+            argc = i;  // the rest are its arguments
+            break;
+        }
+    }
+    const int full_argc = explain_at > 0 ? explain_at - 1 : argc;
+    static const option kLong[] = {{"markdown", no_argument, nullptr, 'M'},
+                                   {"help", no_argument, nullptr, 'h'},
+                                   {nullptr, 0, nullptr, 0}};
+    int c;
+    while ((c = getopt_long(full_argc, argv, "vbcafhsA", kLong, nullptr)) != -1) {
+        switch (c) {
+            case 'v':
+                version = true;
+                break;
+            case 'b':
+                build = true;
+                break;
+            case 'c':
+                config = true;
+                break;
+            case 'a':
+                hidden = true;
+                break;
+            case 'f':
+                full = true;
+                break;
+            case 's':
+                scores = true;
+                break;
+            case 'A':
+                algs = true;
+                break;
+            case 'M':
+                markdown = true;
+                break;
+            case 'h':
+                usage(stdout);
+                return 0;
+            default:
+                usage(stderr);
+                return 1;
+        }
+    }
+    if (!(version || build || config || scores || algs || markdown || explain_at > 0)) {
+        usage(stderr);
+        return 2;
+    }
+    // The configuration as a library and a context would read it.
+    Config lib_config(ucc::core::lib_config_table(), "UCC_");
+    Config ctx_config(ucc::core::context_config_table(), "UCC_");
+    if (lib_config.load(nullptr) != UCC_OK || ctx_config.load(nullptr) != UCC_OK) {
+        return 1;
+    }
+    ucc::core::Logger log;
+    ucc::core::Tuning tuning;
+    ucc::core::load_tuning(ctx_config, log, &tuning);
+    if (explain_at > 0) {
+        // (argv after --explain)
+        int rest = explain_at;
+        int total = rest;
+        while (argv[total] != nullptr) {
+            ++total;
+        }
+        return explain(total, argv, rest, tuning);
+    }
+    if (version) {
+        print_version();
+    }
+    if (build) {
+        print_build();
+    }
+    if (config) {
+        if (full && !lib_config.file().empty()) {
+            std::printf("# configuration file: %s\n", lib_config.file().c_str());
+        }
+        print_config(lib_config, "UCC global configuration", full, hidden);
+        print_config(ctx_config, "UCC context configuration", full, hidden);
+    }
+    if (markdown) {
+        print_markdown(lib_config, "Library (`ucc_lib_config_modify`):");
+        std::printf("\n");
+        print_markdown(ctx_config,
+                       "Context (`ucc_context_config_modify`, with the component `NULL`, `all`, "
+                       "`cl/basic` or `tl/<transport>`; all reach the same table):");
+    }
+    if (scores) {
+        print_scores(tuning);
+    }
+    if (algs) {
+        print_algorithms();
+    }
+    return 0;
+}
