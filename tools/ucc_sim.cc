@@ -28,6 +28,8 @@
 #include <string>
 #include <vector>
 
+#include "tools/perf/coll_call.h"
+#include "tools/perf/colls.h"
 #include "ucc/api/ucc.h"
 #include "ucc/sim/ucc_sim.h"
 
@@ -38,109 +40,12 @@ using Clock = std::chrono::steady_clock;
 constexpr uint32_t kRanksMax = 1u << 20;
 constexpr size_t kDescribeBytes = 1024;
 
-// ---------------------------------------------------------------------------
-// Tables: collectives, datatypes, reductions
-// ---------------------------------------------------------------------------
-
-// How a collective's message size maps to buffers and to nccl-tests' numbers.
-enum class Shape : uint8_t {
-    kNone,       // barrier, fanin, fanout: no data
-    kVector,     // allreduce, bcast, reduce: one vector of `count` elements
-    kGatherTo,   // allgather(v), gather(v): each rank contributes a block
-    kScatterTo,  // scatter(v), reduce_scatter(v): each rank ends with a block
-    kAllToAll,   // alltoall(v): a block for every peer
-};
-
-struct CollDesc {
-    const char *name;
-    ucc_coll_type_t type;
-    Shape shape;
-    bool rooted;
-    bool reduction;
-    bool v;
-    // nccl-tests bus bandwidth factor: busbw = algbw * num / den, with n ranks
-    // folded in as (n - 1) when `minus_one`, times `twice` for allreduce.
-    bool minus_one;
-    int twice;
-};
-
-constexpr CollDesc kColls[] = {
-    {"allreduce", UCC_COLL_TYPE_ALLREDUCE, Shape::kVector, false, true, false, true, 2},
-    {"bcast", UCC_COLL_TYPE_BCAST, Shape::kVector, true, false, false, false, 1},
-    {"reduce", UCC_COLL_TYPE_REDUCE, Shape::kVector, true, true, false, false, 1},
-    {"barrier", UCC_COLL_TYPE_BARRIER, Shape::kNone, false, false, false, false, 0},
-    {"allgather", UCC_COLL_TYPE_ALLGATHER, Shape::kGatherTo, false, false, false, true, 1},
-    {"allgatherv", UCC_COLL_TYPE_ALLGATHERV, Shape::kGatherTo, false, false, true, true, 1},
-    {"alltoall", UCC_COLL_TYPE_ALLTOALL, Shape::kAllToAll, false, false, false, true, 1},
-    {"alltoallv", UCC_COLL_TYPE_ALLTOALLV, Shape::kAllToAll, false, false, true, true, 1},
-    {"gather", UCC_COLL_TYPE_GATHER, Shape::kGatherTo, true, false, false, true, 1},
-    {"gatherv", UCC_COLL_TYPE_GATHERV, Shape::kGatherTo, true, false, true, true, 1},
-    {"scatter", UCC_COLL_TYPE_SCATTER, Shape::kScatterTo, true, false, false, true, 1},
-    {"scatterv", UCC_COLL_TYPE_SCATTERV, Shape::kScatterTo, true, false, true, true, 1},
-    {"reduce_scatter", UCC_COLL_TYPE_REDUCE_SCATTER, Shape::kScatterTo, false, true, false, true,
-     1},
-    {"reduce_scatterv", UCC_COLL_TYPE_REDUCE_SCATTERV, Shape::kScatterTo, false, true, true, true,
-     1},
-    {"fanin", UCC_COLL_TYPE_FANIN, Shape::kNone, true, false, false, false, 0},
-    {"fanout", UCC_COLL_TYPE_FANOUT, Shape::kNone, true, false, false, false, 0},
-};
-
-struct DtDesc {
-    const char *name;
-    ucc_datatype_t dt;
-    size_t size;
-};
-
-constexpr DtDesc kDtypes[] = {
-    {"int8", UCC_DT_INT8, 1},
-    {"int16", UCC_DT_INT16, 2},
-    {"int32", UCC_DT_INT32, 4},
-    {"int64", UCC_DT_INT64, 8},
-    {"int128", UCC_DT_INT128, 16},
-    {"uint8", UCC_DT_UINT8, 1},
-    {"uint16", UCC_DT_UINT16, 2},
-    {"uint32", UCC_DT_UINT32, 4},
-    {"uint64", UCC_DT_UINT64, 8},
-    {"uint128", UCC_DT_UINT128, 16},
-    {"float16", UCC_DT_FLOAT16, 2},
-    {"float32", UCC_DT_FLOAT32, 4},
-    {"float64", UCC_DT_FLOAT64, 8},
-    {"bfloat16", UCC_DT_BFLOAT16, 2},
-    {"float128", UCC_DT_FLOAT128, sizeof(long double)},
-    {"float32_complex", UCC_DT_FLOAT32_COMPLEX, 8},
-    {"float64_complex", UCC_DT_FLOAT64_COMPLEX, 16},
-    {"float128_complex", UCC_DT_FLOAT128_COMPLEX, 2 * sizeof(long double)},
-};
-
-struct OpDesc {
-    const char *name;
-    ucc_reduction_op_t op;
-};
-
-constexpr OpDesc kOps[] = {
-    {"sum", UCC_OP_SUM},   {"prod", UCC_OP_PROD}, {"max", UCC_OP_MAX},   {"min", UCC_OP_MIN},
-    {"land", UCC_OP_LAND}, {"lor", UCC_OP_LOR},   {"lxor", UCC_OP_LXOR}, {"band", UCC_OP_BAND},
-    {"bor", UCC_OP_BOR},   {"bxor", UCC_OP_BXOR}, {"avg", UCC_OP_AVG},
-};
-
-template <class T, size_t N>
-const T *lookup(const T (&table)[N], const std::string &name) {
-    for (const T &e : table) {
-        if (name == e.name) {
-            return &e;
-        }
-    }
-    return nullptr;
-}
-
-template <class T, size_t N>
-std::string names_of(const T (&table)[N]) {
-    std::string s;
-    for (const T &e : table) {
-        s += (s.empty() ? "" : ", ") + std::string(e.name);
-    }
-    return s;
-}
+using ucc::perf::CollCall;
+using ucc::perf::CollDesc;
+using ucc::perf::DtDesc;
+using ucc::perf::OpDesc;
+using ucc::perf::Shape;
+using ucc::perf::VArrays;
 
 // ---------------------------------------------------------------------------
 // Options
@@ -157,11 +62,11 @@ struct Options {
     uint64_t network_slots = 0;        // nodes * ppn from a network file (0: unbounded)
     bool timing_only = false;
     size_t stack_size = 0;  // 0: the simulator's default
-    const CollDesc *coll = &kColls[0];
+    const CollDesc *coll = ucc::perf::find_coll("allreduce");
     uint64_t min_bytes = 8;
     uint64_t max_bytes = 1 << 20;
-    const DtDesc *dtype = &kDtypes[11];
-    const OpDesc *op = &kOps[0];
+    const DtDesc *dtype = ucc::perf::find_dtype("float32");
+    const OpDesc *op = ucc::perf::find_op("sum");
     uint32_t iterations = 10;
     uint32_t warmup = 0;
     uint32_t root = 0;
@@ -210,8 +115,8 @@ const char kUsage[] =
     "  -h, --help            this text\n";
 
 void usage(FILE *f) {
-    std::fprintf(f, kUsage, names_of(kColls).c_str(), names_of(kDtypes).c_str(),
-                 names_of(kOps).c_str());
+    std::fprintf(f, kUsage, ucc::perf::coll_names().c_str(), ucc::perf::dtype_names().c_str(),
+                 ucc::perf::op_names().c_str());
 }
 
 [[noreturn]] void die_usage(const std::string &msg) {
@@ -437,9 +342,9 @@ Options parse_options(int argc, char **argv) {
             o.stack_size = bytes(&i);
         } else if (a == "-c") {
             std::string v = value(&i);
-            o.coll = lookup(kColls, v);
+            o.coll = ucc::perf::find_coll(v);
             if (o.coll == nullptr) {
-                die_usage("-c " + v + ": collectives are " + names_of(kColls));
+                die_usage("-c " + v + ": collectives are " + ucc::perf::coll_names());
             }
             sweep_option = true;
         } else if (a == "-b") {
@@ -450,16 +355,16 @@ Options parse_options(int argc, char **argv) {
             sweep_option = true;
         } else if (a == "-d") {
             std::string v = value(&i);
-            o.dtype = lookup(kDtypes, v);
+            o.dtype = ucc::perf::find_dtype(v);
             if (o.dtype == nullptr) {
-                die_usage("-d " + v + ": datatypes are " + names_of(kDtypes));
+                die_usage("-d " + v + ": datatypes are " + ucc::perf::dtype_names());
             }
             sweep_option = true;
         } else if (a == "-o") {
             std::string v = value(&i);
-            o.op = lookup(kOps, v);
+            o.op = ucc::perf::find_op(v);
             if (o.op == nullptr) {
-                die_usage("-o " + v + ": reductions are " + names_of(kOps));
+                die_usage("-o " + v + ": reductions are " + ucc::perf::op_names());
             }
             sweep_option = true;
         } else if (a == "-i") {
@@ -563,145 +468,17 @@ std::vector<SizePoint> sweep_sizes(const Options &o) {
     return sizes;
 }
 
-// nccl-tests' "size" of the operation and its bus bandwidth factor.
-double nccl_size(const CollDesc &c, uint64_t bytes, uint32_t n) {
-    switch (c.shape) {
-        case Shape::kVector:
-            return static_cast<double>(bytes);
-        case Shape::kGatherTo:
-        case Shape::kScatterTo:
-        case Shape::kAllToAll:
-            return static_cast<double>(bytes) * n;
-        case Shape::kNone:
-            break;
-    }
-    return 0;
-}
-
-double busbw_factor(const CollDesc &c, uint32_t n) {
-    if (c.shape == Shape::kNone) {
-        return 0;
-    }
-    double f = c.minus_one ? static_cast<double>(n - 1) / n : 1.0;
-    return f * c.twice;
-}
-
-// Per-rank v-arrays (counts and displacements, 64-bit), identical on every
-// rank and read-only: shared by all ranks of one size.
-struct VArrays {
-    std::vector<uint64_t> counts;
-    std::vector<uint64_t> displs;
-};
-
-// Buffers and arguments of one rank for one size.
-struct CollCall {
-    ucc_coll_args_t args{};
-    std::vector<uint8_t> src;
-    std::vector<uint8_t> dst;
-};
-
+// Buffers and arguments of one rank for one size (the tools' one builder).
 void build_args(const Options &o, const SizePoint &sp, uint32_t n, uint32_t rank, const VArrays *va,
                 CollCall *call) {
-    const CollDesc &c = *o.coll;
-    const uint64_t cnt = sp.count;
-    const size_t es = o.dtype->size;
-    ucc_coll_args_t &a = call->args;
-    a = ucc_coll_args_t{};
-    a.mask = UCC_COLL_ARGS_FIELD_FLAGS;
-    a.flags = 0;
-    a.coll_type = c.type;
-    a.root = o.root;
-    a.op = o.op->op;
-    const bool root = rank == o.root;
-    const bool inplace = o.inplace && c.shape != Shape::kNone;
-    if (inplace) {
-        a.flags |= UCC_COLL_ARGS_FLAG_IN_PLACE;
-    }
-    if (c.v) {
-        a.flags |= UCC_COLL_ARGS_FLAG_COUNT_64BIT | UCC_COLL_ARGS_FLAG_DISPLACEMENTS_64BIT;
-    }
-    // Element counts of src and dst, by the conventions of model/VALIDITY.md.
-    uint64_t src_n = 0;
-    uint64_t dst_n = 0;
-    switch (c.type) {
-        case UCC_COLL_TYPE_ALLREDUCE:
-            src_n = dst_n = cnt;
-            break;
-        case UCC_COLL_TYPE_BCAST:
-            src_n = cnt;
-            break;
-        case UCC_COLL_TYPE_REDUCE:
-            src_n = cnt;
-            dst_n = root ? cnt : 0;
-            break;
-        case UCC_COLL_TYPE_ALLGATHER:
-        case UCC_COLL_TYPE_ALLGATHERV:
-            src_n = cnt;
-            dst_n = cnt * n;
-            break;
-        case UCC_COLL_TYPE_GATHER:
-        case UCC_COLL_TYPE_GATHERV:
-            src_n = cnt;
-            dst_n = root ? cnt * n : 0;
-            break;
-        case UCC_COLL_TYPE_SCATTER:
-        case UCC_COLL_TYPE_SCATTERV:
-            src_n = root ? cnt * n : 0;
-            dst_n = cnt;
-            break;
-        case UCC_COLL_TYPE_REDUCE_SCATTER:
-        case UCC_COLL_TYPE_REDUCE_SCATTERV:
-            src_n = cnt * n;
-            dst_n = cnt;
-            break;
-        case UCC_COLL_TYPE_ALLTOALL:
-        case UCC_COLL_TYPE_ALLTOALLV:
-            src_n = dst_n = cnt * n;
-            break;
-        default:
-            break;
-    }
-    // In place, the data lives in one buffer (dst; bcast's src) of the larger size.
-    if (inplace && c.type != UCC_COLL_TYPE_BCAST) {
-        dst_n = std::max(src_n, dst_n);
-        if (c.type == UCC_COLL_TYPE_REDUCE_SCATTER) {
-            dst_n = cnt * n;
-        }
-    }
-    void *src = nullptr;
-    void *dst = nullptr;
-    if (!o.timing_only) {
-        // Payload runs own real buffers: src holds ones (bytes 0x01), dst zeros.
-        call->src.assign(static_cast<size_t>(src_n * es), 1);
-        call->dst.assign(static_cast<size_t>(dst_n * es), 0);
-        src = call->src.empty() ? nullptr : call->src.data();
-        dst = call->dst.empty() ? nullptr : call->dst.data();
-    }
-    a.src.info = {src, src_n, o.dtype->dt, UCC_MEMORY_TYPE_HOST};
-    a.dst.info = {dst, dst_n, o.dtype->dt, UCC_MEMORY_TYPE_HOST};
-    if (!c.v || va == nullptr) {
-        return;
-    }
-    auto *counts = const_cast<uint64_t *>(va->counts.data());
-    auto *displs = const_cast<uint64_t *>(va->displs.data());
-    switch (c.type) {
-        case UCC_COLL_TYPE_ALLGATHERV:
-        case UCC_COLL_TYPE_GATHERV:
-            a.dst.info_v = {dst, counts, displs, o.dtype->dt, UCC_MEMORY_TYPE_HOST};
-            break;
-        case UCC_COLL_TYPE_SCATTERV:
-            a.src.info_v = {src, counts, displs, o.dtype->dt, UCC_MEMORY_TYPE_HOST};
-            break;
-        case UCC_COLL_TYPE_REDUCE_SCATTERV:
-            a.dst.info_v = {dst, counts, nullptr, o.dtype->dt, UCC_MEMORY_TYPE_HOST};
-            break;
-        case UCC_COLL_TYPE_ALLTOALLV:
-            a.src.info_v = {src, counts, displs, o.dtype->dt, UCC_MEMORY_TYPE_HOST};
-            a.dst.info_v = {dst, counts, displs, o.dtype->dt, UCC_MEMORY_TYPE_HOST};
-            break;
-        default:
-            break;
-    }
+    ucc::perf::CollSpec spec;
+    spec.coll = o.coll;
+    spec.dtype = o.dtype;
+    spec.op = o.op;
+    spec.root = o.root;
+    spec.inplace = o.inplace;
+    spec.no_buffers = o.timing_only;
+    ucc::perf::build_call(spec, sp.count, n, rank, va, call);
 }
 
 // ---------------------------------------------------------------------------
@@ -895,11 +672,7 @@ const VArrays *varrays_for(Shared *sh, size_t k, uint32_t n) {
     SizeResult &res = sh->results[k];
     if (!res.varrays) {
         res.varrays = std::make_unique<VArrays>();
-        res.varrays->counts.assign(n, sh->sizes[k].count);
-        res.varrays->displs.resize(n);
-        for (uint32_t i = 0; i < n; ++i) {
-            res.varrays->displs[i] = static_cast<uint64_t>(i) * sh->sizes[k].count;
-        }
+        res.varrays->build(sh->sizes[k].count, n);
     }
     return res.varrays.get();
 }
@@ -996,10 +769,7 @@ void rehearse_rank(void *arg) {
     if (err.empty()) {
         CollCall call;
         VArrays va;
-        va.counts.assign(n, sh->sizes[0].count);
-        for (uint32_t i = 0; i < n; ++i) {
-            va.displs.push_back(static_cast<uint64_t>(i) * sh->sizes[0].count);
-        }
+        va.build(sh->sizes[0].count, n);
         build_args(o, sh->sizes[0], n, rank, &va, &call);
         ucc_coll_req_h req = nullptr;
         ucc_status_t st = ucc_collective_init(&call.args, &req, lc.team);
@@ -1046,8 +816,8 @@ std::vector<Row> rows_of(const Shared &sh, uint32_t n) {
         row.avg_us = avg * 1e6;
         row.min_us = r.min_s * 1e6;
         row.max_us = r.max_s * 1e6;
-        row.algbw = avg > 0 ? nccl_size(*o.coll, row.bytes, n) / avg / 1e9 : 0;
-        row.busbw = row.algbw * busbw_factor(*o.coll, n);
+        row.algbw = avg > 0 ? ucc::perf::nccl_size(*o.coll, row.bytes, n) / avg / 1e9 : 0;
+        row.busbw = row.algbw * ucc::perf::busbw_factor(*o.coll, n);
         rows.push_back(row);
     }
     return rows;

@@ -53,16 +53,18 @@ tree)
     soname="$(readlink "$prefix/lib/libucc.so")"
     [[ "$soname" =~ ^libucc\.so\.[0-9]+$ ]] || fail "libucc.so links to '$soname'"
     [[ -f "$prefix/lib/$(readlink "$prefix/lib/$soname")" ]] || fail "$soname dangles"
-    objdump -p "$prefix/lib/libucc.so" | grep -q "SONAME *$soname" || fail "SONAME is not $soname"
+    objdump -p "$prefix/lib/libucc.so" | grep -c "SONAME *$soname" >/dev/null || fail "SONAME is not $soname"
     # The version macros match pkg-config's and the library's.
     pcver="$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --modversion ucc)"
     grep -q "#define UCC_VERSION_STRING \"$pcver\"" "$prefix/include/ucc/api/ucc_version.h" ||
         fail "ucc_version.h does not say $pcver"
     # The installed tools run from bin/ (their RUNPATH finds lib/).
     "$prefix/bin/ucc_sim" -np 4 -c allreduce -b 8 -e 8 -i 1 >/dev/null || fail "bin/ucc_sim"
-    "$prefix/bin/ucc_info" -v | grep -q "UCC version=$pcver" || fail "bin/ucc_info -v"
+    "$prefix/bin/ucc_info" -v >"$work/info"
+    grep -q "UCC version=$pcver" "$work/info" || fail "bin/ucc_info -v"
     # The installed ucc.conf is found next to the install ("auto"); it sets nothing.
-    HOME=/nonexistent "$prefix/bin/ucc_info" -c -f | grep -q "# configuration file: $prefix/share/ucc/ucc.conf" ||
+    HOME=/nonexistent "$prefix/bin/ucc_info" -c -f >"$work/info"
+    grep -q "# configuration file: $prefix/share/ucc/ucc.conf" "$work/info" ||
         fail "bin/ucc_info does not find share/ucc/ucc.conf"
     "$prefix/bin/ucc_perftest" --sim 4 -c allreduce -b 1 -e 1k -n 2 -w 0 >/dev/null || fail "bin/ucc_perftest"
     # Consumer 1: CMake, find_package(UCC) twice.

@@ -15,31 +15,31 @@ fail() { echo "info_test: FAIL: $*" >&2; exit 1; }
 for v in $(env | grep -o '^UCC_[A-Z0-9_]*' || true); do unset "$v"; done
 export UCC_CONFIG_FILE=
 
-"$info" -v | grep -q "^# UCC version=[0-9.]* revision " || fail "-v"
-"$info" -b | grep -q "^#define UCC_WITH_UCX" || fail "-b"
-"$info" -c | grep -q "^UCC_LOG_LEVEL=WARN$" || fail "-c"
-"$info" -c | grep -q "^UCC_KNOMIAL_RADIX=4$" || fail "-c (context)"
-"$info" -c -f | grep -q "^# syntax:  integer 2..64$" || fail "-c -f"
-"$info" -c -a | grep -q "^# UCC_TL_UCP_TUNE: alias of UCC_TUNE$" || fail "-c -a"
+"$info" -v | grep -c "^# UCC version=[0-9.]* revision " >/dev/null || fail "-v"
+"$info" -b | grep -c "^#define UCC_WITH_UCX" >/dev/null || fail "-b"
+"$info" -c | grep -c "^UCC_LOG_LEVEL=WARN$" >/dev/null || fail "-c"
+"$info" -c | grep -c "^UCC_KNOMIAL_RADIX=4$" >/dev/null || fail "-c (context)"
+"$info" -c -f | grep -c "^# syntax:  integer 2..64$" >/dev/null || fail "-c -f"
+"$info" -c -a | grep -c "^# UCC_TL_UCP_TUNE: alias of UCC_TUNE$" >/dev/null || fail "-c -a"
 "$info" -A >"$work/algs"
 for c in Allreduce Bcast Reduce_scatterv Fanout; do
     grep -q "^  $c$" "$work/algs" || fail "-A lacks $c"
 done
 grep -q "^    0 :          knomial : runs recursive_doubling$" "$work/algs" || fail "-A reference names"
-"$info" -s | grep -q "recursive_doubling : bytes < ALLREDUCE_LARGE_MSG" || fail "-s"
+"$info" -s | grep -c "recursive_doubling : bytes < ALLREDUCE_LARGE_MSG" >/dev/null || fail "-s"
 set +e
 "$info" >/dev/null 2>&1; rc=$?
 set -e
 [[ $rc == 2 ]] || fail "no option: exit $rc, not 2"
 
 # --explain: the built-in rule, then a site's tl/ucp tuning string.
-"$info" --explain allreduce 1M 16 | grep -q ": rabenseifner$" || fail "--explain built-in"
+"$info" --explain allreduce 1M 16 | grep -c ": rabenseifner$" >/dev/null || fail "--explain built-in"
 out="$(UCC_TL_UCP_TUNE='allreduce:0-4k:@0#allreduce:4k-inf:@sliding_window' "$info" --explain allreduce 64k 16)"
 grep -q ": ring$" <<<"$out" || fail "--explain TUNE: $out"
 grep -q "TUNE token 'allreduce:4k-inf:@sliding_window' (UCC_TL_UCP_TUNE)" <<<"$out" || fail "--explain why: $out"
 out="$(UCC_TUNE='bcast:[8-inf]:0' "$info" --explain bcast 8 16 || true)"
 grep -q "disabled by TUNE token 'bcast:\[8-inf\]:0'" <<<"$out" || fail "--explain score 0: $out"
-UCC_TUNE='bcast:[8-inf]:0' "$info" --explain bcast 8 4 | grep -q ": knomial$" || fail "team range"
+UCC_TUNE='bcast:[8-inf]:0' "$info" --explain bcast 8 4 | grep -c ": knomial$" >/dev/null || fail "team range"
 # A string that does not parse is reported and left out.
 out="$(UCC_TUNE='allreduce:@nosuch' "$info" --explain allreduce 8 4 2>&1)"
 grep -q "failed to parse token 'allreduce:@nosuch'" <<<"$out" || fail "bad TUNE: $out"
@@ -53,7 +53,7 @@ UCC_BCAST_ALG: knomial   ; inline comment
 [vendor=amd team_size=28]
 UCC_TL_UCP_TUNE=allreduce:@0
 CONF
-UCC_CONFIG_FILE="$work/ucc.conf" "$info" --explain allreduce 8 4 | grep -q "UCC_ALLREDUCE_ALG=ring forces it" ||
+UCC_CONFIG_FILE="$work/ucc.conf" "$info" --explain allreduce 8 4 | grep -c "UCC_ALLREDUCE_ALG=ring forces it" >/dev/null ||
     fail "config file"
 UCC_CONFIG_FILE="$work/ucc.conf" UCC_ALLREDUCE_ALG=rabenseifner "$info" --explain allreduce 8 4 |
     grep -q ": rabenseifner$" || fail "environment over file"
