@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/util/parse.h"
 #include "tools/perf/coll_call.h"
 #include "tools/perf/colls.h"
 #include "ucc/api/ucc.h"
@@ -40,6 +41,7 @@ using Clock = std::chrono::steady_clock;
 constexpr uint32_t kRanksMax = 1u << 20;
 constexpr size_t kDescribeBytes = 1024;
 
+using ucc::trim;
 using ucc::perf::CollCall;
 using ucc::perf::CollDesc;
 using ucc::perf::DtDesc;
@@ -185,14 +187,6 @@ bool parse_bytes(std::string s, uint64_t *out) {
     return true;
 }
 
-std::string trim(const std::string &s) {
-    size_t b = s.find_first_not_of(" \t\r");
-    if (b == std::string::npos) {
-        return "";
-    }
-    return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
-}
-
 // Asks the simulator to parse a spec; returns false with its message.
 bool describe_network(const std::string &spec, std::string *described) {
     char buf[kDescribeBytes];
@@ -233,8 +227,8 @@ void read_network_file(const std::string &path, Options *o) {
         if (eq == std::string::npos) {
             die_usage(where() + "\"" + line + "\" is not key = value");
         }
-        std::string key = trim(line.substr(0, eq));
-        std::string value = trim(line.substr(eq + 1));
+        std::string key(trim(line.substr(0, eq)));
+        std::string value(trim(line.substr(eq + 1)));
         if (key == "preset") {
             if (!is_preset(value)) {
                 die_usage(where() + "unknown preset \"" + value + "\" (hdr, eth100, slow, ideal)");
@@ -247,7 +241,8 @@ void read_network_file(const std::string &path, Options *o) {
         }
         if (key == "nodes") {
             size_t x = value.find('x');
-            std::string n_str = x == std::string::npos ? value : trim(value.substr(0, x));
+            std::string n_str(x == std::string::npos ? std::string_view(value)
+                                                     : trim(value.substr(0, x)));
             if (!parse_uint(n_str, kRanksMax, &nodes) || nodes == 0) {
                 die_usage(where() + "nodes: \"" + value + "\" is not a node count (N or NxPPN)");
             }

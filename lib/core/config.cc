@@ -9,24 +9,9 @@
 
 #include "lib/core/log.h"
 #include "lib/util/common.h"
+#include "lib/util/parse.h"
 
 namespace ucc::core {
-
-namespace {
-
-std::string trim(const std::string &s) {
-    size_t b = 0;
-    size_t e = s.size();
-    while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) {
-        ++b;
-    }
-    while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) {
-        --e;
-    }
-    return s.substr(b, e - b);
-}
-
-}  // namespace
 
 bool parse_size(const std::string &s, int64_t *out) {
     if (s.empty()) {
@@ -37,7 +22,7 @@ bool parse_size(const std::string &s, int64_t *out) {
     if (end == s.c_str()) {
         return false;
     }
-    std::string suffix = trim(end);
+    std::string suffix(trim(end));
     for (char &c : suffix) {
         c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     }

@@ -13,22 +13,11 @@
 #include <vector>
 
 #include "lib/core/config.h"
+#include "lib/util/parse.h"
 
 namespace ucc::core {
 
 namespace {
-
-std::string trim(const std::string &s) {
-    size_t b = 0;
-    size_t e = s.size();
-    while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) {
-        ++b;
-    }
-    while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) {
-        --e;
-    }
-    return s.substr(b, e - b);
-}
 
 bool exists(const std::string &path) {
     struct stat st;

@@ -1,10 +1,25 @@
-// Strict parsing of decimal numbers in names and environment values.
+// Strict parsing of decimal numbers in names and environment values, and trimming
+// of white space around the items of specs, config lines and variable values.
 #pragma once
 
+#include <cctype>
 #include <cstdint>
 #include <string_view>
 
 namespace ucc {
+
+// `s` without leading and trailing white space (a view into `s`: keep `s` alive).
+inline std::string_view trim(std::string_view s) {
+    size_t b = 0;
+    size_t e = s.size();
+    while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) {
+        ++b;
+    }
+    while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) {
+        --e;
+    }
+    return s.substr(b, e - b);
+}
 
 // Digits only (no sign, no spaces), at most UINT32_MAX.
 inline bool parse_u32(std::string_view s, uint32_t *out) {

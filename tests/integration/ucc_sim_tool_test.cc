@@ -5,7 +5,8 @@
 //
 // The tool is found next to this test's executable (both live in the build
 // directory); the example program is compiled with `cc` from the source tree.
-// Either missing makes the tests that need it skip, with the reason.
+// Either missing makes the tests that need it skip, with the reason; a program
+// that does not compile fails them.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -138,8 +139,9 @@ std::string build_program(const std::string &source, const std::string &name, st
         return "";
     }
     const std::string so = temp_path(name);
-    Result r = run("cc -std=c99 -Wall -Wextra -Werror -shared -fPIC -I'" + source_dir() +
-                   "/include' '" + source + "' -o '" + so + "'");
+    // ucc_version.h is generated into the build directory's include/.
+    Result r = run("cc -std=c99 -Wall -Wextra -Werror -shared -fPIC -I'" + build_dir() +
+                   "/include' -I'" + source_dir() + "/include' '" + source + "' -o '" + so + "'");
     if (r.rc != 0) {
         *why = "cc failed: " + r.out;
         return "";
@@ -300,9 +302,10 @@ TEST(UccSimTool, SharedLibraryProgram) {
     std::string why;
     const std::string so =
         build_program(source_dir() + "/tools/examples/ucc_sim_hello.c", "hello.so", &why);
-    if (so.empty()) {
+    if (so.empty() && why.rfind("no C compiler", 0) == 0) {
         GTEST_SKIP() << why;
     }
+    ASSERT_FALSE(so.empty()) << why;
     Result r = run(tool() + " -np 16 --program " + so + " -- 100");
     EXPECT_EQ(r.rc, 0) << r.out;
     EXPECT_NE(r.out.find("hello from rank 0 of 16: allreduce of 100 int32 verified"),
@@ -354,9 +357,10 @@ TEST(UccSimTool, DeadlockReportComesBeforeTheClosingLines) {
     std::string why;
     const std::string so = build_program(src, "stuck.so", &why);
     std::remove(src.c_str());
-    if (so.empty()) {
+    if (so.empty() && why.rfind("no C compiler", 0) == 0) {
         GTEST_SKIP() << why;
     }
+    ASSERT_FALSE(so.empty()) << why;
     Result r = run(tool() + " -np 4 --program " + so);
     EXPECT_EQ(r.rc, 1) << r.out;
     const size_t report = r.out.find("DEADLOCK");

@@ -53,16 +53,6 @@ constexpr Unit kBandwidthUnits[] = {
     {"Tb/s", 1'000'000'000'000, 8},
 };
 
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) {
-        s.remove_prefix(1);
-    }
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) {
-        s.remove_suffix(1);
-    }
-    return s;
-}
-
 // Parses a non-negative decimal number followed by one of `units` into an exact
 // rounded integer. A bare "0" needs no unit. "inf" is accepted when allow_inf.
 bool parse_quantity(std::string_view s, const Unit *units, size_t n_units, unsigned __int128 max,

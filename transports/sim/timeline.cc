@@ -17,15 +17,6 @@ constexpr size_t kFileBufferBytes = 1 << 20;
 constexpr Tag kStepMask = tag::kStepMask;
 constexpr uint32_t kSyncStepBit = 0x8000;
 
-std::string trim(const std::string &s) {
-    size_t b = s.find_first_not_of(" \t");
-    if (b == std::string::npos) {
-        return "";
-    }
-    size_t e = s.find_last_not_of(" \t");
-    return s.substr(b, e - b + 1);
-}
-
 }  // namespace
 
 // ---------------------------------------------------------------------------
@@ -40,7 +31,7 @@ bool RankSet::parse(const std::string &spec, uint32_t n, RankSet *out, std::stri
         return false;
     };
     RankSet set;
-    const std::string all = trim(spec);
+    const std::string all(trim(spec));
     if (n == 0) {
         return fail("there are no ranks");
     }
@@ -55,7 +46,7 @@ bool RankSet::parse(const std::string &spec, uint32_t n, RankSet *out, std::stri
         if (comma == std::string::npos) {
             comma = all.size();
         }
-        const std::string item = trim(all.substr(pos, comma - pos));
+        const std::string item(trim(all.substr(pos, comma - pos)));
         pos = comma + 1;
         if (item.empty()) {
             return fail("empty item");
