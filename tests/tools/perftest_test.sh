@@ -19,7 +19,7 @@ sim)
         "$build/ucc_perftest" --sim 5 -c "$c" -b 0 -e 4k -f 8 -n 3 -w 1 -r 2 -F \
             --json "$work/$c.json" >"$work/$c.out" || { cat "$work/$c.out"; fail "$c"; }
         grep -q "Collective:" "$work/$c.out" || fail "$c: no table"
-        python3 -c "import json,sys; rows=[json.loads(l) for l in open(sys.argv[1])]; assert rows and all(r['simulated'] and r['ranks']==5 for r in rows)" "$work/$c.json" || fail "$c: json"
+        python3 -c "import json,sys; rows=[json.loads(l) for l in open(sys.argv[1])]; assert rows and all(r['simulated'] and r['ranks']==5 and r['collective']==sys.argv[2] and r['checked'] and r['wrong_ranks']==0 and r['tool']=='ucc_perftest' and r['avg_us']>=r['min_us'] for r in rows)" "$work/$c.json" "$c" || fail "$c: json"
     done
     for c in allreduce allgather alltoall bcast; do
         "$build/ucc_perftest" --sim 4 -c "$c" -b 1 -e 1k -n 3 -w 1 -i >/dev/null || fail "$c in place"
@@ -34,6 +34,15 @@ sim)
         "$build/ucc_perftest" --sim 3 -c allreduce -d int32 -o "$op" -b 1 -e 64 -n 2 -w 0 \
             >/dev/null 2>&1 || [[ "$op" == avg ]] || fail "allreduce $op"
     done
+    # A network file, as ucc_sim takes it; its nodes x ppn bound --sim.
+    printf 'preset = eth100\nnodes = 2x2\nlat_inter = 3us\n' >"$work/net.conf"
+    "$build/ucc_perftest" --sim 4 --network "$work/net.conf" -c allreduce -b 1 -e 8 -n 2 -w 0 \
+        >"$work/out" || fail "network file"
+    grep -q "^Network: *eth100,ppn=2,.*lat_inter=3us" "$work/out" || { cat "$work/out"; fail "network line"; }
+    set +e
+    "$build/ucc_perftest" --sim 5 --network "$work/net.conf" >/dev/null 2>&1; rc=$?
+    set -e
+    [[ $rc == 2 ]] || fail "--sim beyond the network file's slots"
     # Bad input: a clear message and exit 2.
     set +e
     "$build/ucc_perftest" -c allreduced >/dev/null 2>"$work/err"; rc=$?

@@ -1,0 +1,128 @@
+// The tools' rank lifecycle (lifecycle.h).
+#include "tools/perf/lifecycle.h"
+
+namespace ucc::perf {
+
+std::string failed(const char *call, ucc_status_t st) {
+    return std::string(call) + " failed: " + ucc_status_string(st);
+}
+
+ucc_status_t wait(ucc_coll_req_h req, ucc_context_h ctx) {
+    ucc_status_t st;
+    while ((st = ucc_collective_test(req)) == UCC_INPROGRESS) {
+        ucc_context_progress(ctx);
+    }
+    return st;
+}
+
+ucc_status_t run_collective(ucc_coll_args_t *args, ucc_team_h team, ucc_context_h ctx) {
+    ucc_coll_req_h req = nullptr;
+    ucc_status_t st = ucc_collective_init(args, &req, team);
+    if (st != UCC_OK) {
+        return st;
+    }
+    st = ucc_collective_post(req);
+    if (st == UCC_OK) {
+        st = wait(req, ctx);
+    }
+    const ucc_status_t fin = ucc_collective_finalize(req);
+    return st != UCC_OK ? st : fin;
+}
+
+ucc_status_t barrier(ucc_team_h team, ucc_context_h ctx) {
+    ucc_coll_args_t a{};
+    a.coll_type = UCC_COLL_TYPE_BARRIER;
+    return run_collective(&a, team, ctx);
+}
+
+std::string Lifecycle::setup(const RankSetup &s) {
+    ucc_lib_config_h lcfg = nullptr;
+    ucc_status_t st = ucc_lib_config_read(nullptr, nullptr, &lcfg);
+    if (st != UCC_OK) {
+        return failed("ucc_lib_config_read", st);
+    }
+    ucc_lib_params_t lp{};
+    lp.mask = UCC_LIB_PARAM_FIELD_THREAD_MODE;
+    lp.thread_mode = UCC_THREAD_SINGLE;
+    st = ucc_init(&lp, lcfg, &lib);
+    ucc_lib_config_release(lcfg);
+    if (st != UCC_OK) {
+        lib = nullptr;
+        return failed("ucc_init", st);
+    }
+    ucc_context_config_h ccfg = nullptr;
+    if ((st = ucc_context_config_read(lib, nullptr, &ccfg)) != UCC_OK) {
+        return failed("ucc_context_config_read", st);
+    }
+    for (const auto &[name, value] : s.config) {
+        if ((st = ucc_context_config_modify(ccfg, nullptr, name.c_str(), value.c_str())) !=
+            UCC_OK) {
+            ucc_context_config_release(ccfg);
+            return failed(("ucc_context_config_modify(" + name + ")").c_str(), st);
+        }
+    }
+    ucc_context_params_t cp{};
+    cp.mask = UCC_CONTEXT_PARAM_FIELD_OOB;
+    cp.oob = s.oob;
+    st = ucc_context_create(lib, &cp, ccfg, &ctx);
+    ucc_context_config_release(ccfg);
+    if (st != UCC_OK) {
+        ctx = nullptr;
+        return failed("ucc_context_create", st);
+    }
+    ucc_team_params_t tp{};
+    tp.mask = UCC_TEAM_PARAM_FIELD_EP | UCC_TEAM_PARAM_FIELD_EP_RANGE;
+    tp.ep = s.rank;
+    tp.ep_range = UCC_COLLECTIVE_EP_RANGE_CONTIG;
+    if (s.team_from_ep_map) {
+        tp.mask |= UCC_TEAM_PARAM_FIELD_EP_MAP;
+        tp.ep_map.type = UCC_EP_MAP_FULL;
+        tp.ep_map.ep_num = s.size;
+    } else {
+        tp.mask |= UCC_TEAM_PARAM_FIELD_OOB;
+        tp.oob = s.oob;
+    }
+    st = ucc_team_create_post(&ctx, 1, &tp, &team);
+    if (st != UCC_OK) {
+        team = nullptr;
+        return failed("ucc_team_create_post", st);
+    }
+    while ((st = ucc_team_create_test(team)) == UCC_INPROGRESS) {
+        ucc_context_progress(ctx);
+    }
+    if (st != UCC_OK) {
+        return failed("ucc_team_create_test", st);
+    }
+    return "";
+}
+
+std::string Lifecycle::teardown() {
+    std::string err;
+    ucc_status_t st = UCC_OK;
+    if (team != nullptr) {
+        while ((st = ucc_team_destroy(team)) == UCC_INPROGRESS) {
+            ucc_context_progress(ctx);
+        }
+        team = nullptr;
+        if (st != UCC_OK) {
+            err = failed("ucc_team_destroy", st);
+        }
+    }
+    if (ctx != nullptr) {
+        st = ucc_context_destroy(ctx);
+        ctx = nullptr;
+        if (st != UCC_OK && err.empty()) {
+            err = failed("ucc_context_destroy", st);
+        }
+    }
+    if (lib != nullptr) {
+        st = ucc_finalize(lib);
+        lib = nullptr;
+        if (st != UCC_OK && err.empty()) {
+            err = failed("ucc_finalize", st);
+        }
+    }
+    return err;
+}
+
+}  // namespace ucc::perf

@@ -1,0 +1,248 @@
+// The tools' benchmark sweep (sweep.h).
+#include "tools/perf/sweep.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "tools/perf/lifecycle.h"
+#include "tools/perf/report.h"
+
+namespace ucc::perf {
+
+uint32_t SweepPlan::warmup(uint64_t count) const {
+    return count >= large_from ? warmup_large : warmup_small;
+}
+
+uint32_t SweepPlan::iterations(uint64_t count) const {
+    return std::max<uint32_t>(1, count >= large_from ? iters_large : iters_small);
+}
+
+std::vector<uint64_t> geometric_counts(uint64_t min, uint64_t max, uint64_t factor) {
+    std::vector<uint64_t> v;
+    for (uint64_t c = min; c <= max;) {
+        v.push_back(c);
+        if (c == 0) {
+            c = 1;
+        } else if (c > UINT64_MAX / factor) {
+            break;
+        } else {
+            c *= factor;
+        }
+    }
+    return v;
+}
+
+Results::Results(const SweepPlan &plan, uint32_t n)
+    : plan_(plan),
+      n_(n),
+      counts_(plan.counts.size()),
+      varrays_(plan.counts.size()),
+      users_(plan.counts.size(), 0) {}
+
+void Results::add(size_t k, uint32_t rank, double mean_s, const std::string &algorithm, bool wrong,
+                  const std::string &why) {
+    CountResult &r = counts_[k];
+    r.sum_s += mean_s;
+    r.min_s = r.ranks == 0 ? mean_s : std::min(r.min_s, mean_s);
+    r.max_s = r.ranks == 0 ? mean_s : std::max(r.max_s, mean_s);
+    ++r.ranks;
+    if (rank == 0) {
+        r.algorithm = algorithm;
+    }
+    if (wrong) {
+        note_wrong(k, rank, why);
+        ++r.wrong_ranks;
+    }
+}
+
+void Results::note_wrong(size_t k, uint32_t rank, const std::string &why) {
+    if (counts_[k].first_wrong.empty()) {
+        counts_[k].first_wrong = "rank " + std::to_string(rank) + ": " + why;
+    }
+}
+
+void Results::set(size_t k, uint32_t n, const double minmaxsum[3], const std::string &algorithm,
+                  uint32_t wrong_ranks) {
+    CountResult &r = counts_[k];
+    r.ranks = n;
+    r.min_s = minmaxsum[0];
+    r.max_s = minmaxsum[1];
+    r.sum_s = minmaxsum[2];
+    r.algorithm = algorithm;
+    r.wrong_ranks = wrong_ranks;
+}
+
+void Results::set_unchecked(size_t k, const std::string &why) {
+    counts_[k].unchecked = why;
+}
+
+const VArrays *Results::varrays(size_t k) {
+    if (!plan_.spec.coll->v) {
+        return nullptr;
+    }
+    if (!varrays_[k]) {
+        varrays_[k] = std::make_unique<VArrays>();
+        varrays_[k]->build(plan_.counts[k], n_);
+    }
+    ++users_[k];
+    return varrays_[k].get();
+}
+
+void Results::done_with(size_t k) {
+    if (users_[k] > 0 && --users_[k] == 0) {
+        varrays_[k].reset();
+    }
+}
+
+namespace {
+
+// The numbers of one count on one rank.
+struct Measured {
+    double mean_s = 0;
+    std::string algorithm;
+    bool wrong = false;
+    std::string why;  // of a wrong result, or of one that could not be checked
+    std::string err;  // a failed call: the rank stops
+};
+
+// The iterations of one count on one rank.
+Measured measure(const SweepPlan &plan, const SweepWorld &w, ucc_team_h team, ucc_context_h ctx,
+                 uint64_t count, const VArrays *va, Progress *progress) {
+    Measured m;
+    const uint32_t n = w.size;
+    const uint32_t warmup = plan.warmup(count);
+    const uint32_t iters = plan.iterations(count);
+    CollSpec spec = plan.spec;
+    spec.root = plan.spec.root % n;
+    std::vector<CollCall> calls(plan.n_bufs);
+    std::vector<ucc_coll_req_h> persistent(plan.n_bufs, nullptr);
+    double timed = 0;
+    double start = 0;
+    ucc_status_t st = UCC_OK;
+    for (uint32_t it = 0; it < warmup + iters; ++it) {
+        // A root shift moves the root every iteration (fresh arguments).
+        CollSpec s = spec;
+        s.root = static_cast<uint32_t>((spec.root + uint64_t{it} * plan.root_shift) % n);
+        const uint32_t b = it % plan.n_bufs;
+        if (it < plan.n_bufs || (plan.root_shift != 0 && s.root != calls[b].args.root)) {
+            if (persistent[b] != nullptr) {
+                ucc_collective_finalize(persistent[b]);
+                persistent[b] = nullptr;
+            }
+            build_call(s, count, n, w.rank, va, &calls[b]);
+        }
+        const bool last = it + 1 == warmup + iters;
+        if (last && plan.check) {
+            fill_pattern(s, count, n, w.rank, &calls[b]);
+        }
+        if (plan.per_iteration || it == warmup) {
+            if ((st = barrier(team, ctx)) != UCC_OK) {
+                m.err = failed("barrier", st);
+                break;
+            }
+            start = w.now();
+        }
+        ucc_coll_req_h req = persistent[b];
+        if (req == nullptr && (st = ucc_collective_init(&calls[b].args, &req, team)) != UCC_OK) {
+            m.err = failed("ucc_collective_init", st);
+            break;
+        }
+        const double t0 = w.now();
+        st = ucc_collective_post(req);
+        if (st == UCC_OK) {
+            st = wait(req, ctx);
+        }
+        const double t1 = w.now();
+        if (it == warmup) {
+            m.algorithm = w.algorithm(req);
+        }
+        if (spec.persistent) {
+            persistent[b] = req;
+        } else {
+            ucc_collective_finalize(req);
+        }
+        if (st != UCC_OK) {
+            m.err = std::string(spec.coll->name) + " of " + std::to_string(count) +
+                    " elements failed: " + ucc_status_string(st);
+            break;
+        }
+        if (it >= warmup) {
+            timed += plan.per_iteration ? t1 - t0 : 0;
+        }
+        if (last && !plan.per_iteration) {
+            timed = w.now() - start;
+        }
+        if (last && plan.check) {
+            m.wrong = !check_result(s, count, n, w.rank, calls[b], &m.why);
+        }
+        if (progress != nullptr) {
+            progress->tick();
+        }
+    }
+    for (ucc_coll_req_h r : persistent) {
+        if (r != nullptr) {
+            ucc_collective_finalize(r);
+        }
+    }
+    m.mean_s = timed / iters;
+    return m;
+}
+
+// Allreduce of n doubles in place.
+ucc_status_t allreduce(double *v, uint64_t n, ucc_reduction_op_t op, ucc_team_h team,
+                       ucc_context_h ctx) {
+    ucc_coll_args_t a{};
+    a.mask = UCC_COLL_ARGS_FIELD_FLAGS;
+    a.flags = UCC_COLL_ARGS_FLAG_IN_PLACE;
+    a.coll_type = UCC_COLL_TYPE_ALLREDUCE;
+    a.op = op;
+    a.dst.info = {v, n, UCC_DT_FLOAT64, UCC_MEMORY_TYPE_HOST};
+    return run_collective(&a, team, ctx);
+}
+
+}  // namespace
+
+std::string run_sweep(const SweepPlan &plan, const SweepWorld &w, ucc_team_h team,
+                      ucc_context_h ctx, Results *results, Progress *progress) {
+    for (size_t k = 0; k < plan.counts.size(); ++k) {
+        const uint64_t count = plan.counts[k];
+        Measured m = measure(plan, w, team, ctx, count, results->varrays(k), progress);
+        results->done_with(k);
+        if (!m.wrong && !m.why.empty()) {
+            results->set_unchecked(k, m.why);  // e.g. 16-bit float sums at scale
+        }
+        if (w.shared) {
+            if (!m.err.empty()) {
+                return m.err;
+            }
+            results->add(k, w.rank, m.mean_s, m.algorithm, m.wrong, m.why);
+            continue;
+        }
+        // Every rank's numbers, and whether every rank got through (a failed
+        // rank still takes part, so that no rank waits for it).
+        const bool failed_here = !m.err.empty();
+        double mx[2] = {m.mean_s, -m.mean_s};
+        double sum[3] = {m.mean_s, m.wrong ? 1.0 : 0.0, failed_here ? 1.0 : 0.0};
+        ucc_status_t st = allreduce(mx, 2, UCC_OP_MAX, team, ctx);
+        if (st == UCC_OK) {
+            st = allreduce(sum, 3, UCC_OP_SUM, team, ctx);
+        }
+        if (failed_here) {
+            return m.err;
+        }
+        if (st != UCC_OK) {
+            return failed("the allreduce of the timings", st);
+        }
+        if (sum[2] > 0) {
+            return "another rank failed at count " + std::to_string(count);
+        }
+        if (m.wrong) {
+            results->note_wrong(k, w.rank, m.why);  // the story, known here only
+        }
+        const double minmaxsum[3] = {-mx[1], mx[0], sum[0]};
+        results->set(k, w.size, minmaxsum, m.algorithm, static_cast<uint32_t>(std::lround(sum[1])));
+    }
+    return "";
+}
+
+}  // namespace ucc::perf
