@@ -116,6 +116,19 @@ bool is_reduction(uint64_t coll_type) {
     }
 }
 
+bool is_v(uint64_t coll_type) {
+    switch (coll_type) {
+        case UCC_COLL_TYPE_ALLGATHERV:
+        case UCC_COLL_TYPE_ALLTOALLV:
+        case UCC_COLL_TYPE_GATHERV:
+        case UCC_COLL_TYPE_REDUCE_SCATTERV:
+        case UCC_COLL_TYPE_SCATTERV:
+            return true;
+        default:
+            return false;
+    }
+}
+
 std::string dt_name(ucc_datatype_t dt) {
     if (is_predefined_dt(dt)) {
         return std::string("UCC_DT_") + kDtInfo[predefined_id(dt)].name;

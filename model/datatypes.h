@@ -51,6 +51,8 @@ size_t element_size(ucc_datatype_t dt);
 bool is_coll_type(uint64_t coll_type);
 bool is_rooted(uint64_t coll_type);
 bool is_reduction(uint64_t coll_type);
+// A v-variant: some rank describes a buffer by counts (and displacements) per member.
+bool is_v(uint64_t coll_type);
 
 std::string dt_name(ucc_datatype_t dt);
 std::string op_name(int64_t op);

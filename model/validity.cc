@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "model/datatypes.h"
+#include "model/layout.h"
 #include "model/reduce.h"
 
 namespace ucc::model {
@@ -67,66 +68,10 @@ struct Used {
     void *buffer() const { return info != nullptr ? info->buffer : info_v->buffer; }
 };
 
-// How one buffer (src or dst) is described, when the calling rank uses it.
-enum class Desc {
-    kUnused,
-    kInfo,          // ucc_coll_buffer_info_t; count covers the whole buffer
-    kInfoBlock,     // ucc_coll_buffer_info_t; count is one rank's block (the team holds N of them)
-    kInfoV,         // ucc_coll_buffer_info_v_t with counts and displacements
-    kInfoVNoDispl,  // ucc_coll_buffer_info_v_t with counts only (reduce_scatterv dst)
-};
-
-struct Shape {
-    Desc src;
-    Desc dst;
-};
-
-// API.md §4.2: in place, src is not used (for rooted types: only at the root); reduce and
-// gather(v) use dst only at the root; scatter(v) use src only at the root and, in place, no dst
-// at the root; bcast uses only src and ignores IN_PLACE.
-Shape shape_of(uint64_t type, bool in_place, bool is_root) {
-    const bool root_in_place = in_place && is_root;
-    switch (type) {
-        case UCC_COLL_TYPE_ALLGATHER:
-            return {in_place ? Desc::kUnused : Desc::kInfoBlock, Desc::kInfo};
-        case UCC_COLL_TYPE_ALLGATHERV:
-            return {in_place ? Desc::kUnused : Desc::kInfo, Desc::kInfoV};
-        case UCC_COLL_TYPE_ALLREDUCE:
-        case UCC_COLL_TYPE_ALLTOALL:
-            return {in_place ? Desc::kUnused : Desc::kInfo, Desc::kInfo};
-        case UCC_COLL_TYPE_ALLTOALLV:
-            return {in_place ? Desc::kUnused : Desc::kInfoV, Desc::kInfoV};
-        case UCC_COLL_TYPE_BCAST:
-            return {Desc::kInfo, Desc::kUnused};
-        case UCC_COLL_TYPE_GATHER:
-            return {root_in_place ? Desc::kUnused : Desc::kInfoBlock,
-                    is_root ? Desc::kInfo : Desc::kUnused};
-        case UCC_COLL_TYPE_GATHERV:
-            return {root_in_place ? Desc::kUnused : Desc::kInfo,
-                    is_root ? Desc::kInfoV : Desc::kUnused};
-        case UCC_COLL_TYPE_REDUCE:
-            return {root_in_place ? Desc::kUnused : Desc::kInfo,
-                    is_root ? Desc::kInfo : Desc::kUnused};
-        case UCC_COLL_TYPE_REDUCE_SCATTER:
-            return {in_place ? Desc::kUnused : Desc::kInfo,
-                    in_place ? Desc::kInfo : Desc::kInfoBlock};
-        case UCC_COLL_TYPE_REDUCE_SCATTERV:
-            return {in_place ? Desc::kUnused : Desc::kInfo, Desc::kInfoVNoDispl};
-        case UCC_COLL_TYPE_SCATTER:
-            return {is_root ? Desc::kInfo : Desc::kUnused,
-                    root_in_place ? Desc::kUnused : Desc::kInfoBlock};
-        case UCC_COLL_TYPE_SCATTERV:
-            return {is_root ? Desc::kInfoV : Desc::kUnused,
-                    root_in_place ? Desc::kUnused : Desc::kInfo};
-        default:  // BARRIER, FANIN, FANOUT
-            return {Desc::kUnused, Desc::kUnused};
-    }
-}
-
 // The buffer descriptions this rank uses, src first. Requires root < N for rooted types (V6).
 std::vector<Used> used_buffers(const ucc_coll_args_t &a, const TeamView &t) {
-    const Shape shape =
-        shape_of(coll_type(a), has_flag(a, UCC_COLL_ARGS_FLAG_IN_PLACE), is_root_rank(a, t.rank));
+    const Layout layout =
+        layout_of(coll_type(a), has_flag(a, UCC_COLL_ARGS_FLAG_IN_PLACE), is_root_rank(a, t.rank));
     std::vector<Used> used;
     auto add = [&used](const char *name, Desc desc, const auto &buffer) {
         Used u;
@@ -147,8 +92,8 @@ std::vector<Used> used_buffers(const ucc_coll_args_t &a, const TeamView &t) {
         }
         used.push_back(u);
     };
-    add("src", shape.src, a.src);
-    add("dst", shape.dst, a.dst);
+    add("src", layout.src.desc, a.src);
+    add("dst", layout.dst.desc, a.dst);
     return used;
 }
 

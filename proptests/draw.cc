@@ -21,23 +21,6 @@ bool no_data(ucc_coll_type_t t) {
     return t == UCC_COLL_TYPE_BARRIER || t == UCC_COLL_TYPE_FANIN || t == UCC_COLL_TYPE_FANOUT;
 }
 
-bool is_v(ucc_coll_type_t t) {
-    return t == UCC_COLL_TYPE_ALLGATHERV || t == UCC_COLL_TYPE_ALLTOALLV ||
-           t == UCC_COLL_TYPE_GATHERV || t == UCC_COLL_TYPE_SCATTERV ||
-           t == UCC_COLL_TYPE_REDUCE_SCATTERV;
-}
-
-bool is_reduction(ucc_coll_type_t t) {
-    return t == UCC_COLL_TYPE_ALLREDUCE || t == UCC_COLL_TYPE_REDUCE ||
-           t == UCC_COLL_TYPE_REDUCE_SCATTER || t == UCC_COLL_TYPE_REDUCE_SCATTERV;
-}
-
-bool is_rooted(ucc_coll_type_t t) {
-    return t == UCC_COLL_TYPE_BCAST || t == UCC_COLL_TYPE_REDUCE || t == UCC_COLL_TYPE_GATHER ||
-           t == UCC_COLL_TYPE_GATHERV || t == UCC_COLL_TYPE_SCATTER ||
-           t == UCC_COLL_TYPE_SCATTERV || t == UCC_COLL_TYPE_FANIN || t == UCC_COLL_TYPE_FANOUT;
-}
-
 // "auto" and every algorithm the library's table has for the type.
 std::vector<std::string> algorithms(ucc_coll_type_t t) {
     std::vector<std::string> v = {"auto"};

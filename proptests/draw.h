@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "model/datatypes.h"
 #include "tests/common/scenario.h"
 #include "ucc/api/ucc.h"
 
@@ -20,9 +21,10 @@ extern const std::vector<ucc_coll_type_t> kColls;
 constexpr uint64_t kByteBudget = 4ull << 20;
 
 bool no_data(ucc_coll_type_t t);
-bool is_v(ucc_coll_type_t t);
-bool is_reduction(ucc_coll_type_t t);
-bool is_rooted(ucc_coll_type_t t);
+// Collective properties: the model's one statement of them.
+using model::is_reduction;
+using model::is_rooted;
+using model::is_v;
 // "auto" and every algorithm the library's table has for the type.
 std::vector<std::string> algorithms(ucc_coll_type_t t);
 // Algorithms whose message count grows with n^2.

@@ -33,6 +33,7 @@
 
 #include "lib/dt/dt.h"
 #include "model/datatypes.h"
+#include "model/layout.h"
 #include "model/validity.h"
 #include "proptests/prop_support.h"
 #include "tests/common/scenario.h"
@@ -60,26 +61,8 @@ bool implemented(ucc_coll_type_t t) {
     return false;
 }
 
-bool is_reduction(ucc_coll_type_t t) {
-    return t == UCC_COLL_TYPE_ALLREDUCE || t == UCC_COLL_TYPE_REDUCE ||
-           t == UCC_COLL_TYPE_REDUCE_SCATTER || t == UCC_COLL_TYPE_REDUCE_SCATTERV;
-}
-
-bool is_rooted(ucc_coll_type_t t) {
-    switch (t) {
-        case UCC_COLL_TYPE_BCAST:
-        case UCC_COLL_TYPE_REDUCE:
-        case UCC_COLL_TYPE_GATHER:
-        case UCC_COLL_TYPE_GATHERV:
-        case UCC_COLL_TYPE_SCATTER:
-        case UCC_COLL_TYPE_SCATTERV:
-        case UCC_COLL_TYPE_FANIN:
-        case UCC_COLL_TYPE_FANOUT:
-            return true;
-        default:
-            return false;
-    }
-}
+using ucc::model::is_reduction;
+using ucc::model::is_rooted;
 
 std::string short_coll_name(uint64_t t) {
     std::string s = ucc::model::coll_name(t);
@@ -342,78 +325,28 @@ ucc_coll_args_t build_args(const Base &b, uint32_t n, uint32_t r, uint32_t team_
     void *db = st.dst.data();
     const ucc_datatype_t dt = b.dt;
     const ucc_datatype_t ddt = is_reduction(b.type) ? b.dt : b.dst_dt;
-    // Every v-description is always valid (its arrays are dereferenced whenever it is used).
-    switch (b.type) {
-        case UCC_COLL_TYPE_ALLGATHER:
-            set_info(a.src.info, sb, c, dt);
-            set_info(a.dst.info, db, c * n, ddt);
-            break;
-        case UCC_COLL_TYPE_ALLGATHERV:
-            set_info(a.src.info, sb, c, dt);
-            set_info_v(a.dst.info_v, db, st, 1, team_n, b, ddt, true);
-            break;
-        case UCC_COLL_TYPE_ALLREDUCE:
-        case UCC_COLL_TYPE_REDUCE:
-            set_info(a.src.info, sb, c, dt);
-            set_info(a.dst.info, db, c, ddt);
-            break;
-        case UCC_COLL_TYPE_ALLTOALL:
-            set_info(a.src.info, sb, c * n, dt);
-            set_info(a.dst.info, db, c * n, ddt);
-            break;
-        case UCC_COLL_TYPE_ALLTOALLV:
-            set_info_v(a.src.info_v, sb, st, 0, team_n, b, dt, true);
-            set_info_v(a.dst.info_v, db, st, 1, team_n, b, ddt, true);
-            break;
-        case UCC_COLL_TYPE_BCAST:
-            set_info(a.src.info, sb, c, dt);
-            break;
-        case UCC_COLL_TYPE_GATHER:
-            set_info(a.src.info, sb, c, dt);
-            set_info(a.dst.info, db, c * n, ddt);
-            break;
-        case UCC_COLL_TYPE_GATHERV:
-            set_info(a.src.info, sb, c, dt);
-            set_info_v(a.dst.info_v, db, st, 1, team_n, b, ddt, true);
-            break;
-        case UCC_COLL_TYPE_REDUCE_SCATTER:
-            set_info(a.src.info, sb, inplace ? c : c * n, dt);
-            set_info(a.dst.info, db, inplace ? c * n : c, ddt);
-            break;
-        case UCC_COLL_TYPE_REDUCE_SCATTERV:
-            set_info(a.src.info, sb, c * n, dt);
-            set_info_v(a.dst.info_v, db, st, 1, team_n, b, ddt, false);
-            break;
-        case UCC_COLL_TYPE_SCATTER:
-            set_info(a.src.info, sb, c * n, dt);
-            set_info(a.dst.info, db, c, ddt);
-            break;
-        case UCC_COLL_TYPE_SCATTERV:
-            set_info_v(a.src.info_v, sb, st, 0, team_n, b, dt, true);
-            set_info(a.dst.info, db, c, ddt);
-            break;
-        default:  // barrier, fanin, fanout: no buffers
-            break;
-    }
-    // P30: info descriptions this rank does not use hold junk.
-    const bool src_unused =
-        (inplace &&
-         (b.type == UCC_COLL_TYPE_ALLGATHER || b.type == UCC_COLL_TYPE_ALLREDUCE ||
-          b.type == UCC_COLL_TYPE_ALLTOALL || b.type == UCC_COLL_TYPE_REDUCE_SCATTER ||
-          b.type == UCC_COLL_TYPE_REDUCE_SCATTERV || b.type == UCC_COLL_TYPE_ALLGATHERV ||
-          (is_root && (b.type == UCC_COLL_TYPE_REDUCE || b.type == UCC_COLL_TYPE_GATHER ||
-                       b.type == UCC_COLL_TYPE_GATHERV)))) ||
-        (!is_root && b.type == UCC_COLL_TYPE_SCATTER);
-    const bool dst_unused =
-        (!is_root && (b.type == UCC_COLL_TYPE_REDUCE || b.type == UCC_COLL_TYPE_GATHER)) ||
-        (inplace && is_root &&
-         (b.type == UCC_COLL_TYPE_SCATTER || b.type == UCC_COLL_TYPE_SCATTERV));
-    if (src_unused) {
-        junk_info(a.src.info, h + 30);
-    }
-    if (dst_unused) {
-        junk_info(a.dst.info, h + 40);
-    }
+    // The descriptions the rank uses get valid values (model/layout.h), the others junk (P30) --
+    // except v-descriptions, which are always valid: their arrays are dereferenced whenever they
+    // are used, and a mutation (root, IN_PLACE) may make an unused one used.
+    const ucc::model::Layout l = ucc::model::layout_of(b.type, inplace, is_root);
+    const ucc::model::Layout v_sides = ucc::model::layout_of(b.type, false, true);
+    auto elements = [&](ucc::model::Holds h) {
+        return h == ucc::model::Holds::kAllBlocks || h == ucc::model::Holds::kPeerBlocks ? c * n
+                                                                                         : c;
+    };
+    auto describe = [&](auto &buf, const ucc::model::Buffer &used, const ucc::model::Buffer &v_side,
+                        void *p, ucc_datatype_t dtype, int which, uint64_t junk) {
+        if (v_side.v()) {
+            set_info_v(buf.info_v, p, st, which, team_n, b, dtype,
+                       v_side.desc == ucc::model::Desc::kInfoV);
+        } else if (used.used()) {
+            set_info(buf.info, p, elements(used.holds), dtype);
+        } else {
+            junk_info(buf.info, junk);
+        }
+    };
+    describe(a.src, l.src, v_sides.src, sb, dt, 0, h + 30);
+    describe(a.dst, l.dst, v_sides.dst, db, ddt, 1, h + 40);
     return a;
 }
 
@@ -528,19 +461,10 @@ bool applies(const Mutation &m, uint32_t r) {
     return m.all_ranks || ((m.rank_mask >> (r % 64)) & 1) != 0;
 }
 
+// Whether the type describes src (or dst) by an info_v on some rank (model/layout.h).
 bool uses_info_v(ucc_coll_type_t t, bool src) {
-    switch (t) {
-        case UCC_COLL_TYPE_ALLGATHERV:
-        case UCC_COLL_TYPE_GATHERV:
-        case UCC_COLL_TYPE_REDUCE_SCATTERV:
-            return !src;
-        case UCC_COLL_TYPE_ALLTOALLV:
-            return true;
-        case UCC_COLL_TYPE_SCATTERV:
-            return src;
-        default:
-            return false;
-    }
+    const ucc::model::Layout l = ucc::model::layout_of(t, false, true);
+    return (src ? l.src : l.dst).v();
 }
 
 // The calling rank's place in the team (active sets are given in team ranks), as opposed to its

@@ -8,6 +8,8 @@
 
 #include "lib/dt/dt.h"
 #include "lib/dt/half.h"
+#include "model/datatypes.h"
+#include "model/layout.h"
 #include "model/oracle.h"
 #include "transports/sim/network.h"
 
@@ -225,9 +227,13 @@ std::vector<uint64_t> displs_with_gaps(const Scenario &s, const std::vector<uint
     return d;
 }
 
-// Rank r's layout. With an active set, a member is laid out at its set
-// position on a team of the set's size; a non-member gets buffers it never
-// passes to the library (which must stay unchanged).
+// Rank r's layout, from the model's statement of each collective's layout
+// (model/layout.h). A buffer the rank does not use in place is still described
+// as it would be without IN_PLACE (real, allocated memory, which must stay
+// unchanged); one it does not use at all (a non-root's) has no memory. With an
+// active set, a member is laid out at its set position on a team of the set's
+// size; a non-member gets buffers it never passes to the library (which must
+// stay unchanged).
 Layout layout_of(const Scenario &s, uint32_t r) {
     Layout L;
     uint64_t n = s.n;
@@ -243,126 +249,75 @@ Layout layout_of(const Scenario &s, uint32_t r) {
         n = members.size();
         r = static_cast<uint32_t>(at - members.begin());  // the set position from here on
     }
-    switch (s.type) {
-        case UCC_COLL_TYPE_ALLREDUCE:
-        case UCC_COLL_TYPE_REDUCE:
-            L.src_alloc = L.src_count = B;
-            L.dst_alloc = L.dst_count = B;
-            // In place means something for reduce at the root only.
-            L.inputs.push_back({s.inplace && (s.type == UCC_COLL_TYPE_ALLREDUCE || root), 0, B});
-            break;
-        case UCC_COLL_TYPE_BCAST:
-            L.src_alloc = L.src_count = B;
-            L.inputs.push_back({false, 0, B});
-            break;
-        case UCC_COLL_TYPE_ALLGATHER:
-            L.src_alloc = L.src_count = B;
-            L.dst_alloc = L.dst_count = B * n;
-            L.inputs.push_back({s.inplace, s.inplace ? r * B : 0, B});
-            break;
-        case UCC_COLL_TYPE_GATHER:
-            L.src_alloc = L.src_count = B;
-            L.dst_alloc = L.dst_count = root ? B * n : 0;
-            L.dst_none = !root;
-            L.inputs.push_back({s.inplace && root, s.inplace && root ? r * B : 0, B});
-            break;
-        case UCC_COLL_TYPE_SCATTER:
-            L.src_alloc = L.src_count = root ? B * n : 0;
-            L.dst_alloc = L.dst_count = B;
-            if (root) {
-                L.inputs.push_back({false, 0, B * n});
-            }
-            break;
-        case UCC_COLL_TYPE_ALLTOALL:
-            L.src_alloc = L.src_count = B * n;
-            L.dst_alloc = L.dst_count = B * n;
-            L.inputs.push_back({s.inplace, 0, B * n});
-            break;
-        case UCC_COLL_TYPE_REDUCE_SCATTER:
-            L.src_alloc = L.src_count = B * n;
-            L.dst_alloc = L.dst_count = s.inplace ? B * n : B;
-            L.inputs.push_back({s.inplace, 0, B * n});
-            break;
-        case UCC_COLL_TYPE_ALLGATHERV:
-        case UCC_COLL_TYPE_GATHERV: {
-            std::vector<uint64_t> c(n);
-            for (uint64_t i = 0; i < n; ++i) {
-                c[i] = vcount(s, i, 0);
-            }
-            uint64_t extent = 0;
-            std::vector<uint64_t> d = displs_with_gaps(s, c, 1, &extent);
-            const bool has_dst = s.type == UCC_COLL_TYPE_ALLGATHERV || root;
-            const bool in_place_here = s.inplace && has_dst;
-            L.src_alloc = L.src_count = c[r];
-            if (has_dst) {
-                L.dst_v = true;
-                L.dst_alloc = extent;
-                L.dc = c;
-                L.dd = d;
-            } else {
-                L.dst_none = true;
-            }
-            L.inputs.push_back({in_place_here, in_place_here ? d[r] : 0, c[r]});
-            break;
+    const model::Layout used = model::layout_of(s.type, s.inplace, root);
+    const model::Layout natural = model::layout_of(s.type, false, root);
+    // Elements member i contributes to member j: B, or the v-collectives' table
+    // (alltoallv symmetric in place: dst describes both ways).
+    auto block = [&](uint64_t i, uint64_t j) -> uint64_t {
+        if (!model::is_v(s.type)) {
+            return B;
         }
-        case UCC_COLL_TYPE_SCATTERV: {
-            std::vector<uint64_t> c(n);
-            for (uint64_t i = 0; i < n; ++i) {
-                c[i] = vcount(s, i, 0);
-            }
-            uint64_t extent = 0;
-            std::vector<uint64_t> d = displs_with_gaps(s, c, 2, &extent);
-            if (root) {
-                L.src_v = true;
-                L.src_alloc = extent;
-                L.sc = c;
-                L.sd = d;
-                L.inputs.push_back({false, 0, extent});
-            }
-            L.dst_alloc = L.dst_count = c[r];
-            break;
+        if (s.type == UCC_COLL_TYPE_ALLTOALLV) {
+            return s.inplace ? vcount(s, std::min(i, j), std::max(i, j) + 1) : vcount(s, i, j + 1);
         }
-        case UCC_COLL_TYPE_ALLTOALLV: {
-            // What i sends to j; symmetric in place (dst describes both ways).
-            auto amount = [&](uint64_t i, uint64_t j) {
-                return s.inplace ? vcount(s, std::min(i, j), std::max(i, j) + 1)
-                                 : vcount(s, i, j + 1);
-            };
-            std::vector<uint64_t> sc(n);
-            std::vector<uint64_t> rc(n);
-            for (uint64_t i = 0; i < n; ++i) {
-                sc[i] = amount(r, i);
-                rc[i] = amount(i, r);
-            }
-            uint64_t sext = 0;
-            uint64_t rext = 0;
-            L.src_v = L.dst_v = true;
-            L.sc = sc;
-            L.sd = displs_with_gaps(s, sc, 3 + r, &sext);
-            L.dc = rc;
-            L.dd = displs_with_gaps(s, rc, 5 + r, &rext);
-            L.src_alloc = sext;
-            L.dst_alloc = rext;
-            L.inputs.push_back({s.inplace, 0, s.inplace ? rext : sext});
-            break;
+        return vcount(s, i, 0);
+    };
+    // One buffer: its description, allocation and v-arrays.
+    auto describe = [&](bool is_src, uint64_t *alloc, uint64_t *count, bool *v,
+                        std::vector<uint64_t> *vc, std::vector<uint64_t> *vd) {
+        const model::Buffer &b = (is_src ? used.src : used.dst).used()
+                                     ? (is_src ? used.src : used.dst)
+                                     : (is_src ? natural.src : natural.dst);
+        std::vector<uint64_t> entries(n);
+        uint64_t total = 0;
+        for (uint64_t j = 0; j < n; ++j) {
+            entries[j] = b.holds == model::Holds::kPeerBlocks ? (is_src ? block(r, j) : block(j, r))
+                                                              : block(j, j);
+            total += entries[j];
         }
-        case UCC_COLL_TYPE_REDUCE_SCATTERV: {
-            std::vector<uint64_t> c(n);
-            uint64_t total = 0;
-            for (uint64_t i = 0; i < n; ++i) {
-                c[i] = vcount(s, i, 0);
-                total += c[i];
-            }
-            L.src_alloc = L.src_count = total;
-            L.dst_v = true;
-            L.dst_displs = false;
-            L.dc = c;
-            L.dst_alloc = s.inplace ? total : c[r];
-            L.inputs.push_back({s.inplace, 0, total});
-            break;
+        switch (b.holds) {
+            case model::Holds::kNothing:
+                return;
+            case model::Holds::kVector:
+            case model::Holds::kOwnBlock:
+                *alloc = *count = block(r, r);
+                break;
+            case model::Holds::kAllBlocks:
+            case model::Holds::kPeerBlocks:
+                *alloc = *count = total;
+                break;
         }
-        default:  // barrier, fanin, fanout: no buffers
-            break;
+        if (b.v()) {
+            *v = true;
+            *vc = entries;  // every member's block (reduce_scatterv: its own is the result)
+            if (b.desc == model::Desc::kInfoV) {
+                const uint64_t salt =
+                    s.type == UCC_COLL_TYPE_ALLTOALLV ? (is_src ? 3 : 5) + r : (is_src ? 2 : 1);
+                *vd = displs_with_gaps(s, entries, salt, alloc);
+            }
+        }
+    };
+    describe(true, &L.src_alloc, &L.src_count, &L.src_v, &L.sc, &L.sd);
+    describe(false, &L.dst_alloc, &L.dst_count, &L.dst_v, &L.dc, &L.dd);
+    L.dst_displs = !L.dst_v || !L.dd.empty();
+    L.dst_none = !used.dst.used() && !natural.dst.used();
+    if (s.type == UCC_COLL_TYPE_REDUCE && !root) {
+        // P6: a non-root may pass a real dst, which must stay unchanged.
+        L.dst_none = !s.reduce_nonroot_dst;
+        L.dst_alloc = L.dst_count = s.reduce_nonroot_dst ? B : 0;
+    }
+    // Where the rank's input is: in dst (at its own block, or all of it) in
+    // place, in src otherwise; none for a non-root of scatter(v).
+    const model::Holds input = natural.src.holds;
+    if (input == model::Holds::kNothing) {
+        return L;
+    }
+    if (used.input_in_dst && input == model::Holds::kOwnBlock) {
+        L.inputs.push_back({true, L.dst_v ? L.dd[r] : r * B, block(r, r)});
+    } else if (used.input_in_dst) {
+        L.inputs.push_back({true, 0, L.dst_alloc});
+    } else {
+        L.inputs.push_back({false, 0, L.src_alloc});
     }
     return L;
 }
@@ -441,15 +396,11 @@ void prepare(const Scenario &s, std::vector<RankData> &ranks) {
         } else {
             a.dst.info = {d.dst.data(), L.dst_count, s.dt, UCC_MEMORY_TYPE_HOST};
         }
-        if (L.dst_none ||
-            (s.type == UCC_COLL_TYPE_REDUCE && r != s.root && !s.reduce_nonroot_dst)) {
+        if (L.dst_none) {
             a.dst.info = {nullptr, 0, s.dt, UCC_MEMORY_TYPE_HOST};
         }
-        const bool src_unused =
-            s.inplace &&
-            (s.type == UCC_COLL_TYPE_ALLREDUCE || s.type == UCC_COLL_TYPE_ALLGATHER ||
-             s.type == UCC_COLL_TYPE_ALLTOALL || (s.type == UCC_COLL_TYPE_REDUCE && r == s.root));
-        if (s.poison_inplace_src && src_unused) {
+        if (s.poison_inplace_src && s.inplace &&
+            !model::layout_of(s.type, true, r == s.root).src.used()) {
             // P23: an address no rank may touch, an absurd count, an invalid datatype.
             a.src.info = {reinterpret_cast<void *>(uintptr_t{0xdead0000}), UINT64_MAX,
                           UCC_PREDEFINED_DT(1000), UCC_MEMORY_TYPE_HOST};

@@ -59,9 +59,9 @@ struct Scenario {
     // Reduce: non-roots pass a real dst buffer of `count` elements, which must
     // stay unchanged (P6); otherwise they pass NULL with count 0.
     bool reduce_nonroot_dst = false;
-    // In place (allreduce, allgather, alltoall; reduce at the root): src, which
-    // is unused, holds poison -- an unmapped address, count UINT64_MAX and an
-    // invalid datatype (P23).
+    // In place, a src the rank does not use (model/layout.h: every type but
+    // bcast, and for rooted types only at the root) holds poison -- an unmapped
+    // address, count UINT64_MAX and an invalid datatype (P23).
     bool poison_inplace_src = false;
     // v-collectives: 64-bit count / displacement arrays (flags COUNT_64BIT,
     // DISPLACEMENTS_64BIT); 32-bit entries otherwise.

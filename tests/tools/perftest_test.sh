@@ -21,8 +21,11 @@ sim)
         grep -q "Collective:" "$work/$c.out" || fail "$c: no table"
         python3 -c "import json,sys; rows=[json.loads(l) for l in open(sys.argv[1])]; assert rows and all(r['simulated'] and r['ranks']==5 and r['collective']==sys.argv[2] and r['checked'] and r['wrong_ranks']==0 and r['tool']=='ucc_perftest' and r['avg_us']>=r['min_us'] for r in rows)" "$work/$c.json" "$c" || fail "$c: json"
     done
-    for c in allreduce allgather alltoall bcast; do
-        "$build/ucc_perftest" --sim 4 -c "$c" -b 1 -e 1k -n 3 -w 1 -i >/dev/null || fail "$c in place"
+    # In place, every collective is checked too (model/layout.h says where the data is).
+    for c in $colls; do
+        "$build/ucc_perftest" --sim 4 -c "$c" -b 1 -e 1k -f 32 -n 3 -w 1 -i -r 1 >"$work/out" ||
+            { cat "$work/out"; fail "$c in place"; }
+        ! grep -q "unchecked" "$work/out" || { cat "$work/out"; fail "$c in place: unchecked"; }
     done
     "$build/ucc_perftest" --sim 4 -c allreduce -b 1 -e 1k -n 4 -w 1 -p -N 2 >/dev/null || fail "persistent"
     "$build/ucc_perftest" --sim 6 -c bcast -b 8 -e 8 -n 6 -w 0 -S 1 >/dev/null || fail "root shift"

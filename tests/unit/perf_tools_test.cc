@@ -63,18 +63,21 @@ void sweep_rank(void *arg) {
     }
 }
 
-// Every collective, both timings, root shift and two buffer sets, persistent
-// or not: every rank's result is checked and right.
+// Every collective, in place or not, both timings, root shift and two buffer
+// sets, persistent or not: every rank's result is checked and right.
 TEST(PerfSweep, EveryCollectiveOnTheSimulatorIsCheckedAndRight) {
     const uint32_t n = 5;
     for (const CollDesc &c : colls()) {
-        for (const bool per_iteration : {true, false}) {
+        for (const int variant : {0, 1, 2}) {
+            const bool per_iteration = variant != 1;
+            const bool inplace = variant == 2;
             SimRun run;
             run.plan.spec.coll = &c;
             run.plan.spec.dtype = find_dtype(c.reduction ? "int32" : "uint8");
             run.plan.spec.op = find_op("sum");
             run.plan.spec.root = 3;
             run.plan.spec.persistent = per_iteration;
+            run.plan.spec.inplace = inplace;
             run.plan.counts = c.shape == Shape::kNone ? std::vector<uint64_t>{0}
                                                       : std::vector<uint64_t>{0, 1, 7, 64};
             run.plan.warmup_small = 1;
@@ -88,18 +91,21 @@ TEST(PerfSweep, EveryCollectiveOnTheSimulatorIsCheckedAndRight) {
             p.mask = UCC_SIM_PARAM_FIELD_N_RANKS | UCC_SIM_PARAM_FIELD_FLAGS;
             p.n_ranks = n;
             p.flags = UCC_SIM_FLAG_QUIET;
-            ASSERT_EQ(ucc_sim_run(&p, sweep_rank, &run), UCC_OK) << c.name;
-            EXPECT_EQ(run.failures.ranks, 0u) << c.name << ": " << run.failures.first;
+            const std::string what = std::string(c.name) + (inplace ? " in place" : "");
+            ASSERT_EQ(ucc_sim_run(&p, sweep_rank, &run), UCC_OK) << what;
+            EXPECT_EQ(run.failures.ranks, 0u) << what << ": " << run.failures.first;
             RunInfo info;
             info.ranks = n;
             const std::vector<Row> rows = rows_of(run.plan, *run.results, info);
-            ASSERT_EQ(rows.size(), run.plan.counts.size()) << c.name;
-            for (const Row &r : rows) {
-                EXPECT_EQ(r.wrong_ranks, 0u) << c.name << " " << r.count;
-                EXPECT_TRUE(r.checked) << c.name;
-                EXPECT_NE(r.algorithm, "none") << c.name;
+            ASSERT_EQ(rows.size(), run.plan.counts.size()) << what;
+            for (size_t k = 0; k < rows.size(); ++k) {
+                const Row &r = rows[k];
+                EXPECT_EQ(r.wrong_ranks, 0u)
+                    << what << " " << r.count << ": " << run.results->at(k).first_wrong;
+                EXPECT_TRUE(r.checked) << what;
+                EXPECT_NE(r.algorithm, "none") << what;
                 if (r.count > 0 || c.shape == Shape::kNone) {  // a zero count moves nothing
-                    EXPECT_GT(r.avg_us, 0) << c.name << " " << r.count;
+                    EXPECT_GT(r.avg_us, 0) << what << " " << r.count;
                 }
                 EXPECT_LE(r.min_us, r.avg_us);
                 EXPECT_LE(r.avg_us, r.max_us);

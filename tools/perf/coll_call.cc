@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "lib/dt/half.h"
+#include "model/layout.h"
 
 namespace ucc::perf {
 
@@ -185,10 +186,23 @@ double reduced(ucc_reduction_op_t op, uint64_t i, uint32_t n, bool is_float) {
     }
 }
 
-// Where the rank's input lives (in place: dst) and the results are checked.
-bool checkable_in_place(ucc_coll_type_t t) {
-    return t == UCC_COLL_TYPE_ALLREDUCE || t == UCC_COLL_TYPE_ALLGATHER ||
-           t == UCC_COLL_TYPE_ALLGATHERV || t == UCC_COLL_TYPE_ALLTOALL || t == UCC_COLL_TYPE_BCAST;
+model::Layout layout_of(const CollSpec &s, uint32_t rank) {
+    return model::layout_of(s.coll->type, s.inplace, rank == s.root);
+}
+
+// Elements of a buffer that holds `h`, with blocks of `cnt` elements.
+uint64_t elements(model::Holds h, uint64_t cnt, uint32_t n) {
+    switch (h) {
+        case model::Holds::kNothing:
+            return 0;
+        case model::Holds::kVector:
+        case model::Holds::kOwnBlock:
+            return cnt;
+        case model::Holds::kAllBlocks:
+        case model::Holds::kPeerBlocks:
+            return cnt * n;
+    }
+    return 0;
 }
 
 }  // namespace
@@ -212,9 +226,7 @@ void build_call(const CollSpec &s, uint64_t cnt, uint32_t n, uint32_t rank, cons
     a.coll_type = c.type;
     a.root = s.root;
     a.op = s.op->op;
-    const bool root = rank == s.root;
-    const bool inplace = s.inplace && c.shape != Shape::kNone;
-    if (inplace) {
+    if (s.inplace && c.shape != Shape::kNone) {
         a.flags |= UCC_COLL_ARGS_FLAG_IN_PLACE;
     }
     if (s.persistent) {
@@ -223,53 +235,10 @@ void build_call(const CollSpec &s, uint64_t cnt, uint32_t n, uint32_t rank, cons
     if (c.v) {
         a.flags |= UCC_COLL_ARGS_FLAG_COUNT_64BIT | UCC_COLL_ARGS_FLAG_DISPLACEMENTS_64BIT;
     }
-    uint64_t src_n = 0;
-    uint64_t dst_n = 0;
-    switch (c.type) {
-        case UCC_COLL_TYPE_ALLREDUCE:
-            src_n = dst_n = cnt;
-            break;
-        case UCC_COLL_TYPE_BCAST:
-            src_n = cnt;
-            break;
-        case UCC_COLL_TYPE_REDUCE:
-            src_n = cnt;
-            dst_n = root ? cnt : 0;
-            break;
-        case UCC_COLL_TYPE_ALLGATHER:
-        case UCC_COLL_TYPE_ALLGATHERV:
-            src_n = cnt;
-            dst_n = cnt * n;
-            break;
-        case UCC_COLL_TYPE_GATHER:
-        case UCC_COLL_TYPE_GATHERV:
-            src_n = cnt;
-            dst_n = root ? cnt * n : 0;
-            break;
-        case UCC_COLL_TYPE_SCATTER:
-        case UCC_COLL_TYPE_SCATTERV:
-            src_n = root ? cnt * n : 0;
-            dst_n = cnt;
-            break;
-        case UCC_COLL_TYPE_REDUCE_SCATTER:
-        case UCC_COLL_TYPE_REDUCE_SCATTERV:
-            src_n = cnt * n;
-            dst_n = cnt;
-            break;
-        case UCC_COLL_TYPE_ALLTOALL:
-        case UCC_COLL_TYPE_ALLTOALLV:
-            src_n = dst_n = cnt * n;
-            break;
-        default:
-            break;
-    }
-    // In place, the data lives in one buffer (dst; bcast's src) of the larger size.
-    if (inplace && c.type != UCC_COLL_TYPE_BCAST) {
-        dst_n = std::max(src_n, dst_n);
-        if (c.type == UCC_COLL_TYPE_REDUCE_SCATTER) {
-            dst_n = cnt * n;
-        }
-    }
+    // The buffers the rank uses (model/layout.h); unused ones stay NULL and empty.
+    const model::Layout l = layout_of(s, rank);
+    const uint64_t src_n = elements(l.src.holds, cnt, n);
+    const uint64_t dst_n = elements(l.dst.holds, cnt, n);
     void *src = nullptr;
     void *dst = nullptr;
     if (!s.no_buffers) {
@@ -279,45 +248,33 @@ void build_call(const CollSpec &s, uint64_t cnt, uint32_t n, uint32_t rank, cons
         dst = call->dst.empty() ? nullptr : call->dst.data();
     }
     const ucc_datatype_t dt = s.dtype->dt;
-    a.src.info = {src, src_n, dt, UCC_MEMORY_TYPE_HOST};
-    a.dst.info = {dst, dst_n, dt, UCC_MEMORY_TYPE_HOST};
-    if (!c.v || va == nullptr) {
-        return;
-    }
-    auto *counts = const_cast<uint64_t *>(va->counts.data());
-    auto *displs = const_cast<uint64_t *>(va->displs.data());
-    switch (c.type) {
-        case UCC_COLL_TYPE_ALLGATHERV:
-        case UCC_COLL_TYPE_GATHERV:
-            a.dst.info_v = {dst, counts, displs, dt, UCC_MEMORY_TYPE_HOST};
-            break;
-        case UCC_COLL_TYPE_SCATTERV:
-            a.src.info_v = {src, counts, displs, dt, UCC_MEMORY_TYPE_HOST};
-            break;
-        case UCC_COLL_TYPE_REDUCE_SCATTERV:
-            a.dst.info_v = {dst, counts, nullptr, dt, UCC_MEMORY_TYPE_HOST};
-            break;
-        case UCC_COLL_TYPE_ALLTOALLV:
-            a.src.info_v = {src, counts, displs, dt, UCC_MEMORY_TYPE_HOST};
-            a.dst.info_v = {dst, counts, displs, dt, UCC_MEMORY_TYPE_HOST};
-            break;
-        default:
-            break;
-    }
+    auto *counts = va != nullptr ? const_cast<uint64_t *>(va->counts.data()) : nullptr;
+    auto *displs = va != nullptr ? const_cast<uint64_t *>(va->displs.data()) : nullptr;
+    auto describe = [&](auto &b, const model::Buffer &u, void *buf, uint64_t elems) {
+        if (u.v()) {
+            const bool with_displs = u.desc == model::Desc::kInfoV;
+            b.info_v = {buf, counts, with_displs ? displs : nullptr, dt, UCC_MEMORY_TYPE_HOST};
+        } else {
+            b.info = {buf, elems, dt, UCC_MEMORY_TYPE_HOST};
+        }
+    };
+    describe(a.src, l.src, src, src_n);
+    describe(a.dst, l.dst, dst, dst_n);
 }
 
-void fill_pattern(const CollSpec &s, uint64_t cnt, uint32_t, uint32_t rank, CollCall *call) {
+void fill_pattern(const CollSpec &s, uint64_t cnt, uint32_t n, uint32_t rank, CollCall *call) {
     const CollDesc &c = *s.coll;
     const size_t es = s.dtype->size;
-    const bool inplace = s.inplace && c.shape != Shape::kNone && c.type != UCC_COLL_TYPE_BCAST;
+    const model::Layout l = layout_of(s, rank);
     std::fill(call->dst.begin(), call->dst.end(), uint8_t{0});
-    std::vector<uint8_t> &in = inplace ? call->dst : call->src;
-    // In place, allgather's input is the rank's own block of dst.
+    // The rank's input: src, or dst in place (at its own block for allgather
+    // and the root of gather).
+    const model::Holds input = model::layout_of(c.type, false, rank == s.root).src.holds;
+    std::vector<uint8_t> &in = l.input_in_dst ? call->dst : call->src;
     const uint64_t offset =
-        inplace && (c.type == UCC_COLL_TYPE_ALLGATHER || c.type == UCC_COLL_TYPE_ALLGATHERV)
-            ? rank * cnt * es
-            : 0;
-    const uint64_t elems = inplace && offset > 0 ? cnt : (in.size() - offset) / (es ? es : 1);
+        l.input_in_dst && input == model::Holds::kOwnBlock ? rank * cnt * es : 0;
+    const uint64_t room = in.size() > offset ? (in.size() - offset) / es : 0;
+    const uint64_t elems = std::min<uint64_t>(elements(input, cnt, n), room);
     if (c.reduction) {
         for (uint64_t i = 0; i < elems; ++i) {
             write_elem(*s.dtype, in.data() + offset + i * es, value_of(rank, i));
@@ -338,8 +295,10 @@ bool check_result(const CollSpec &s, uint64_t cnt, uint32_t n, uint32_t rank, co
     if (c.shape == Shape::kNone || cnt == 0) {
         return true;
     }
-    if (s.inplace && !checkable_in_place(c.type)) {
-        *why = "not checked in place";
+    // Ranks that receive nothing: non-roots of reduce and gather(v), the root
+    // of scatter(v) in place (its block stays in src).
+    const model::Layout l = layout_of(s, rank);
+    if (c.type != UCC_COLL_TYPE_BCAST && !l.dst.used()) {
         return true;
     }
     const std::vector<uint8_t> &out = c.type == UCC_COLL_TYPE_BCAST ? call.src : call.dst;
@@ -360,9 +319,6 @@ bool check_result(const CollSpec &s, uint64_t cnt, uint32_t n, uint32_t rank, co
         case UCC_COLL_TYPE_ALLGATHERV:
         case UCC_COLL_TYPE_GATHER:
         case UCC_COLL_TYPE_GATHERV:
-            if (c.rooted && rank != s.root) {
-                return true;
-            }
             for (uint32_t r = 0; r < n; ++r) {
                 for (uint64_t j = 0; j < bb; ++j) {
                     if (out[r * bb + j] != byte_of(r, j)) {
@@ -392,20 +348,19 @@ bool check_result(const CollSpec &s, uint64_t cnt, uint32_t n, uint32_t rank, co
         default:
             break;
     }
-    // Reductions.
-    if (c.type == UCC_COLL_TYPE_REDUCE && rank != s.root) {
-        return true;
-    }
+    // Reductions; reduce_scatter(v) in place leaves the rank's block at its
+    // place in dst.
     const bool sum_like = s.op->op == UCC_OP_SUM || s.op->op == UCC_OP_AVG;
     if (d.size == 2 && d.is_float && sum_like && n > 256) {
         *why = "16-bit float sums beyond 256 ranks are not checked";
         return true;
     }
     const uint64_t base = c.shape == Shape::kScatterTo ? rank * cnt : 0;
+    const uint64_t at = l.input_in_dst ? base : 0;
     for (uint64_t i = 0; i < cnt; ++i) {
         const double want = reduced(s.op->op, base + i, n, d.is_float);
         bool imag_zero = true;
-        const double got = read_elem(d, out.data() + i * es, &imag_zero);
+        const double got = read_elem(d, out.data() + (at + i) * es, &imag_zero);
         const double tol = d.is_float ? 1e-3 * std::max(1.0, std::fabs(want)) : 0;
         if (std::fabs(got - want) > tol || !imag_zero) {
             *why = "element " + std::to_string(i) + " is " + std::to_string(got) +
