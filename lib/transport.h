@@ -21,7 +21,10 @@
 //  * `now()` is the transport's clock in seconds (virtual on the simulator).
 //  * `idle(deadline)`: the caller found nothing to do; a simulated transport
 //    blocks the calling rank until its next event or `deadline` (virtual
-//    seconds), a real one may return at once.
+//    seconds), a real one may return at once or yield the CPU.
+//  * What only a simulated world can do (virtual compute costs, timing-only
+//    runs, timelines, the event trace, diagnosis) is not here: a transport
+//    that simulates offers it through `simulated()` (lib/simulated.h).
 #pragma once
 
 #include <cstddef>
@@ -32,7 +35,7 @@
 #include <vector>
 
 #include "lib/tag.h"
-#include "lib/util/trace_event.h"
+#include "traces/trace_event.h"
 #include "ucc/api/ucc.h"
 
 namespace ucc {
@@ -81,22 +84,7 @@ struct MemRegion {
     void *transport_priv = nullptr;
 };
 
-// What the core tells a transport about a collective, for timelines.
-struct SpanInfo {
-    const char *collective = "";  // "allreduce", ...
-    const char *algorithm = "";   // "recursive_doubling", ...
-    const char *dtype = "";       // "float32", ...
-    uint32_t team_id = 0;
-    uint32_t seq = 0;  // sequence number (or tag) the collective runs under
-    uint32_t team_size = 0;
-    uint32_t rank = 0;  // this member's team rank
-    uint64_t in_elems = 0;
-    uint64_t out_elems = 0;
-    Tag tag_base = 0;  // tags of its messages share this prefix (lib/tag.h kInstanceMask)
-};
-
-// Compute-cost classes the simulator charges virtual time for.
-enum class Work : uint8_t { kCopy, kReduce };
+class SimulatedWorld;
 
 class Transport {
   public:
@@ -148,79 +136,10 @@ class Transport {
     virtual int progress() = 0;
     virtual double now() const = 0;
     virtual void idle(double deadline) = 0;
-    // Charge local compute (copies, reductions) to the clock; a real
-    // transport ignores it.
-    virtual void charge(Work kind, size_t bytes) = 0;
-    // Whether charge() accounts for anything (when not, callers skip it).
-    virtual bool charges_work() const { return false; }
-    // True when payload bytes are not moved (timing-only simulation).
-    virtual bool timing_only() const { return false; }
-    // True once the world this transport lives in has given up (the simulator
-    // found a deadlock): nothing will ever complete; unwind with an error.
-    virtual bool aborted() const { return false; }
-    // Peer exchange without per-rank O(n) memory, for transports that own the
-    // OOB (the simulator's): every participant of `oob` contributes its own
-    // peer and `value`; the result maps each OOB ep to its peer — as a
-    // progression (start + i*stride) or a table shared by all participants —
-    // and gives the max value. UCC_ERR_NOT_SUPPORTED: use the OOB allgather.
-    struct Exchange {
-        std::shared_ptr<const std::vector<Peer>> table;  // null when arithmetic
-        Peer start = 0;
-        int64_t stride = 1;
-        uint64_t max_value = 0;
-        bool checks_agree = true;  // every participant gave the same `check`
-    };
-    virtual ucc_status_t exchange_post(const ucc_oob_coll_t &oob, uint64_t value, uint64_t check,
-                                       void **req) {
-        (void)oob;
-        (void)value;
-        (void)check;
-        (void)req;
-        return UCC_ERR_NOT_SUPPORTED;
-    }
-    // UCC_INPROGRESS until done (and may block a simulated rank until its next
-    // event); on any other status the request is released.
-    virtual ucc_status_t exchange_test(void *req, Exchange *out) {
-        (void)req;
-        (void)out;
-        return UCC_ERR_NOT_SUPPORTED;
-    }
-    // Observability: a collective starts / ends on this rank. A transport that
-    // records timelines (the simulator) keeps them and says so in
-    // records_spans(); the default ignores them (and the core skips the calls).
-    virtual bool records_spans() const { return false; }
-    virtual void trace_begin(const SpanInfo &span) { (void)span; }
-    virtual void trace_end(const SpanInfo &span, ucc_status_t status) {
-        (void)span;
-        (void)status;
-    }
-    // Desync diagnosis (after a failure): finds a message that arrived with a
-    // tag t such that (t & mask) == (base & mask) but a signature other than
-    // `signature`. Transports that cannot tell return false.
-    virtual bool find_conflict(Tag base, Tag mask, uint64_t signature, Peer *peer,
-                               uint64_t *theirs) const {
-        (void)base;
-        (void)mask;
-        (void)signature;
-        (void)peer;
-        (void)theirs;
-        return false;
-    }
 
-    // Event trace (lib/util/trace_event.h): whether this transport records
-    // one, and the recording itself (rank and time are stamped here). A
-    // recording transport also records kSend/kRecv (and the buffer accesses
-    // they are) for transfers whose Xfer names a `trace_req`.
-    virtual bool recording() const { return false; }
-    virtual void record(TraceEvent &e) { (void)e; }
-    // Tagged operations the transport still holds for this endpoint (posted
-    // receives, unexpected messages) whose tag t has (t & mask) == base: what
-    // a resource-drift check counts for one team.
-    virtual size_t pending_ops(Tag base, Tag mask) const {
-        (void)base;
-        (void)mask;
-        return 0;
-    }
+    // The simulated world's extras (lib/simulated.h); nullptr for a real
+    // transport. Constant for the transport's lifetime.
+    virtual SimulatedWorld *simulated() { return nullptr; }
 
     void set_sink(CompletionSink *sink) { sink_ = sink; }
 

@@ -1,4 +1,4 @@
-// Checkers over the simulator's event trace (lib/util/trace_event.h): the
+// Checkers over the simulator's event trace (traces/trace_event.h): the
 // synchronisation, ordering, ownership and lifecycle properties of
 // ../shared/docs/CONFORMANCE.md, each a function of the trace alone.
 //
@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "lib/util/trace_event.h"
+#include "traces/trace_event.h"
 
 namespace ucc::model {
 

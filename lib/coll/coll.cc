@@ -116,7 +116,7 @@ uint64_t Coll::dst_extent() const {
 
 void Coll::enable_trace(uint64_t req, TraceBuffer which, const void *unused,
                         uint64_t unused_bytes) {
-    if (!transport_->recording() || timing_only_) {
+    if (sim_ == nullptr || !sim_->recording() || timing_only_) {
         return;
     }
     trace_req_ = req;
@@ -161,7 +161,7 @@ void Coll::note_access(const void *p, size_t bytes, bool write) {
     e.write = write;
     e.offset = off;
     e.bytes = bytes;
-    env_.transport().record(e);
+    sim_->record(e);
 }
 
 void Coll::tag_xfer(Xfer &x, const void *buf) const {
@@ -208,8 +208,8 @@ WaitAll Coll::wait_all(std::span<Req> reqs) {
 }
 
 ucc_status_t Coll::reduce(void *dst, const void *a, const void *b, size_t count) {
-    if (charges_) {
-        transport_->charge(Work::kReduce, count * args_.esize);
+    if (sim_ != nullptr) {
+        sim_->charge(Work::kReduce, count * args_.esize);
     }
     if (timing_only_ || count == 0) {
         return UCC_OK;
@@ -245,8 +245,8 @@ void Coll::finalize_result(void *buf, size_t count) {
     }
     if (avg) {
         // Charged in timing-only runs too: timing must not depend on the mode.
-        if (charges_) {
-            transport_->charge(Work::kReduce, count * args_.esize);
+        if (sim_ != nullptr) {
+            sim_->charge(Work::kReduce, count * args_.esize);
         }
         if (!timing_only_) {
             dt::avg_finalize(args_.dt, buf, count, size_);
@@ -261,8 +261,8 @@ void Coll::finalize_result(void *buf, size_t count) {
 }
 
 void Coll::copy(void *dst, const void *src, size_t bytes) {
-    if (charges_) {
-        transport_->charge(Work::kCopy, bytes);
+    if (sim_ != nullptr) {
+        sim_->charge(Work::kCopy, bytes);
     }
     if (timing_only_ || bytes == 0 || dst == src) {
         return;

@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "lib/simulated.h"
 #include "lib/transport.h"
 #include "lib/util/common.h"
 #include "lib/util/pool.h"
@@ -310,8 +311,8 @@ class Coll : public FrameSource {
           signature_(signature != 0 ? signature : signature_of(args)),
           scratch_(scratch != nullptr ? scratch : &own_scratch_),
           transport_(&env.transport()),
-          timing_only_(transport_->timing_only()),
-          charges_(transport_->charges_work()),
+          sim_(transport_->simulated()),
+          timing_only_(sim_ != nullptr && sim_->timing_only()),
           reduce_fn_(args.reduce_kernel) {
         frame_pool = env.pool();
     }
@@ -391,8 +392,8 @@ class Coll : public FrameSource {
     size_t n_scratch_ = 0;  // buffers handed out in this run
     // Read once from the transport (fixed for its lifetime).
     Transport *transport_;
+    SimulatedWorld *sim_;  // null on a real transport (no charges, no event trace)
     bool timing_only_;
-    bool charges_;
     dt_reduce_fn reduce_fn_;  // args_.reduce_kernel, or looked up at the first reduce
     uint64_t trace_req_ = 0;  // 0: not recording
     Range src_range_;

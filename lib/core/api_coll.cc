@@ -64,15 +64,16 @@ void CollRequest::complete(ucc_status_t st) {
         // its messages unmatched here: name it (desync).
         Peer peer = 0;
         uint64_t theirs = 0;
-        if (team->ctx->transport->find_conflict(coll->tag(0), ucc::tag::kInstanceMask,
-                                                coll->signature(), &peer, &theirs)) {
+        if (team->ctx->sim != nullptr &&
+            team->ctx->sim->find_conflict(coll->tag(0), ucc::tag::kInstanceMask, coll->signature(),
+                                          &peer, &theirs)) {
             int64_t who = active_set ? -1 : team->peers.index_of(peer);
             team->report_desync(who < 0 ? UINT32_MAX : static_cast<uint32_t>(who),
                                 coll->signature(), theirs);
         }
     }
-    if (coll && team->ctx->tl_spans) {
-        team->ctx->transport->trace_end(span, st);
+    if (coll && team->ctx->sim != nullptr) {
+        team->ctx->sim->trace_end(span, st);
     }
     task.reset();  // cancels whatever the algorithm still had posted
     if (packed && coll && st == UCC_OK) {
@@ -456,7 +457,7 @@ ucc_status_t coll_post(ucc_coll_req_h request) {
         r->coll->enable_trace(r->number, which, info != nullptr ? info->buffer : nullptr,
                               unused_bytes);
     }
-    if (ctx.tl_spans) {
+    if (ctx.sim != nullptr) {
         ucc::SpanInfo &sp = r->span;
         sp.collective = ucc::core::coll_type_name(r->args.coll_type);
         sp.algorithm = r->alg->name;
@@ -469,7 +470,7 @@ ucc_status_t coll_post(ucc_coll_req_h request) {
         sp.out_elems =
             r->args.coll_type == UCC_COLL_TYPE_BCAST ? r->nargs.src_count : r->nargs.dst_count;
         sp.tag_base = t.tag_base(seq);
-        ctx.transport->trace_begin(sp);
+        ctx.sim->trace_begin(sp);
     }
     r->task = t.sync_type == UCC_SYNC_COLLECTIVES
                   ? ucc::coll::run_synchronized(*r->coll, r->alg->run)

@@ -117,7 +117,7 @@ ucc_status_t Context::progress() {
     if (!worked) {
         transport->idle(next_deadline);
     }
-    if (transport->aborted()) {
+    if (sim != nullptr && sim->aborted()) {
         abort_all(UCC_ERR_NO_MESSAGE);
         return UCC_ERR_NO_MESSAGE;
     }
@@ -343,9 +343,9 @@ UCC_EXPORT ucc_status_t ucc_context_create(ucc_lib_h lib_handle, const ucc_conte
             UCC_LOG(ctx.log, kDebug, "ucc_context_create: transport %s", chosen->name);
         }
         ctx.transport->set_sink(&ctx);
-        ctx.tl_recording = ctx.transport->recording();
-        ctx.tl_timing_only = ctx.transport->timing_only();
-        ctx.tl_spans = ctx.transport->records_spans();
+        ctx.sim = ctx.transport->simulated();
+        ctx.tl_recording = ctx.sim != nullptr && ctx.sim->recording();
+        ctx.tl_timing_only = ctx.sim != nullptr && ctx.sim->timing_only();
         ctx.log.set_clock(&ctx, context_clock);
         ctx.config.log_ignored(ctx.log);
         if (params->mask & UCC_CONTEXT_PARAM_FIELD_TYPE) {
@@ -370,11 +370,11 @@ UCC_EXPORT ucc_status_t ucc_context_create(ucc_lib_h lib_handle, const ucc_conte
             ctx.oob = params->oob;
             uint32_t n = ctx.oob.n_oob_eps;
             void *xreq = nullptr;
-            if (ctx.transport->exchange_post(ctx.oob, 0, 0, &xreq) == UCC_OK) {
-                // The transport shares the table: no O(n) copy per context.
-                ucc::Transport::Exchange ex;
+            if (ctx.sim != nullptr && ctx.sim->exchange_post(ctx.oob, 0, 0, &xreq) == UCC_OK) {
+                // The world shares the table: no O(n) copy per context.
+                ucc::SimulatedWorld::Exchange ex;
                 ucc_status_t st;
-                while ((st = ctx.transport->exchange_test(xreq, &ex)) == UCC_INPROGRESS) {
+                while ((st = ctx.sim->exchange_test(xreq, &ex)) == UCC_INPROGRESS) {
                 }
                 if (st != UCC_OK) {
                     log_error("ucc_context_create: OOB peer exchange failed: %s",

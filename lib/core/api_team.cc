@@ -406,7 +406,7 @@ UCC_EXPORT ucc_status_t ucc_team_create_test(ucc_team_h team) {
         if (t.state == TeamState::kCreating) {
             // Progress the context here, so looping on this call alone is enough.
             t.ctx->progress();
-            if (t.state == TeamState::kCreating && t.ctx->transport->aborted()) {
+            if (t.state == TeamState::kCreating && t.ctx->sim != nullptr && t.ctx->sim->aborted()) {
                 // The world gave up (simulated deadlock): the creation fails.
                 t.create_task.reset();
                 t.create_poller.reset();
@@ -415,7 +415,7 @@ UCC_EXPORT ucc_status_t ucc_team_create_test(ucc_team_h team) {
         }
         if (t.state != TeamState::kCreating && !t.creation_recorded) {
             t.creation_recorded = true;
-            if (t.ctx->transport->recording()) {
+            if (t.ctx->tl_recording) {
                 uint64_t h = 0xcbf29ce484222325ull;
                 for (uint64_t i = 0; i < t.peers.size(); ++i) {
                     h = (h ^ t.peers.at(i)) * 0x100000001b3ull;

@@ -15,6 +15,7 @@
 #include "lib/core/config.h"
 #include "lib/core/log.h"
 #include "lib/select/select.h"
+#include "lib/simulated.h"
 #include "lib/tag.h"
 #include "lib/transport.h"
 #include "lib/util/pool.h"
@@ -50,7 +51,7 @@ class PeerMap {
         return m;
     }
     // From a transport's peer exchange.
-    static PeerMap from_exchange(const Transport::Exchange &ex, uint64_t size) {
+    static PeerMap from_exchange(const SimulatedWorld::Exchange &ex, uint64_t size) {
         return ex.table ? shared(ex.table) : strided(size, ex.start, ex.stride);
     }
 
@@ -189,9 +190,9 @@ struct Context final : CompletionSink, coll::Scheduler {
     Logger log;
     std::unique_ptr<Transport> transport;
     // What the transport is, read once at creation (fixed for its lifetime).
-    bool tl_recording = false;    // transport->recording()
-    bool tl_timing_only = false;  // transport->timing_only()
-    bool tl_spans = false;        // transport->records_spans()
+    SimulatedWorld *sim = nullptr;  // transport->simulated(): null for a real one
+    bool tl_recording = false;      // sim->recording()
+    bool tl_timing_only = false;    // sim->timing_only()
     ucc_context_type_t type = UCC_CONTEXT_SHARED;
     ucc_coll_sync_type_t sync_type = UCC_NO_SYNC_COLLECTIVES;
     bool has_oob = false;
@@ -217,13 +218,13 @@ struct Context final : CompletionSink, coll::Scheduler {
     // Event trace: records `e` when the transport keeps one.
     void record(TraceEvent &e) {
         if (tl_recording) [[unlikely]] {
-            transport->record(e);
+            sim->record(e);
         }
     }
     // What team `team_id` still holds after its destroy: the transport's
     // pending operations under its tags (resource drift, P35).
     uint64_t resources(uint16_t team_id) const {
-        return transport ? transport->pending_ops(tag::team_prefix(team_id), tag::kTeamMask) : 0;
+        return sim != nullptr ? sim->pending_ops(tag::team_prefix(team_id), tag::kTeamMask) : 0;
     }
 };
 

@@ -43,9 +43,10 @@ uint32_t hash32(const void *data, size_t n, uint32_t h) {
 
 ucc_status_t OobExchange::start() {
     Context &ctx = *t_->ctx;
-    if (ctx.transport->exchange_post(oob_, ctx.next_team_id,
-                                     t_->has_user_id ? (t_->user_id + 1) : 0, &req_) == UCC_OK) {
-        // The transport shares the peer table: nothing O(n) per member.
+    if (ctx.sim != nullptr &&
+        ctx.sim->exchange_post(oob_, ctx.next_team_id, t_->has_user_id ? (t_->user_id + 1) : 0,
+                               &req_) == UCC_OK) {
+        // The world shares the peer table: nothing O(n) per member.
         shared_ = true;
     } else {
         my_len_ = ctx.address.size();
@@ -97,8 +98,8 @@ bool OobExchange::poll() {
 
 bool OobExchange::poll_shared() {
     Context &ctx = *t_->ctx;
-    Transport::Exchange ex;
-    ucc_status_t st = ctx.transport->exchange_test(req_, &ex);
+    SimulatedWorld::Exchange ex;
+    ucc_status_t st = ctx.sim->exchange_test(req_, &ex);
     if (st == UCC_INPROGRESS) {
         return false;
     }

@@ -30,7 +30,7 @@ SimTransport *sim(const std::unique_ptr<Transport> &t) {
 
 // Polls until x completes (or the run is aborted).
 void wait(Transport *t, Xfer *x) {
-    while (!x->done() && !t->aborted()) {
+    while (!x->done() && !t->simulated()->aborted()) {
         if (t->progress() == 0 && !x->done()) {
             t->idle(kNoDeadline);
         }
@@ -39,7 +39,7 @@ void wait(Transport *t, Xfer *x) {
 
 // Polls until the rank's clock reaches `deadline` (virtual seconds).
 void wait_until(Transport *t, double deadline) {
-    while (t->now() < deadline && !t->aborted()) {
+    while (t->now() < deadline && !t->simulated()->aborted()) {
         t->progress();
         t->idle(deadline);
     }
@@ -472,14 +472,14 @@ TEST(SimTransport, VirtualTimeMatchesLogGP) {
                   std::vector<uint8_t> buf(1000, 1);
                   Xfer x;
                   if (r == 0) {
-                      t->charge(Work::kCopy, 1000);  // 1us
+                      t->simulated()->charge(Work::kCopy, 1000);  // 1us
                       t->isend(1, 1, buf.data(), 1000, UCC_MEMORY_TYPE_HOST, &x);
                       return;
                   }
                   t->irecv(0, 1, buf.data(), 1000, UCC_MEMORY_TYPE_HOST, &x);
                   wait(t.get(), &x);
-                  EXPECT_NEAR(t->now(), 1.8e-6, 1e-15);  // 1us + 300ns + 500ns
-                  t->charge(Work::kReduce, 1000);        // 2us
+                  EXPECT_NEAR(t->now(), 1.8e-6, 1e-15);         // 1us + 300ns + 500ns
+                  t->simulated()->charge(Work::kReduce, 1000);  // 2us
                   EXPECT_NEAR(t->now(), 3.8e-6, 1e-15);
               });
     EXPECT_EQ(res.status, UCC_OK);
@@ -520,14 +520,15 @@ TEST(SimTransport, TimingOnlyMovesNoBytesButTakesTheSameTime) {
         uint64_t v = 5, got = 0;
         Xfer x;
         if (r == 0) {
-            t->isend(1, 1, t->timing_only() ? nullptr : &v, 8, UCC_MEMORY_TYPE_HOST, &x);
+            t->isend(1, 1, t->simulated()->timing_only() ? nullptr : &v, 8, UCC_MEMORY_TYPE_HOST,
+                     &x);
             return;
         }
         t->irecv(0, 1, &got, 8, UCC_MEMORY_TYPE_HOST, &x);
         wait(t.get(), &x);
         EXPECT_EQ(x.status, UCC_OK);
         EXPECT_EQ(x.bytes, 8u);
-        EXPECT_EQ(got, t->timing_only() ? 0u : 5u);
+        EXPECT_EQ(got, t->simulated()->timing_only() ? 0u : 5u);
     };
     ClusterParams p = params(2, "hdr");
     RunResult full = run(p, body);
@@ -553,7 +554,7 @@ void ring_workload(uint32_t r) {
         t->isend((r + n - 1) % n, 100 + step, out.data(), 8, UCC_MEMORY_TYPE_HOST, &s2);
         wait(t.get(), &rv);
         wait(t.get(), &rv2);
-        t->charge(Work::kReduce, rv.bytes);
+        t->simulated()->charge(Work::kReduce, rv.bytes);
     }
 }
 
@@ -580,7 +581,7 @@ TEST(SimTransport, DeadlockIsReportedAndDoesNotHang) {
         Xfer x;
         t->irecv(1, tag, &got, 8, UCC_MEMORY_TYPE_HOST, &x);
         wait(t.get(), &x);  // returns once the run is aborted
-        EXPECT_TRUE(t->aborted());
+        EXPECT_TRUE(t->simulated()->aborted());
         EXPECT_FALSE(x.done());
         t->idle(kNoDeadline);  // returns at once in abort mode
     });

@@ -156,7 +156,6 @@ class SelfTransport final : public Transport {
             .count();
     }
     void idle(double) override {}
-    void charge(Work, size_t) override {}
 
   private:
     struct Pending {

@@ -61,7 +61,7 @@ struct ClusterParams {
     // (empty: none, nothing is recorded) and the ranks it records ("" = all).
     std::string timeline;
     std::string timeline_ranks;
-    // Keep the library's event trace (lib/util/trace_event.h) in RunResult::events
+    // Keep the library's event trace (traces/trace_event.h) in RunResult::events
     // for the model's checkers (model/trace.h). Payload runs only.
     bool record_events = false;
 };

@@ -35,6 +35,7 @@
 #include <utility>
 #include <vector>
 
+#include "lib/simulated.h"
 #include "lib/transport.h"
 #include "lib/util/common.h"
 #include "transports/sim/cluster.h"
@@ -55,7 +56,7 @@ struct EndpointStats {
     uint64_t flushes = 0;
 };
 
-class SimTransport final : public ucc::Transport {
+class SimTransport final : public ucc::Transport, public ucc::SimulatedWorld {
   public:
     // Use make_transport(); the cluster constructs endpoints.
     SimTransport(Cluster *cluster, uint32_t rank, uint64_t id);
@@ -89,6 +90,9 @@ class SimTransport final : public ucc::Transport {
     int progress() override;
     double now() const override;
     void idle(double deadline) override;
+    ucc::SimulatedWorld *simulated() override { return this; }
+
+    // ---- lib/simulated.h ----
     ucc_status_t exchange_post(const ucc_oob_coll_t &oob, uint64_t value, uint64_t check,
                                void **req) override;
     ucc_status_t exchange_test(void *req, Exchange *out) override;
@@ -100,8 +104,6 @@ class SimTransport final : public ucc::Transport {
     void trace_begin(const SpanInfo &span) override;
     void trace_end(const SpanInfo &span, ucc_status_t status) override;
     bool timing_only() const override;
-    bool charges_work() const override { return true; }
-    bool records_spans() const override { return true; }
     bool aborted() const override;
     bool recording() const override;
     void record(TraceEvent &e) override;

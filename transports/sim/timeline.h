@@ -41,6 +41,7 @@
 #include <utility>
 #include <vector>
 
+#include "lib/simulated.h"
 #include "lib/transport.h"
 #include "ucc/api/ucc.h"
 

@@ -90,7 +90,6 @@ class UcxTransport final : public Transport {
             sched_yield();
         }
     }
-    void charge(Work, size_t) override {}
 
   private:
     // What a UCP request serves (UCP_PARAM_FIELD_REQUEST_SIZE bytes of it).

@@ -7,6 +7,11 @@
 // virtual time and keeps it. The model's checkers (model/trace.h) read the
 // result. Nothing here holds an address: the trace of a run is a function of
 // the run alone, and the same seed gives the same trace.
+//
+// Both sides include this header and nothing else of each other: it lives
+// outside lib/ so that the model stays independent of the library. It is
+// versioned: a change to a kind, a field's meaning or an enumerator's value
+// bumps kTraceEventVersion.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +19,8 @@
 #include "ucc/api/ucc.h"
 
 namespace ucc {
+
+inline constexpr uint32_t kTraceEventVersion = 1;
 
 enum class TraceKind : uint8_t {
     kInit,           // ucc_collective_init returned a request (req, coll, flags, timeout)

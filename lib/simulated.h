@@ -1,0 +1,89 @@
+// What a transport that simulates its world (transports/sim) offers beyond
+// lib/transport.h, reached through Transport::simulated(): virtual compute
+// costs, timing-only runs, a world that can give up (deadlock), a peer
+// exchange that needs no per-rank table, timelines, the event trace the
+// model's checkers read (traces/trace_event.h), and diagnosis (desync,
+// resources a team left behind). A real transport has none of these; the core
+// and the collectives ask for them only when `simulated()` is not null.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "lib/transport.h"
+#include "traces/trace_event.h"
+
+namespace ucc {
+
+// What the core tells the world about a collective, for timelines.
+struct SpanInfo {
+    const char *collective = "";  // "allreduce", ...
+    const char *algorithm = "";   // "recursive_doubling", ...
+    const char *dtype = "";       // "float32", ...
+    uint32_t team_id = 0;
+    uint32_t seq = 0;  // sequence number (or tag) the collective runs under
+    uint32_t team_size = 0;
+    uint32_t rank = 0;  // this member's team rank
+    uint64_t in_elems = 0;
+    uint64_t out_elems = 0;
+    Tag tag_base = 0;  // tags of its messages share this prefix (lib/tag.h kInstanceMask)
+};
+
+// Compute-cost classes the world charges virtual time for.
+enum class Work : uint8_t { kCopy, kReduce };
+
+class SimulatedWorld {
+  public:
+    virtual ~SimulatedWorld() = default;
+
+    // Charge local compute (copies, reductions) to the rank's virtual clock.
+    virtual void charge(Work kind, size_t bytes) = 0;
+    // True when payload bytes are not moved (timing-only simulation).
+    virtual bool timing_only() const = 0;
+    // True once the world has given up (a deadlock): nothing will ever
+    // complete; unwind with an error.
+    virtual bool aborted() const = 0;
+
+    // Peer exchange without per-rank O(n) memory, for a world that owns the
+    // OOB: every participant of `oob` contributes its own peer and `value`;
+    // the result maps each OOB ep to its peer — as a progression (start +
+    // i*stride) or a table shared by all participants — and gives the max
+    // value. UCC_ERR_NOT_SUPPORTED: use the OOB allgather.
+    struct Exchange {
+        std::shared_ptr<const std::vector<Peer>> table;  // null when arithmetic
+        Peer start = 0;
+        int64_t stride = 1;
+        uint64_t max_value = 0;
+        bool checks_agree = true;  // every participant gave the same `check`
+    };
+    virtual ucc_status_t exchange_post(const ucc_oob_coll_t &oob, uint64_t value, uint64_t check,
+                                       void **req) = 0;
+    // UCC_INPROGRESS until done (and may block the rank until its next
+    // event); on any other status the request is released.
+    virtual ucc_status_t exchange_test(void *req, Exchange *out) = 0;
+
+    // Timelines: a collective starts / ends on this rank.
+    virtual void trace_begin(const SpanInfo &span) = 0;
+    virtual void trace_end(const SpanInfo &span, ucc_status_t status) = 0;
+
+    // Desync diagnosis (after a failure): finds a message that arrived with a
+    // tag t such that (t & mask) == (base & mask) but a signature other than
+    // `signature`.
+    virtual bool find_conflict(Tag base, Tag mask, uint64_t signature, Peer *peer,
+                               uint64_t *theirs) const = 0;
+
+    // The event trace (traces/trace_event.h): whether the run keeps one, and
+    // the recording (rank and time are stamped here). A recording world also
+    // records kSend/kRecv (and the buffer accesses they are) for transfers
+    // whose Xfer names a `trace_req`.
+    virtual bool recording() const = 0;
+    virtual void record(TraceEvent &e) = 0;
+    // Tagged operations still held for this endpoint (posted receives,
+    // unexpected messages) whose tag t has (t & mask) == base: what a
+    // resource-drift check counts for one team.
+    virtual size_t pending_ops(Tag base, Tag mask) const = 0;
+};
+
+}  // namespace ucc
