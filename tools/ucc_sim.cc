@@ -355,7 +355,8 @@ struct Shared {
 
 // ucc_init, a context over the simulator's OOB (the --alg choice in its
 // config) and a team over every rank's endpoint: the public-API lifecycle.
-std::string setup(const Options &o, ucc::perf::Lifecycle *lc) {
+// A rehearsal is not recorded (UCC_TRACE): only the run itself is.
+std::string setup(const Options &o, ucc::perf::Lifecycle *lc, bool rehearsal = false) {
     ucc::perf::RankSetup s;
     ucc_sim_oob(&s.oob);
     s.rank = ucc_sim_rank();
@@ -367,6 +368,9 @@ std::string setup(const Options &o, ucc::perf::Lifecycle *lc) {
             ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
         }
         s.config.emplace_back(var + "_ALG", o.alg);
+    }
+    if (rehearsal) {
+        s.config.emplace_back("TRACE", "");
     }
     return lc->setup(s);
 }
@@ -420,7 +424,7 @@ void rehearse_rank(void *arg) {
     auto *sh = static_cast<Shared *>(arg);
     const uint32_t rank = ucc_sim_rank();
     ucc::perf::Lifecycle lc;
-    std::string err = setup(*sh->opt, &lc);
+    std::string err = setup(*sh->opt, &lc, true);
     if (err.empty()) {
         ucc::perf::CollCall call;
         ucc::perf::VArrays va;

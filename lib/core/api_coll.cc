@@ -6,6 +6,7 @@
 #include <string>
 
 #include "lib/core/core.h"
+#include "lib/core/trace_record.h"
 #include "lib/dt/dt.h"
 #include "lib/util/common.h"
 
@@ -44,6 +45,9 @@ uint64_t dst_hash(const coll::Coll &c) {
 
 // Frees a request that is not in progress (finalize, or a failed init_and_post).
 void free_request(CollRequest *r) {
+    if (r->team->ctx->recorder) [[unlikely]] {
+        trace_fin(*r);
+    }
     TraceEvent e;
     e.kind = ucc::TraceKind::kFinalize;
     e.status = r->super.status;
@@ -104,6 +108,9 @@ void CollRequest::complete(ucc_status_t st) {
         team->error = st;  // sticky: later collectives on this team fail too
         UCC_LOG(team->ctx->log, kError, "team %u failed: %s in %s", team->id, ucc_status_string(st),
                 coll_type_name(args.coll_type));
+    }
+    if (team->ctx->recorder) [[unlikely]] {
+        trace_done(*this, st);
     }
     // The status is final when the callback runs (API.md §4.9). Another
     // thread may be reading it (ucc_collective_test is an inline read).
@@ -370,6 +377,9 @@ ucc_status_t coll_post(ucc_coll_req_h request) {
         UCC_LOG(ctx.log, kError, "ucc_collective_post: team %u failed earlier: %s", t.id,
                 ucc_status_string(t.error));
         r->super.status = t.error;
+        if (ctx.recorder) [[unlikely]] {
+            ucc::core::trace_post(*r, 0, t.error);
+        }
         return t.error;
     }
     // The arguments the algorithm runs on: the request's, or (pack/unpack
@@ -402,6 +412,9 @@ ucc_status_t coll_post(ucc_coll_req_h request) {
         seq = static_cast<uint32_t>(r->args.tag) | (static_cast<uint32_t>(r->posts & 0x7fff) << 16);
     }
     r->posts++;
+    if (ctx.recorder) [[unlikely]] {
+        ucc::core::trace_post(*r, seq, UCC_OK);
+    }
     __atomic_store_n(&r->super.status, UCC_INPROGRESS, __ATOMIC_RELEASE);
     coll_trace(*r, ucc::core::LogLevel::kDebug, "post");
     if (ctx.tl_recording) [[unlikely]] {
@@ -483,11 +496,29 @@ ucc_status_t coll_post(ucc_coll_req_h request) {
     return UCC_OK;
 }
 
+// The trace's init record (TRACE), when the team is live and its context records.
+void record_init(const ucc_coll_args_t *coll_args, ucc_coll_req_h *request, ucc_team_h team,
+                 ucc_status_t st) {
+    if (team == nullptr || team->team.state == TeamState::kDestroyed) {
+        return;
+    }
+    Context &ctx = *team->team.ctx;
+    if (ctx.recorder) [[unlikely]] {
+        ucc::core::ContextGuard guard(ctx);
+        ucc::core::trace_init(ctx, &team->team, coll_args,
+                              st == UCC_OK ? req_of(*request) : nullptr, st);
+    }
+}
+
 }  // namespace
 
 UCC_EXPORT ucc_status_t ucc_collective_init(ucc_coll_args_t *coll_args, ucc_coll_req_h *request,
                                             ucc_team_h team) {
-    return api_guard(__func__, [&]() { return coll_init(coll_args, request, team); });
+    return api_guard(__func__, [&]() {
+        const ucc_status_t st = coll_init(coll_args, request, team);
+        record_init(coll_args, request, team, st);
+        return st;
+    });
 }
 
 UCC_EXPORT ucc_status_t ucc_collective_post(ucc_coll_req_h request) {
@@ -497,7 +528,9 @@ UCC_EXPORT ucc_status_t ucc_collective_post(ucc_coll_req_h request) {
 UCC_EXPORT ucc_status_t ucc_collective_init_and_post(ucc_coll_args_t *coll_args,
                                                      ucc_coll_req_h *request, ucc_team_h team) {
     return api_guard(__func__, [&]() -> ucc_status_t {
-        UCC_TRY(coll_init(coll_args, request, team));
+        const ucc_status_t init_st = coll_init(coll_args, request, team);
+        record_init(coll_args, request, team, init_st);
+        UCC_TRY(init_st);
         ucc::core::ContextGuard guard(*team->team.ctx);
         ucc_status_t st = coll_post(*request);
         if (st != UCC_OK) {

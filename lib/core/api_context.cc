@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "lib/core/core.h"
+#include "lib/core/trace_record.h"
 #include "lib/core/transport_select.h"
 #include "lib/util/common.h"
 
@@ -51,7 +52,9 @@ PeerMap PeerMap::from_table(std::vector<Peer> table) {
     return m;
 }
 
-Context::~Context() = default;
+Context::~Context() {
+    trace_close(*this);  // a context whose creation failed
+}
 
 bool context_destroyed(const ucc_context *context, const char *fn) {
     if (!context->ctx.destroyed) {
@@ -362,6 +365,7 @@ UCC_EXPORT ucc_status_t ucc_context_create(ucc_lib_h lib_handle, const ucc_conte
             const ucc_mem_map_params_t &mp = params->mem_params;
             ctx.mem_segments.assign(mp.segments, mp.segments + mp.n_segments);
         }
+        ucc::core::trace_open(ctx, has_oob ? &params->oob : nullptr);
         ctx.address.resize(ctx.transport->address_length());
         ctx.transport->address(ctx.address.data());
 
@@ -497,6 +501,7 @@ UCC_EXPORT ucc_status_t ucc_context_destroy(ucc_context_h context) {
         // The log's clock reads the transport: later lines (calls on the
         // tombstone) go without a time.
         ctx.log.set_clock(nullptr, nullptr);
+        ucc::core::trace_close(ctx);
         ctx.transport.reset();
         ctx.peers = ucc::core::PeerMap();
         ctx.address = {};

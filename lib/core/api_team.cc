@@ -8,6 +8,7 @@
 
 #include "lib/core/core.h"
 #include "lib/core/team_exchange.h"
+#include "lib/core/trace_record.h"
 #include "lib/util/common.h"
 
 using ucc::api_guard;
@@ -157,6 +158,9 @@ void retire_team(ucc_team *team) {
     t.create_task.reset();
     t.create_poller.reset();
     ctx->dead_teams.emplace_back(team);
+    if (created && ctx->recorder && t.trace_number != 0) [[unlikely]] {
+        trace_team_destroy(t);
+    }
     if (created) {
         ucc::TraceEvent e;
         e.kind = ucc::TraceKind::kTeamDestroyed;
@@ -387,6 +391,9 @@ UCC_EXPORT ucc_status_t ucc_team_create_post(ucc_context_h *contexts, uint32_t n
         }
         t.create_poller = std::move(creation);
         ctx.live_teams.push_back(h.get());
+        if (ctx.recorder) [[unlikely]] {
+            ucc::core::trace_team_create(t, UCC_OK, has_oob ? "oob" : "ep_map");
+        }
         *new_team = h.release();
         return UCC_OK;
     });
@@ -415,6 +422,9 @@ UCC_EXPORT ucc_status_t ucc_team_create_test(ucc_team_h team) {
         }
         if (t.state != TeamState::kCreating && !t.creation_recorded) {
             t.creation_recorded = true;
+            if (t.ctx->recorder && t.trace_number != 0) [[unlikely]] {
+                ucc::core::trace_team(t);
+            }
             if (t.ctx->tl_recording) {
                 uint64_t h = 0xcbf29ce484222325ull;
                 for (uint64_t i = 0; i < t.peers.size(); ++i) {

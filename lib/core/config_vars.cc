@@ -172,6 +172,11 @@ constexpr ConfigVar kContextVars[] = {
     {"SCATTERV_ALG", "auto", kAlgDoc, nullptr, kUsed},
     {"KNOMIAL_RADIX", "4", "Radix of k-nomial trees (bcast, reduce, barrier), 2..64.", valid_radix,
      kUsed},
+    {"TRACE", "",
+     "Record this context's calls (team creation, collective init, post, completion, finalize) "
+     "into a trace file in this directory, which must exist (traces/FORMAT.md; ucc_replay "
+     "replays it). Empty: off.",
+     nullptr, kUsed},
     {"ALLREDUCE_LARGE_MSG", "16K",
      "Allreduce messages of at least this many bytes use a bandwidth-optimal algorithm in auto "
      "mode.",

@@ -20,6 +20,7 @@
 #include "lib/transport.h"
 #include "lib/util/pool.h"
 #include "lib/util/task.h"
+#include "traces/recorder.h"
 #include "ucc/api/ucc.h"
 
 struct ucc_context;
@@ -215,6 +216,10 @@ struct Context final : CompletionSink, coll::Scheduler {
     bool destroyed = false;
     std::vector<std::unique_ptr<ucc_team>> dead_teams;  // tombstones (see Lib::dead_contexts)
     uint64_t next_req = 0;                              // request numbers for the event trace
+    // The trace of this context's calls (TRACE, traces/FORMAT.md); null: off.
+    std::unique_ptr<traces::Recorder> recorder;
+    double trace_t0 = 0;       // transport clock at creation: trace times count from here
+    uint32_t trace_teams = 0;  // team numbers handed out
     // Event trace: records `e` when the transport keeps one.
     void record(TraceEvent &e) {
         if (tl_recording) [[unlikely]] {
@@ -294,7 +299,8 @@ struct Team final : coll::CollEnv {
     std::unique_ptr<Poller> create_poller;
     bool placeholder = false;  // excluded member of a split
     bool creation_recorded = false;
-    uint64_t trace_hash = 0;  // event trace: hash of the members' peers
+    uint64_t trace_hash = 0;    // event trace: hash of the members' peers
+    uint32_t trace_number = 0;  // the team's number in the context's trace (0: none)
 
     // The tag of a collective instance (lib/tag.h: key = sequence number or tag).
     Tag tag_base(uint32_t key) const { return tag::make(id, key); }
@@ -412,6 +418,15 @@ ucc_status_t validate_coll_args(const ucc_coll_args_t &a, uint32_t team_size, ui
 // position as `rank` and args whose root is the root's set position.
 void normalize_coll_args(const ucc_coll_args_t &a, uint32_t team_size, uint32_t rank,
                          coll::Args *out, bool timing_only = false);
+// Which buffer descriptions a rank reads (model/VALIDITY.md, "Fields read").
+struct BufferUse {
+    bool src = false;            // src.info
+    bool src_v = false;          // src.info_v
+    bool dst = false;            // dst.info
+    bool dst_v = false;          // dst.info_v (with displacements)
+    bool dst_v_nodispl = false;  // reduce_scatterv: dst counts only
+};
+BufferUse buffers_used(ucc_coll_type_t t, bool inplace, bool is_root);
 // Whether the collective moves no data at all on any rank (zero size).
 bool coll_is_trivial(const coll::Args &a, uint32_t team_size);
 
@@ -426,6 +441,8 @@ const coll::Algorithm *select_algorithm(const Context &ctx, const coll::Args &a,
 const char *coll_type_name(ucc_coll_type_t t);
 // Whether the type has a root (args.root is read for these types only).
 bool is_rooted(ucc_coll_type_t t);
+// Whether the type reduces (args.op is read for these types only).
+bool is_reduction(ucc_coll_type_t t);
 
 }  // namespace ucc::core
 

@@ -33,11 +33,6 @@ int64_t raw(const E &e) {
     return static_cast<int64_t>(v);
 }
 
-bool is_reduction(ucc_coll_type_t t) {
-    return t == UCC_COLL_TYPE_ALLREDUCE || t == UCC_COLL_TYPE_REDUCE ||
-           t == UCC_COLL_TYPE_REDUCE_SCATTER || t == UCC_COLL_TYPE_REDUCE_SCATTERV;
-}
-
 // Where the in-place flag means anything (per the spec's table).
 bool inplace_applies(ucc_coll_type_t t, bool is_root) {
     switch (t) {
@@ -60,17 +55,39 @@ bool inplace_applies(ucc_coll_type_t t, bool is_root) {
     }
 }
 
-// Which buffer descriptions a rank reads.
-struct Use {
-    bool src = false;            // src.info
-    bool src_v = false;          // src.info_v
-    bool dst = false;            // dst.info
-    bool dst_v = false;          // dst.info_v (with displacements)
-    bool dst_v_nodispl = false;  // reduce_scatterv: dst counts only
-};
+bool valid_mem(int64_t m) {
+    return (m >= UCC_MEMORY_TYPE_HOST && m < UCC_MEMORY_TYPE_LAST) || m == UCC_MEMORY_TYPE_UNKNOWN;
+}
 
-Use buffers_used(ucc_coll_type_t t, bool inplace, bool is_root) {
-    Use u;
+uint64_t read_entry(const void *a, bool wide, uint32_t i) {
+    return wide ? static_cast<const uint64_t *>(a)[i] : static_cast<const uint32_t *>(a)[i];
+}
+
+// a + b, or kMaxBytes when it does not fit in 63 bits.
+uint64_t add_sat(uint64_t a, uint64_t b) {
+    if (a >= kMaxBytes || b >= kMaxBytes - a) {
+        return kMaxBytes;
+    }
+    return a + b;
+}
+
+// a * b, or kMaxBytes when it does not fit in 63 bits.
+uint64_t mul_sat(uint64_t a, uint64_t b) {
+    if (a != 0 && b > (kMaxBytes - 1) / a) {
+        return kMaxBytes;
+    }
+    return a * b;
+}
+
+}  // namespace
+
+bool is_reduction(ucc_coll_type_t t) {
+    return t == UCC_COLL_TYPE_ALLREDUCE || t == UCC_COLL_TYPE_REDUCE ||
+           t == UCC_COLL_TYPE_REDUCE_SCATTER || t == UCC_COLL_TYPE_REDUCE_SCATTERV;
+}
+
+BufferUse buffers_used(ucc_coll_type_t t, bool inplace, bool is_root) {
+    BufferUse u;
     switch (t) {
         case UCC_COLL_TYPE_ALLGATHER:
         case UCC_COLL_TYPE_ALLREDUCE:
@@ -116,32 +133,6 @@ Use buffers_used(ucc_coll_type_t t, bool inplace, bool is_root) {
     }
     return u;
 }
-
-bool valid_mem(int64_t m) {
-    return (m >= UCC_MEMORY_TYPE_HOST && m < UCC_MEMORY_TYPE_LAST) || m == UCC_MEMORY_TYPE_UNKNOWN;
-}
-
-uint64_t read_entry(const void *a, bool wide, uint32_t i) {
-    return wide ? static_cast<const uint64_t *>(a)[i] : static_cast<const uint32_t *>(a)[i];
-}
-
-// a + b, or kMaxBytes when it does not fit in 63 bits.
-uint64_t add_sat(uint64_t a, uint64_t b) {
-    if (a >= kMaxBytes || b >= kMaxBytes - a) {
-        return kMaxBytes;
-    }
-    return a + b;
-}
-
-// a * b, or kMaxBytes when it does not fit in 63 bits.
-uint64_t mul_sat(uint64_t a, uint64_t b) {
-    if (a != 0 && b > (kMaxBytes - 1) / a) {
-        return kMaxBytes;
-    }
-    return a * b;
-}
-
-}  // namespace
 
 bool is_rooted(ucc_coll_type_t t) {
     switch (t) {
@@ -272,7 +263,7 @@ ucc_status_t validate_coll_args(const ucc_coll_args_t &a, uint32_t n, uint32_t r
     }
     const bool is_root = rooted && root == rank;
     const bool inplace = (flags & UCC_COLL_ARGS_FLAG_IN_PLACE) && inplace_applies(t, is_root);
-    const Use u = buffers_used(t, inplace, is_root);
+    const BufferUse u = buffers_used(t, inplace, is_root);
     const bool c64 = (flags & UCC_COLL_ARGS_FLAG_COUNT_64BIT) != 0;
     const bool d64 = (flags & UCC_COLL_ARGS_FLAG_DISPLACEMENTS_64BIT) != 0;
     // V7
@@ -488,7 +479,7 @@ void normalize_coll_args(const ucc_coll_args_t &a, uint32_t n, uint32_t rank, co
     x.counts64 = (flags & UCC_COLL_ARGS_FLAG_COUNT_64BIT) != 0;
     x.displs64 = (flags & UCC_COLL_ARGS_FLAG_DISPLACEMENTS_64BIT) != 0;
     x.op = UCC_OP_SUM;
-    const Use u = buffers_used(t, x.inplace, is_root);
+    const BufferUse u = buffers_used(t, x.inplace, is_root);
     if (u.src) {
         x.src = a.src.info.buffer;
         x.src_count = a.src.info.count;
