@@ -129,6 +129,10 @@ class Rank {
     void fin(const FinRec &r);
     void team_destroy(const TeamDestroyRec &r);
     void check_at_post(Req &q, uint64_t key);
+    // One progress call; notices a world that gave up (a deadlock).
+    void progress();
+    // Waits for every request still in flight (they fail once the world gives up).
+    void drain();
     bool describe(const Buffer &b, bool is_src, Req &q, ucc_coll_args_t &a, uint64_t seed);
     ucc_datatype_t datatype(const Datatype &d, size_t *esize);
 
@@ -145,6 +149,7 @@ class Rank {
     std::map<std::pair<uint64_t, bool>, ucc_datatype_t> generics_;
     std::vector<CollResult> results_;
     uint32_t line_ = 0;
+    bool stopped_ = false;  // the world gave up: replay no further
 };
 
 struct Shared {
@@ -155,6 +160,8 @@ struct Shared {
     std::vector<std::string> position;  // per rank: where it is (for a deadlock report)
     uint64_t failed_inits = 0;
     Verifier verifier;  // payload runs
+    // Where every rank was when the world gave up (a deadlock).
+    std::vector<std::string> at_deadlock;
 };
 
 Rank::Rank(Shared &sh, uint32_t rank) : sh_(sh), rank_(rank), rt_(sh.trace->ranks[rank]) {}
@@ -243,7 +250,7 @@ void Rank::teardown() {
     for (auto &[n, team] : teams_) {
         ucc_status_t st;
         while ((st = ucc_team_destroy(team)) == UCC_INPROGRESS) {
-            ucc_context_progress(ctx_);
+            progress();
         }
     }
     teams_.clear();
@@ -478,7 +485,7 @@ void Rank::wait_req(uint64_t req, const DoneRec &d) {
                           coll_name(results_[q.result].coll) + ")";
     ucc_status_t st;
     while ((st = ucc_collective_test(q.h)) == UCC_INPROGRESS) {
-        ucc_context_progress(ctx_);
+        progress();
     }
     CollResult &res = results_[q.result];
     res.status = st;
@@ -491,6 +498,16 @@ void Rank::wait_req(uint64_t req, const DoneRec &d) {
     }
     if (q.recorded_post >= 0) {
         res.recorded_us = static_cast<double>(d.t - q.recorded_post) / 1e3;
+    }
+    if (st == UCC_ERR_NO_MESSAGE && d.status != UCC_ERR_NO_MESSAGE) {
+        // The world gave up on it (a deadlock): this rank replays no further.
+        if (!stopped_) {
+            stopped_ = true;
+            if (sh_.at_deadlock.empty()) {
+                sh_.at_deadlock = sh_.position;
+            }
+        }
+        return;
     }
     if (st != d.status) {
         problem(std::string(coll_name(res.coll)) + " (request " + std::to_string(req) +
@@ -510,7 +527,7 @@ void Rank::fin(const FinRec &r) {
         // would refuse to finalize it in progress.
         Req &q = it->second;
         while (ucc_collective_test(q.h) == UCC_INPROGRESS) {
-            ucc_context_progress(ctx_);
+            progress();
         }
         if (q.verify) {
             sh_.verifier.completed(q.key, team_ids_[q.team].rank, q.src, q.dst);
@@ -581,6 +598,13 @@ void Rank::team_create(const TeamCreateRec &r, size_t k) {
             tp.mask |= UCC_TEAM_PARAM_FIELD_ID;
             tp.id = r.id;
         }
+        const bool world = map.size() == sh_.trace->size && tp.ep_map.type == UCC_EP_MAP_FULL;
+        if (r.how == "oob" && world) {
+            // Created through an OOB over every rank when recorded: so here too.
+            tp.mask &= ~static_cast<uint64_t>(UCC_TEAM_PARAM_FIELD_EP_MAP);
+            tp.mask |= UCC_TEAM_PARAM_FIELD_OOB;
+            ucc_sim_oob(&tp.oob);
+        }
         st = ucc_team_create_post(&ctx_, 1, &tp, &team);
     }
     if (st != UCC_OK) {
@@ -598,7 +622,7 @@ void Rank::team_done(const TeamRec &r) {
     sh_.position[rank_] = where() + " (creating team " + std::to_string(r.team) + ")";
     ucc_status_t st;
     while ((st = ucc_team_create_test(it->second)) == UCC_INPROGRESS) {
-        ucc_context_progress(ctx_);
+        progress();
     }
     team_maps_.erase(r.team);
     if (st == UCC_OK && r.has_members) {
@@ -621,16 +645,33 @@ void Rank::team_destroy(const TeamDestroyRec &r) {
     sh_.position[rank_] = where() + " (destroying team " + std::to_string(r.team) + ")";
     ucc_status_t st;
     while ((st = ucc_team_destroy(it->second)) == UCC_INPROGRESS) {
-        ucc_context_progress(ctx_);
+        progress();
     }
     teams_.erase(it);
+}
+
+void Rank::progress() {
+    if (ucc_context_progress(ctx_) == UCC_ERR_NO_MESSAGE && !stopped_) {
+        stopped_ = true;
+        if (sh_.at_deadlock.empty()) {
+            sh_.at_deadlock = sh_.position;
+        }
+    }
+}
+
+void Rank::drain() {
+    for (auto &[n, q] : reqs_) {
+        while (q.h != nullptr && ucc_collective_test(q.h) == UCC_INPROGRESS) {
+            progress();
+        }
+    }
 }
 
 void Rank::run() {
     if (!setup()) {
         return;
     }
-    for (size_t k = 0; k < rt_.records.size(); ++k) {
+    for (size_t k = 0; k < rt_.records.size() && !stopped_; ++k) {
         line_ = rt_.line_of[k];
         sh_.position[rank_] = where();
         const Record &rec = rt_.records[k];
@@ -651,13 +692,16 @@ void Rank::run() {
         }
     }
     sh_.results[rank_] = std::move(results_);
-    if (!rt_.ended) {
+    if (!rt_.ended && !stopped_) {
+        // The rank stops here, as it stopped when recorded; its collectives
+        // still in flight end when the others finish them, or when the world
+        // gives up waiting.
         sh_.position[rank_] = rt_.path + " ends at line " + std::to_string(rt_.last_line) +
                               (rt_.truncated ? " (cut short)" : " (no end record)");
-        // The rank stops here, as it stopped when recorded: what it still held stays.
-        return;
+    } else if (!stopped_) {
+        sh_.position[rank_] = "finished";
     }
-    sh_.position[rank_] = "finished";
+    drain();
     teardown();
 }
 
@@ -709,9 +753,10 @@ bool replay(const Trace &t, const ReplayOptions &o, ReplayResult *out, std::stri
     }
     if (out->sim_status == UCC_ERR_NO_MESSAGE) {
         out->problems.push_back("deadlock: the replay stopped with ranks waiting; where each was:");
+        const std::vector<std::string> &at = sh.at_deadlock.empty() ? sh.position : sh.at_deadlock;
         for (uint32_t r = 0; r < t.size && r < 64; ++r) {
-            if (sh.position[r] != "finished") {
-                out->problems.push_back("  rank " + std::to_string(r) + ": " + sh.position[r]);
+            if (at[r] != "finished") {
+                out->problems.push_back("  rank " + std::to_string(r) + ": " + at[r]);
             }
         }
     }
