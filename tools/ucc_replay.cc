@@ -2,8 +2,12 @@
 // on the simulator, and say how long each collective took when recorded and
 // how long the simulator predicts, on any network model.
 //
-//   ucc_replay <dir> [--network NET] [--seed S] [--timing-only]
+//   ucc_replay <dir> [--ranks N] [--network NET] [--seed S] [--timing-only]
 //              [--timeline FILE [--timeline-ranks L]] [--json]
+//
+// --ranks N replays the trace at another number of ranks, by the rule of
+// traces/rescale.h (each recorded rank's program played by N/S ranks; teams,
+// roots and v-counts follow).
 //
 // The run ends as ucc_sim's does:
 //   Simulated time: X seconds.
@@ -25,6 +29,7 @@
 #include "traces/names.h"
 #include "traces/reader.h"
 #include "traces/replay.h"
+#include "traces/rescale.h"
 
 namespace {
 
@@ -33,6 +38,7 @@ using ucc::traces::CollResult;
 const char kUsage[] =
     "usage: ucc_replay <dir> [options]\n"
     "  <dir>                 a trace recorded with UCC_TRACE=<dir> (rank<R>.jsonl files)\n"
+    "  --ranks N             replay at N ranks (traces/rescale.h; default: as recorded)\n"
     "  --network NET         preset, spec or network file, as ucc_sim takes it (default hdr)\n"
     "  --seed S              the simulator's seed (default 1)\n"
     "  --timing-only         move no payload: only messages, sizes and costs\n"
@@ -50,6 +56,8 @@ struct Options {
     std::string dir;
     ucc::traces::ReplayOptions replay;
     std::string network_described;
+    uint64_t network_slots = 0;
+    uint32_t ranks = 0;  // 0: as recorded
     bool json = false;
 };
 
@@ -69,6 +77,14 @@ Options parse(int argc, char **argv) {
             std::exit(0);
         } else if (a == "--network") {
             network = value(&i);
+        } else if (a == "--ranks") {
+            const std::string v = value(&i);
+            char *end = nullptr;
+            const unsigned long long n = std::strtoull(v.c_str(), &end, 10);
+            if (v.empty() || *end != '\0' || n == 0 || n > (1u << 20)) {
+                die_usage("--ranks " + v + ": expected 1 to 1048576");
+            }
+            o.ranks = static_cast<uint32_t>(n);
         } else if (a == "--seed") {
             const std::string v = value(&i);
             char *end = nullptr;
@@ -102,6 +118,7 @@ Options parse(int argc, char **argv) {
     }
     o.replay.network = net.spec;
     o.network_described = net.described;
+    o.network_slots = net.slots;
     return o;
 }
 
@@ -134,6 +151,15 @@ int main(int argc, char **argv) {
         std::fprintf(stderr, "ucc_replay: %s\n", error.c_str());
         return 2;
     }
+    const uint64_t recorded_ranks = trace.size;
+    std::vector<std::string> notes;
+    if (o.ranks != 0 && o.ranks != trace.size) {
+        trace = ucc::traces::rescale(trace, o.ranks, &notes);
+    }
+    if (o.network_slots > 0 && trace.size > o.network_slots) {
+        die_usage(std::to_string(trace.size) + " ranks do not fit the network file's " +
+                  std::to_string(o.network_slots) + " rank slots (nodes x ppn)");
+    }
     const ucc::traces::Header &h0 = trace.ranks[0].header;
     std::set<std::string> hosts;
     for (const auto &r : trace.ranks) {
@@ -143,8 +169,11 @@ int main(int argc, char **argv) {
                  "ucc_replay: %s: %" PRIu64
                  " ranks recorded over %s on %zu host(s), library %s "
                  "(%s)\n",
-                 o.dir.c_str(), trace.size, h0.transport.c_str(), hosts.size(), h0.library.c_str(),
-                 h0.revision.c_str());
+                 o.dir.c_str(), recorded_ranks, h0.transport.c_str(), hosts.size(),
+                 h0.library.c_str(), h0.revision.c_str());
+    for (const std::string &n : notes) {
+        std::fprintf(stderr, "ucc_replay: at %" PRIu64 " ranks: %s\n", trace.size, n.c_str());
+    }
     std::fprintf(stderr, "ucc_replay: seed=%" PRIu64 " ranks=%" PRIu64 " network=%s%s\n",
                  o.replay.seed, trace.size, o.network_described.c_str(),
                  o.replay.timing_only ? " timing-only" : "");

@@ -18,6 +18,7 @@
 
 #include "traces/reader.h"
 #include "traces/replay.h"
+#include "traces/rescale.h"
 #include "traces/verify.h"
 #include "ucc/api/ucc.h"
 #include "ucc/sim/ucc_sim.h"
@@ -283,6 +284,42 @@ TEST(TraceReplay, ARecordedRunReplaysWithTheSameCollectivesTimesAndResults) {
     ASSERT_TRUE(replay(trace, o, &slow, &err)) << err;
     EXPECT_TRUE(slow.ok());
     EXPECT_GT(slow.simulated_s, res.simulated_s);
+    remove_dir(dir);
+}
+
+// At 8x the ranks (traces/rescale.h): every rank's program played by 8 ranks,
+// the split and the alltoallv's counts grown by the rule, every result right.
+TEST(TraceReplay, ATraceReplaysAtEightTimesItsRanks) {
+    const std::string dir = record("x8", 4, Program{});
+    Trace trace;
+    std::string err;
+    ASSERT_TRUE(read_dir(dir, &trace, &err)) << err;
+    std::vector<std::string> notes;
+    const Trace big = rescale(trace, 32, &notes);
+    EXPECT_TRUE(notes.empty());
+    ASSERT_EQ(big.size, 32u);
+    // Rank 9 plays recorded rank 1; its world has 32 members and it is member 9.
+    const RankTrace &r9 = big.ranks[9];
+    EXPECT_EQ(r9.header.rank, 9u);
+    const auto &world = std::get<TeamRec>(r9.records[1]);
+    EXPECT_EQ(world.size, 32u);
+    EXPECT_EQ(world.rank, 9u);
+    // Rank 17 plays recorded rank 2 (even): it is in the split of 16.
+    const auto &split = std::get<TeamRec>(big.ranks[17].records[3]);
+    EXPECT_EQ(split.size, 16u);
+    EXPECT_EQ(split.rank, 9u);  // after the 8 ranks playing 0
+    ReplayOptions o;
+    ReplayResult res;
+    ASSERT_TRUE(replay(big, o, &res, &err)) << err;
+    for (const std::string &p : res.problems) {
+        ADD_FAILURE() << p;
+    }
+    EXPECT_EQ(res.colls.size(), 32u * 14u + 16u * 2u);
+    EXPECT_EQ(res.verified, 14u + 2u);
+    for (const CollResult &c : res.colls) {
+        EXPECT_EQ(c.status, UCC_OK);
+        EXPECT_GT(c.predicted_us, 0);
+    }
     remove_dir(dir);
 }
 
