@@ -108,9 +108,10 @@ void Verifier::check(const InstanceKey &k, Instance &inst) {
     model::Expected e;
     try {
         e = model::expected(n, args);
-    } catch (const std::exception &ex) {
-        problems.push_back(inst.parts[0].where +
-                           ": the model refuses this collective: " + ex.what());
+    } catch (const std::exception &) {
+        // The members disagree on the collective (desynchronised): the trace
+        // check reports that; there is no one right result to check.
+        ++unverifiable;
         open_.erase(k);
         return;
     }

@@ -46,7 +46,8 @@ class Verifier {
                    const std::vector<uint8_t> &dst);
 
     std::vector<std::string> problems;
-    uint64_t verified = 0;  // instances checked
+    uint64_t verified = 0;      // instances checked
+    uint64_t unverifiable = 0;  // instances whose members disagree (desynchronised)
 
   private:
     struct Part {

@@ -46,7 +46,8 @@ tree)
         include/ucc/api/ucc_version.h include/ucc/sim/ucc_sim.h include/ucc/boot/ucc_boot.h \
         lib/libucc.so lib/pkgconfig/ucc.pc lib/cmake/ucc/ucc-config.cmake \
         lib/cmake/ucc/ucc-config-version.cmake bin/ucc_run bin/ucc_sim \
-        share/ucc/examples/ucc_sim_demo.c share/ucc/ucc.conf bin/ucc_info bin/ucc_perftest; do
+        share/ucc/examples/ucc_sim_demo.c share/ucc/ucc.conf bin/ucc_info bin/ucc_perftest \
+        bin/ucc_replay; do
         [[ -e "$prefix/$f" ]] || fail "missing $f"
     done
     # libucc.so -> libucc.so.<major> -> libucc.so.<version>, and the soname.
@@ -67,6 +68,12 @@ tree)
     grep -q "# configuration file: $prefix/share/ucc/ucc.conf" "$work/info" ||
         fail "bin/ucc_info does not find share/ucc/ucc.conf"
     "$prefix/bin/ucc_perftest" --sim 4 -c allreduce -b 1 -e 1k -n 2 -w 0 >/dev/null || fail "bin/ucc_perftest"
+    # Recorded by the installed library (UCC_TRACE), replayed by the installed ucc_replay.
+    mkdir "$work/trace"
+    UCC_TRACE="$work/trace" "$prefix/bin/ucc_sim" -np 4 -c bcast -b 8 -e 64 -i 1 >/dev/null ||
+        fail "bin/ucc_sim with UCC_TRACE"
+    "$prefix/bin/ucc_replay" "$work/trace" >"$work/replay" 2>&1 || { cat "$work/replay"; fail "bin/ucc_replay"; }
+    grep -q "^Simulated time: " "$work/replay" || fail "bin/ucc_replay: no closing lines"
     # Consumer 1: CMake, find_package(UCC) twice.
     cmake -S "$here/cmake_consumer" -B "$work/cm" -DCMAKE_PREFIX_PATH="$prefix" \
         -DUCC_DEMO_SOURCE="$prefix/share/ucc/examples/ucc_sim_demo.c" >"$work/cm.log" ||
