@@ -30,6 +30,7 @@
 #include "traces/reader.h"
 #include "traces/replay.h"
 #include "traces/rescale.h"
+#include "traces/simgrid.h"
 
 namespace {
 
@@ -37,7 +38,9 @@ using ucc::traces::CollResult;
 
 const char kUsage[] =
     "usage: ucc_replay <dir> [options]\n"
-    "  <dir>                 a trace recorded with UCC_TRACE=<dir> (rank<R>.jsonl files)\n"
+    "  <dir>                 a trace recorded with UCC_TRACE=<dir> (rank<R>.jsonl files), or a\n"
+    "                        SimGrid time-independent trace (a directory of per-rank files, one\n"
+    "                        file of every rank's actions, or an index of per-rank files)\n"
     "  --ranks N             replay at N ranks (traces/rescale.h; default: as recorded)\n"
     "  --network NET         preset, spec or network file, as ucc_sim takes it (default hdr)\n"
     "  --seed S              the simulator's seed (default 1)\n"
@@ -125,7 +128,9 @@ Options parse(int argc, char **argv) {
 // Per collective type: calls, bytes, times, algorithms.
 struct Summary {
     uint64_t calls = 0;
-    uint64_t timed = 0;  // with both times
+    uint64_t timed = 0;      // with both times
+    uint64_t predicted = 0;  // with a predicted time (imported traces have no recorded one)
+    double predicted_all_us = 0;
     double bytes = 0;
     double recorded_us = 0;
     double predicted_us = 0;
@@ -147,9 +152,16 @@ int main(int argc, char **argv) {
     const Options o = parse(argc, argv);
     ucc::traces::Trace trace;
     std::string error;
-    if (!ucc::traces::read_dir(o.dir, &trace, &error)) {
+    std::vector<std::string> imported;
+    const bool simgrid = ucc::traces::looks_like_simgrid(o.dir);
+    const bool read = simgrid ? ucc::traces::import_simgrid(o.dir, &trace, &imported, &error)
+                              : ucc::traces::read_dir(o.dir, &trace, &error);
+    if (!read) {
         std::fprintf(stderr, "ucc_replay: %s\n", error.c_str());
         return 2;
+    }
+    for (const std::string &n : imported) {
+        std::fprintf(stderr, "ucc_replay: SimGrid trace: %s\n", n.c_str());
     }
     const uint64_t recorded_ranks = trace.size;
     std::vector<std::string> notes;
@@ -195,11 +207,18 @@ int main(int argc, char **argv) {
             s.recorded_us += c.recorded_us;
             s.predicted_us += c.predicted_us;
         }
+        if (c.predicted_us >= 0) {
+            ++s.predicted;
+            s.predicted_all_us += c.predicted_us;
+        }
     }
     if (o.json) {
         for (const auto &[name, s] : by_type) {
             const double rec = s.timed > 0 ? s.recorded_us / s.timed : 0;
-            const double pred = s.timed > 0 ? s.predicted_us / s.timed : 0;
+            // Without recorded times (imported traces): every predicted one.
+            const double pred = s.timed > 0       ? s.predicted_us / s.timed
+                                : s.predicted > 0 ? s.predicted_all_us / s.predicted
+                                                  : 0;
             std::printf(
                 "{\"collective\":\"%s\",\"calls\":%" PRIu64
                 ",\"bytes_avg\":%.1f,"
@@ -215,11 +234,19 @@ int main(int argc, char **argv) {
                     "recorded(us)", "predicted(us)", "ratio", "algorithm (recorded -> replayed)");
         for (const auto &[name, s] : by_type) {
             const double rec = s.timed > 0 ? s.recorded_us / s.timed : 0;
-            const double pred = s.timed > 0 ? s.predicted_us / s.timed : 0;
-            std::printf("  %-16s %8" PRIu64 " %14.0f %14.3f %14.3f %8.3f  %s -> %s\n", name.c_str(),
-                        s.calls, s.calls > 0 ? s.bytes / s.calls : 0, rec, pred,
-                        rec > 0 ? pred / rec : 0, joined(s.recorded_algs).c_str(),
-                        joined(s.replayed_algs).c_str());
+            // Without recorded times (imported traces): every predicted one.
+            const double pred = s.timed > 0       ? s.predicted_us / s.timed
+                                : s.predicted > 0 ? s.predicted_all_us / s.predicted
+                                                  : 0;
+            char rec_text[32] = "-";
+            char ratio_text[32] = "-";
+            if (s.timed > 0) {
+                std::snprintf(rec_text, sizeof rec_text, "%.3f", rec);
+                std::snprintf(ratio_text, sizeof ratio_text, "%.3f", rec > 0 ? pred / rec : 0);
+            }
+            std::printf("  %-16s %8" PRIu64 " %14.0f %14s %14.3f %8s  %s -> %s\n", name.c_str(),
+                        s.calls, s.calls > 0 ? s.bytes / s.calls : 0, rec_text, pred, ratio_text,
+                        joined(s.recorded_algs).c_str(), joined(s.replayed_algs).c_str());
         }
     }
     std::fflush(stdout);

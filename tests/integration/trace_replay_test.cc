@@ -19,6 +19,7 @@
 #include "traces/reader.h"
 #include "traces/replay.h"
 #include "traces/rescale.h"
+#include "traces/simgrid.h"
 #include "traces/verify.h"
 #include "ucc/api/ucc.h"
 #include "ucc/sim/ucc_sim.h"
@@ -376,6 +377,99 @@ TEST(TraceReplay, ACutShortTraceReplaysUpToItsLastRecordAndSaysSo) {
     EXPECT_NE(all.find("rank 1: " + path + " ends at line 12 (cut short)"), std::string::npos)
         << all;
     EXPECT_NE(all.find("rank 0: " + dir + "/rank0.jsonl:"), std::string::npos) << all;
+    remove_dir(dir);
+}
+
+// SimGrid's time-independent traces (traces/simgrid.h): every collective
+// action of 4 ranks imported and replayed, results checked; point-to-point and
+// compute skipped with a note; one file for all ranks and an index work too.
+std::string ti_actions(uint32_t r) {
+    const uint32_t next = (r + 1) % 4;
+    const uint32_t prev = (r + 3) % 4;
+    const std::string R = std::to_string(r);
+    std::string s;
+    for (const std::string &a :
+         {std::string("init"), std::string("compute 1e6"), std::string("allreduce 1000 1000 5"),
+          std::string("bcast 64 2 1"), "send " + std::to_string(next) + " 0 100",
+          "recv " + std::to_string(prev) + " 0 100", std::string("barrier"),
+          std::string("alltoall 10 10"), std::string("gather 8 8 1 0 0"),
+          "allgatherv " + std::to_string(r + 4) + " 4 5 6 7 0",
+          "alltoallv 100 1 2 3 4 100 " + std::to_string(r + 1) + " " + std::to_string(r + 1) + " " +
+              std::to_string(r + 1) + " " + std::to_string(r + 1),
+          std::string("reducescatter 5 6 7 8 1000 1"), std::string("scatterv 3 3 3 3 3 0 0 0"),
+          std::string("reduce 16 16 3 0"), std::string("finalize")}) {
+        s += R + " " + a + "\n";
+    }
+    return s;
+}
+
+TEST(TraceReplay, ASimGridTraceIsImportedAndReplayed) {
+    const std::string dir = temp_dir("simgrid");
+    for (uint32_t r = 0; r < 4; ++r) {
+        std::ofstream(dir + "/rank" + std::to_string(r) + ".txt") << ti_actions(r);
+    }
+    ASSERT_TRUE(looks_like_simgrid(dir));
+    Trace t;
+    std::vector<std::string> notes;
+    std::string err;
+    ASSERT_TRUE(import_simgrid(dir, &t, &notes, &err)) << err;
+    ASSERT_EQ(t.size, 4u);
+    EXPECT_EQ(notes.size(), 3u);  // compute, recv, send
+    ReplayResult res;
+    ASSERT_TRUE(replay(t, ReplayOptions{}, &res, &err)) << err;
+    for (const std::string &p : res.problems) {
+        ADD_FAILURE() << p;
+    }
+    EXPECT_EQ(res.colls.size(), 4u * 10u);
+    EXPECT_EQ(res.verified, 10u);
+    // The bcast's root and datatype (SMPI id 1: MPI_INT) came through.
+    const auto &bcast = std::get<InitRec>(t.ranks[0].records[2 + 4]);
+    EXPECT_EQ(bcast.coll, UCC_COLL_TYPE_BCAST);
+    EXPECT_EQ(bcast.root, 2u);
+    EXPECT_EQ(bcast.src.dt.predefined, UCC_DT_INT32);
+    // Every rank's actions in one file, and an index of per-rank files.
+    {
+        std::ofstream all(dir + "/all.ti");
+        for (uint32_t r = 0; r < 4; ++r) {
+            all << ti_actions(r);
+        }
+        std::ofstream index(dir + "/index");
+        for (uint32_t r = 0; r < 4; ++r) {
+            index << "rank" << r << ".txt\n";
+        }
+    }
+    for (const char *input : {"/all.ti", "/index"}) {
+        Trace u;
+        notes.clear();
+        ASSERT_TRUE(import_simgrid(dir + input, &u, &notes, &err)) << input << ": " << err;
+        EXPECT_EQ(u.size, 4u);
+        EXPECT_EQ(u.ranks[3].records.size(), t.ranks[3].records.size()) << input;
+    }
+    remove_dir(dir);
+}
+
+TEST(TraceReplay, MalformedSimGridTracesNameTheirFileAndLine) {
+    const std::string dir = temp_dir("simgrid_bad");
+    struct Case {
+        std::string text;
+        const char *why;
+    };
+    const std::vector<Case> cases = {
+        {"0 init\n0 allreduce ten 10\n", "rank0.txt:2: allreduce: \"ten\" is not a count"},
+        {"0 init\n0 bcast 10 0 77\n", "rank0.txt:2: bcast: unknown SMPI datatype id 77"},
+        {"0 init\n0 bcast 10 5\n", "rank0.txt:2: bcast: root 5 is not below the 1 ranks"},
+        {"0 init\n0 allgatherv 4 4\n0 alltoallv 10 1\n", "rank0.txt:3: alltoallv: missing"},
+        {"0 init\nallreduce 1 1\n", "rank0.txt:2: not \"<rank> <action> [args]\""},
+        {"0 init\n2 barrier\n", "ranks 1 have no actions"},
+    };
+    for (const Case &c : cases) {
+        std::ofstream(dir + "/rank0.txt", std::ios::trunc) << c.text;
+        Trace t;
+        std::vector<std::string> notes;
+        std::string err;
+        EXPECT_FALSE(import_simgrid(dir, &t, &notes, &err)) << c.text;
+        EXPECT_NE(err.find(c.why), std::string::npos) << err;
+    }
     remove_dir(dir);
 }
 
