@@ -1,8 +1,11 @@
 // Records as JSON lines (emit.h).
 #include "traces/emit.h"
 
+#include <charconv>
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
+#include <string_view>
 
 #include "traces/names.h"
 
@@ -15,18 +18,25 @@ class Line {
   public:
     explicit Line(std::string *out) : out_(out) { out_->push_back('{'); }
     void end() { out_->append("}\n"); }
+    // A nested object's end.
+    void close() { out_->push_back('}'); }
 
     Line &key(const char *k) {
         if (!first_) {
             out_->push_back(',');
         }
         first_ = false;
-        out_->push_back('"');
-        out_->append(k);
-        out_->append("\":");
+        const size_t n = std::strlen(k);
+        const size_t at = out_->size();
+        out_->resize(at + n + 3);
+        char *p = out_->data() + at;
+        p[0] = '"';
+        std::memcpy(p + 1, k, n);
+        p[n + 1] = '"';
+        p[n + 2] = ':';
         return *this;
     }
-    Line &str(const char *k, const std::string &v) {
+    Line &str(const char *k, std::string_view v) {
         key(k);
         quote(v);
         return *this;
@@ -46,8 +56,7 @@ class Line {
     Line &unum(const char *k, uint64_t v) {
         key(k);
         char b[24];
-        std::snprintf(b, sizeof b, "%" PRIu64, v);
-        out_->append(b);
+        out_->append(b, std::to_chars(b, b + sizeof b, v).ptr);
         return *this;
     }
     Line &real(const char *k, double v) {
@@ -69,8 +78,17 @@ class Line {
     }
     std::string &raw() { return *out_; }
 
-    void quote(const std::string &s) {
+    void quote(std::string_view s) {
         out_->push_back('"');
+        bool plain = true;
+        for (const char c : s) {
+            plain = plain && c != '"' && c != '\\' && static_cast<unsigned char>(c) >= 0x20;
+        }
+        if (plain) {
+            out_->append(s);
+            out_->push_back('"');
+            return;
+        }
         for (const char c : s) {
             const auto u = static_cast<unsigned char>(c);
             if (c == '"' || c == '\\') {
@@ -88,8 +106,7 @@ class Line {
     }
     void append_int(int64_t v) {
         char b[24];
-        std::snprintf(b, sizeof b, "%" PRId64, v);
-        out_->append(b);
+        out_->append(b, std::to_chars(b, b + sizeof b, v).ptr);
     }
 
     // Runs of equal values and arithmetic progressions of 3 or more entries
@@ -157,8 +174,7 @@ void buffer(Line &l, const char *k, const Buffer &b) {
         return;
     }
     l.key(k);
-    std::string inner;
-    Line in(&inner);
+    Line in(&l.raw());
     if (b.v) {
         in.values("counts", b.counts);
         if (b.has_displs) {
@@ -169,8 +185,7 @@ void buffer(Line &l, const char *k, const Buffer &b) {
     }
     datatype(in, "dt", b.dt);
     in.name("mem", mem_name(b.mem), b.mem);
-    inner.push_back('}');
-    l.raw().append(inner);
+    in.close();
 }
 
 void flags(Line &l, uint64_t f) {
@@ -255,11 +270,9 @@ struct Emitter {
         }
         if (r.has_active_set) {
             l.key("active_set");
-            std::string inner;
-            Line in(&inner);
+            Line in(&l.raw());
             in.unum("start", r.as_start).num("stride", r.as_stride).unum("size", r.as_size);
-            inner.push_back('}');
-            l.raw().append(inner);
+            in.close();
         }
         if (r.has_flags && (r.flags & UCC_COLL_ARGS_FLAG_TIMEOUT) != 0) {
             l.real("timeout", r.timeout);
@@ -303,30 +316,26 @@ void emit(const Header &h, std::string *out) {
     l.real("clock_resolution_ns", h.clock_resolution_ns).str("thread_mode", h.thread_mode);
     l.key("context");
     {
-        std::string inner;
-        Line in(&inner);
+        Line in(&l.raw());
         in.str("type", h.context_type).str("sync", h.context_sync ? "sync" : "none");
         in.boolean("oob", h.context_oob);
-        inner.push_back('}');
-        l.raw().append(inner);
+        in.close();
     }
     l.key("config");
     {
-        std::string inner;
-        Line in(&inner);
+        Line in(&l.raw());
         for (const auto &[name, value] : h.config) {
             in.str(name.c_str(), value);
         }
         in.key("TUNE");
-        inner.push_back('[');
+        l.raw().push_back('[');
         for (size_t i = 0; i < h.tune.size(); ++i) {
             if (i > 0) {
-                inner.push_back(',');
+                l.raw().push_back(',');
             }
             in.quote(h.tune[i]);
         }
-        inner.append("]}");
-        l.raw().append(inner);
+        l.raw().append("]}");
     }
     l.end();
 }
