@@ -114,8 +114,8 @@ class Parser {
             }
             ++p_;
             skip_space();
-            v->fields.emplace_back(std::move(key), Value{});
-            if (!value(&v->fields.back().second, depth + 1)) {
+            v->fields.push_back(Field{std::move(key), Value{}});
+            if (!value(&v->fields.back().value, depth + 1)) {
                 return false;
             }
             skip_space();

@@ -9,10 +9,11 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 namespace ucc::traces::json {
+
+struct Field;
 
 struct Value {
     enum class Type : uint8_t { kNull, kBool, kNumber, kString, kArray, kObject };
@@ -27,10 +28,15 @@ struct Value {
     double d = 0;
     std::string str;
     std::vector<Value> items;                           // array
-    std::vector<std::pair<std::string, Value>> fields;  // object, in order
+    std::vector<Field> fields;  // object, in order
 
     // The field `key` of an object (the first, if repeated), or nullptr.
     const Value *get(std::string_view key) const;
+};
+
+struct Field {
+    std::string key;
+    Value value;
 };
 
 inline constexpr int kMaxDepth = 32;
