@@ -4,10 +4,15 @@
 //
 //   ucc_replay <dir> [--ranks N] [--network NET] [--seed S] [--timing-only]
 //              [--timeline FILE [--timeline-ranks L]] [--json]
+//   ucc_run -n N ucc_replay <dir> --transport ucx [--ranks N] [--timeout S] [--json]
 //
 // --ranks N replays the trace at another number of ranks, by the rule of
 // traces/rescale.h (each recorded rank's program played by N/S ranks; teams,
 // roots and v-counts follow).
+//
+// --transport ucx replays over UCX instead: one process per rank under a
+// launcher, timed by the wall clock, rank 0 reporting for all (results are not
+// checked against the model there).
 //
 // The run ends as ucc_sim's does:
 //   Simulated time: X seconds.
@@ -31,6 +36,7 @@
 #include "traces/replay.h"
 #include "traces/rescale.h"
 #include "traces/simgrid.h"
+#include "ucc/boot/ucc_boot.h"
 
 namespace {
 
@@ -48,6 +54,9 @@ const char kUsage[] =
     "  --timeline FILE       Chrome trace JSON timeline of the replay\n"
     "  --timeline-ranks L    ranks the timeline records, e.g. 0-7 (default all)\n"
     "  --json                one JSON line per collective type on stdout\n"
+    "  --transport sim|ucx   replay on the simulator (default) or over UCX, one process per\n"
+    "                        rank under a launcher (ucc_run -n N ucc_replay DIR --transport ucx)\n"
+    "  --timeout S           over UCX: seconds after which a collective gives up (default 60)\n"
     "  -h, --help            this text\n";
 
 [[noreturn]] void die_usage(const std::string &msg) {
@@ -62,6 +71,7 @@ struct Options {
     uint64_t network_slots = 0;
     uint32_t ranks = 0;  // 0: as recorded
     bool json = false;
+    bool ucx = false;
 };
 
 Options parse(int argc, char **argv) {
@@ -103,6 +113,19 @@ Options parse(int argc, char **argv) {
             o.replay.timeline_ranks = value(&i);
         } else if (a == "--json") {
             o.json = true;
+        } else if (a == "--transport") {
+            const std::string v = value(&i);
+            if (v != "sim" && v != "ucx") {
+                die_usage("--transport " + v + ": sim or ucx");
+            }
+            o.ucx = v == "ucx";
+        } else if (a == "--timeout") {
+            const std::string v = value(&i);
+            char *end = nullptr;
+            o.replay.timeout_s = std::strtod(v.c_str(), &end);
+            if (v.empty() || *end != '\0' || !(o.replay.timeout_s > 0)) {
+                die_usage("--timeout " + v + ": expected seconds (> 0)");
+            }
         } else if (!a.empty() && a[0] == '-') {
             die_usage("unknown option " + a);
         } else if (o.dir.empty()) {
@@ -113,6 +136,15 @@ Options parse(int argc, char **argv) {
     }
     if (o.dir.empty()) {
         die_usage("which trace? ucc_replay <dir>");
+    }
+    if (o.ucx && !ucc_boot_launched()) {
+        die_usage(
+            "--transport ucx replays one rank per process: run it under a launcher, e.g. "
+            "ucc_run -n <ranks> ucc_replay " +
+            o.dir + " --transport ucx");
+    }
+    if (o.ucx && o.replay.timeout_s == 0) {
+        o.replay.timeout_s = 60;
     }
     ucc::perf::NetworkArg net;
     std::string why;
@@ -125,18 +157,56 @@ Options parse(int argc, char **argv) {
     return o;
 }
 
-// Per collective type: calls, bytes, times, algorithms.
-struct Summary {
+// Per collective type: calls, bytes, times (the numbers, gathered from every
+// process of a UCX replay), algorithms (this process's).
+struct Numbers {
     uint64_t calls = 0;
     uint64_t timed = 0;      // with both times
     uint64_t predicted = 0;  // with a predicted time (imported traces have no recorded one)
-    double predicted_all_us = 0;
     double bytes = 0;
     double recorded_us = 0;
     double predicted_us = 0;
-    std::set<std::string> recorded_algs;
-    std::set<std::string> replayed_algs;
+    double predicted_all_us = 0;
+    void add(const Numbers &o) {
+        calls += o.calls;
+        timed += o.timed;
+        predicted += o.predicted;
+        bytes += o.bytes;
+        recorded_us += o.recorded_us;
+        predicted_us += o.predicted_us;
+        predicted_all_us += o.predicted_all_us;
+    }
 };
+
+struct Summary {
+    Numbers num[16];  // by collective type bit
+    std::set<std::string> recorded_algs[16];
+    std::set<std::string> replayed_algs[16];
+    uint64_t problems = 0;
+};
+
+Summary summarize(const ucc::traces::ReplayResult &res) {
+    Summary s;
+    for (const CollResult &c : res.colls) {
+        const unsigned k = static_cast<unsigned>(__builtin_ctzll(c.coll)) & 15;
+        Numbers &n = s.num[k];
+        ++n.calls;
+        n.bytes += static_cast<double>(c.bytes);
+        s.recorded_algs[k].insert(c.alg_recorded);
+        s.replayed_algs[k].insert(c.alg_replayed);
+        if (c.recorded_us >= 0 && c.predicted_us >= 0) {
+            ++n.timed;
+            n.recorded_us += c.recorded_us;
+            n.predicted_us += c.predicted_us;
+        }
+        if (c.predicted_us >= 0) {
+            ++n.predicted;
+            n.predicted_all_us += c.predicted_us;
+        }
+    }
+    s.problems = res.problems.size();
+    return s;
+}
 
 std::string joined(const std::set<std::string> &s) {
     std::string out;
@@ -146,10 +216,63 @@ std::string joined(const std::set<std::string> &s) {
     return out.empty() ? "-" : out;
 }
 
+void print_table(const Options &o, uint64_t ranks, const Summary &sum) {
+    if (!o.json) {
+        std::printf("# %-16s %8s %14s %14s %14s %8s  %s\n", "collective", "calls", "bytes/rank",
+                    "recorded(us)", o.ucx ? "replayed(us)" : "predicted(us)", "ratio",
+                    "algorithm (recorded -> replayed)");
+    }
+    for (unsigned k = 0; k < 16; ++k) {
+        const Numbers &s = sum.num[k];
+        if (s.calls == 0) {
+            continue;
+        }
+        const char *name = ucc::traces::coll_name(uint64_t{1} << k);
+        const double rec = s.timed > 0 ? s.recorded_us / s.timed : 0;
+        // Without recorded times (imported traces): every predicted one.
+        const double pred = s.timed > 0       ? s.predicted_us / s.timed
+                            : s.predicted > 0 ? s.predicted_all_us / s.predicted
+                                              : 0;
+        const std::string rec_algs = joined(sum.recorded_algs[k]);
+        const std::string rep_algs = joined(sum.replayed_algs[k]);
+        if (o.json) {
+            std::printf(
+                "{\"collective\":\"%s\",\"calls\":%" PRIu64
+                ",\"bytes_avg\":%.1f,"
+                "\"recorded_us_avg\":%.3f,\"predicted_us_avg\":%.3f,\"ratio\":%.4f,"
+                "\"algorithms_recorded\":\"%s\",\"algorithms_replayed\":\"%s\",\"ranks\":%" PRIu64
+                ",\"transport\":\"%s\"}\n",
+                name, s.calls, s.bytes / s.calls, rec, pred, rec > 0 ? pred / rec : 0,
+                rec_algs.c_str(), rep_algs.c_str(), ranks, o.ucx ? "ucx" : "sim");
+            continue;
+        }
+        char rec_text[32] = "-";
+        char ratio_text[32] = "-";
+        if (s.timed > 0) {
+            std::snprintf(rec_text, sizeof rec_text, "%.3f", rec);
+            std::snprintf(ratio_text, sizeof ratio_text, "%.3f", rec > 0 ? pred / rec : 0);
+        }
+        std::printf("  %-16s %8" PRIu64 " %14.0f %14s %14.3f %8s  %s -> %s\n", name, s.calls,
+                    s.bytes / s.calls, rec_text, pred, ratio_text, rec_algs.c_str(),
+                    rep_algs.c_str());
+    }
+    std::fflush(stdout);
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
     const Options o = parse(argc, argv);
+    uint32_t rank = 0;
+    ucc_boot_h boot = nullptr;
+    ucc_oob_coll_t oob{};
+    if (o.ucx) {
+        if (ucc_boot_init(nullptr, &boot) != UCC_OK || ucc_boot_oob(boot, &oob) != UCC_OK) {
+            std::fprintf(stderr, "ucc_replay: the launcher's bootstrap failed\n");
+            return 2;
+        }
+        rank = ucc_boot_rank(boot);
+    }
     ucc::traces::Trace trace;
     std::string error;
     std::vector<std::string> imported;
@@ -177,97 +300,104 @@ int main(int argc, char **argv) {
     for (const auto &r : trace.ranks) {
         hosts.insert(r.header.host);
     }
-    std::fprintf(stderr,
-                 "ucc_replay: %s: %" PRIu64
-                 " ranks recorded over %s on %zu host(s), library %s "
-                 "(%s)\n",
-                 o.dir.c_str(), recorded_ranks, h0.transport.c_str(), hosts.size(),
-                 h0.library.c_str(), h0.revision.c_str());
-    for (const std::string &n : notes) {
-        std::fprintf(stderr, "ucc_replay: at %" PRIu64 " ranks: %s\n", trace.size, n.c_str());
+    if (rank == 0) {
+        std::fprintf(stderr,
+                     "ucc_replay: %s: %" PRIu64
+                     " ranks recorded over %s on %zu host(s), library %s "
+                     "(%s)\n",
+                     o.dir.c_str(), recorded_ranks, h0.transport.c_str(), hosts.size(),
+                     h0.library.c_str(), h0.revision.c_str());
+        for (const std::string &n : notes) {
+            std::fprintf(stderr, "ucc_replay: at %" PRIu64 " ranks: %s\n", trace.size, n.c_str());
+        }
+        if (o.ucx) {
+            std::fprintf(stderr, "ucc_replay: ranks=%" PRIu64 " over ucx, timeout %g s\n",
+                         trace.size, o.replay.timeout_s);
+        } else {
+            std::fprintf(stderr, "ucc_replay: seed=%" PRIu64 " ranks=%" PRIu64 " network=%s%s\n",
+                         o.replay.seed, trace.size, o.network_described.c_str(),
+                         o.replay.timing_only ? " timing-only" : "");
+        }
     }
-    std::fprintf(stderr, "ucc_replay: seed=%" PRIu64 " ranks=%" PRIu64 " network=%s%s\n",
-                 o.replay.seed, trace.size, o.network_described.c_str(),
-                 o.replay.timing_only ? " timing-only" : "");
     ucc::traces::ReplayResult res;
-    if (!ucc::traces::replay(trace, o.replay, &res, &error)) {
-        std::fprintf(stderr, "ucc_replay: %s\n", error.c_str());
-        return 2;
-    }
-    std::map<std::string, Summary> by_type;
-    for (const CollResult &c : res.colls) {
-        const char *name = ucc::traces::coll_name(c.coll);
-        Summary &s = by_type[name != nullptr ? name : "?"];
-        ++s.calls;
-        s.bytes += static_cast<double>(c.bytes);
-        s.recorded_algs.insert(c.alg_recorded);
-        s.replayed_algs.insert(c.alg_replayed);
-        if (c.recorded_us >= 0 && c.predicted_us >= 0) {
-            ++s.timed;
-            s.recorded_us += c.recorded_us;
-            s.predicted_us += c.predicted_us;
+    Summary sum;
+    if (o.ucx) {
+        if (!ucc::traces::replay_process(trace, rank, oob, o.replay, &res, &error)) {
+            std::fprintf(stderr, "ucc_replay: %s (--ranks %u replays it at the job's size)\n",
+                         error.c_str(), ucc_boot_size(boot));
+            ucc_boot_finalize(boot);
+            return 2;
         }
-        if (c.predicted_us >= 0) {
-            ++s.predicted;
-            s.predicted_all_us += c.predicted_us;
+        sum = summarize(res);
+        // Every process's numbers to everyone (rank 0 reports).
+        struct Wire {
+            Numbers num[16];
+            uint64_t problems;
+        } mine{}, *all = nullptr;
+        std::copy(std::begin(sum.num), std::end(sum.num), std::begin(mine.num));
+        mine.problems = sum.problems;
+        std::vector<Wire> gathered(oob.n_oob_eps);
+        all = gathered.data();
+        void *req = nullptr;
+        ucc_status_t st = oob.allgather(&mine, all, sizeof(Wire), oob.coll_info, &req);
+        if (st == UCC_OK) {
+            while ((st = oob.req_test(req)) == UCC_INPROGRESS) {
+            }
         }
-    }
-    if (o.json) {
-        for (const auto &[name, s] : by_type) {
-            const double rec = s.timed > 0 ? s.recorded_us / s.timed : 0;
-            // Without recorded times (imported traces): every predicted one.
-            const double pred = s.timed > 0       ? s.predicted_us / s.timed
-                                : s.predicted > 0 ? s.predicted_all_us / s.predicted
-                                                  : 0;
-            std::printf(
-                "{\"collective\":\"%s\",\"calls\":%" PRIu64
-                ",\"bytes_avg\":%.1f,"
-                "\"recorded_us_avg\":%.3f,\"predicted_us_avg\":%.3f,\"ratio\":%.4f,"
-                "\"algorithms_recorded\":\"%s\",\"algorithms_replayed\":\"%s\",\"ranks\":%" PRIu64
-                "}\n",
-                name.c_str(), s.calls, s.calls > 0 ? s.bytes / s.calls : 0, rec, pred,
-                rec > 0 ? pred / rec : 0, joined(s.recorded_algs).c_str(),
-                joined(s.replayed_algs).c_str(), trace.size);
+        if (req != nullptr) {
+            oob.req_free(req);
+        }
+        if (st != UCC_OK) {
+            std::fprintf(stderr, "ucc_replay: gathering the results failed: %s\n",
+                         ucc_status_string(st));
+            return 1;
+        }
+        for (int k = 0; k < 16; ++k) {
+            sum.num[k] = Numbers{};
+        }
+        sum.problems = 0;
+        for (const Wire &w : gathered) {
+            for (int k = 0; k < 16; ++k) {
+                sum.num[k].add(w.num[k]);
+            }
+            sum.problems += w.problems;
         }
     } else {
-        std::printf("# %-16s %8s %14s %14s %14s %8s  %s\n", "collective", "calls", "bytes/rank",
-                    "recorded(us)", "predicted(us)", "ratio", "algorithm (recorded -> replayed)");
-        for (const auto &[name, s] : by_type) {
-            const double rec = s.timed > 0 ? s.recorded_us / s.timed : 0;
-            // Without recorded times (imported traces): every predicted one.
-            const double pred = s.timed > 0       ? s.predicted_us / s.timed
-                                : s.predicted > 0 ? s.predicted_all_us / s.predicted
-                                                  : 0;
-            char rec_text[32] = "-";
-            char ratio_text[32] = "-";
-            if (s.timed > 0) {
-                std::snprintf(rec_text, sizeof rec_text, "%.3f", rec);
-                std::snprintf(ratio_text, sizeof ratio_text, "%.3f", rec > 0 ? pred / rec : 0);
-            }
-            std::printf("  %-16s %8" PRIu64 " %14.0f %14s %14.3f %8s  %s -> %s\n", name.c_str(),
-                        s.calls, s.calls > 0 ? s.bytes / s.calls : 0, rec_text, pred, ratio_text,
-                        joined(s.recorded_algs).c_str(), joined(s.replayed_algs).c_str());
+        if (!ucc::traces::replay(trace, o.replay, &res, &error)) {
+            std::fprintf(stderr, "ucc_replay: %s\n", error.c_str());
+            return 2;
         }
+        sum = summarize(res);
     }
-    std::fflush(stdout);
+    // Every process reports its own problems; rank 0 the table.
     if (res.failed_inits > 0) {
         std::fprintf(stderr, "ucc_replay: %" PRIu64 " inits failed when recorded (not replayed)\n",
                      res.failed_inits);
     }
-    if (!o.replay.timing_only) {
-        std::fprintf(stderr, "ucc_replay: %" PRIu64 " collectives checked against the model\n",
-                     res.verified);
-    }
     for (const std::string &p : res.problems) {
         std::fprintf(stderr, "ucc_replay: %s\n", p.c_str());
     }
-    if (!o.replay.timeline.empty() && res.sim_status != UCC_ERR_INVALID_PARAM) {
-        std::fprintf(stderr, "ucc_replay: timeline written to %s\n", o.replay.timeline.c_str());
+    if (rank == 0) {
+        print_table(o, trace.size, sum);
+        if (!o.replay.timing_only && !o.ucx) {
+            std::fprintf(stderr, "ucc_replay: %" PRIu64 " collectives checked against the model\n",
+                         res.verified);
+        }
+        if (!o.replay.timeline.empty() && res.sim_status != UCC_ERR_INVALID_PARAM) {
+            std::fprintf(stderr, "ucc_replay: timeline written to %s\n", o.replay.timeline.c_str());
+        }
+        FILE *out = o.json ? stderr : stdout;
+        if (!o.ucx) {
+            std::fprintf(out, "Simulated time: %.9f seconds.\n", res.simulated_s);
+        }
+        std::fprintf(out, "Wall time: %.3f seconds.\n", res.wall_s);
+        if (!o.ucx) {
+            std::fprintf(out, "Events: %" PRIu64 " (%.0f events/s).\n", res.events,
+                         res.wall_s > 0 ? static_cast<double>(res.events) / res.wall_s : 0.0);
+        }
     }
-    FILE *out = o.json ? stderr : stdout;
-    std::fprintf(out, "Simulated time: %.9f seconds.\n", res.simulated_s);
-    std::fprintf(out, "Wall time: %.3f seconds.\n", res.wall_s);
-    std::fprintf(out, "Events: %" PRIu64 " (%.0f events/s).\n", res.events,
-                 res.wall_s > 0 ? static_cast<double>(res.events) / res.wall_s : 0.0);
-    return res.ok() ? 0 : 1;
+    if (boot != nullptr) {
+        ucc_boot_finalize(boot);
+    }
+    return res.sim_status == UCC_OK && sum.problems == 0 ? 0 : 1;
 }

@@ -27,7 +27,7 @@ struct Value {
     int64_t i = 0;
     double d = 0;
     std::string str;
-    std::vector<Value> items;                           // array
+    std::vector<Value> items;   // array
     std::vector<Field> fields;  // object, in order
 
     // The field `key` of an object (the first, if repeated), or nullptr.

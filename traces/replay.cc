@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 
+#include "lib/core/core.h"
 #include "lib/dt/half.h"
 #include "traces/names.h"
 #include "traces/verify.h"
@@ -113,7 +114,9 @@ struct Shared;
 // One simulated rank replaying one recorded rank.
 class Rank {
   public:
-    Rank(Shared &sh, uint32_t rank);
+    // `oob`: the OOB over every rank (the simulator's, or the bootstrap's);
+    // `now`: the clock that times the collectives (virtual, or wall).
+    Rank(Shared &sh, uint32_t rank, const ucc_oob_coll_t &oob, double (*now)());
     void run();
 
   private:
@@ -139,6 +142,8 @@ class Rank {
     Shared &sh_;
     uint32_t rank_;
     const RankTrace &rt_;
+    ucc_oob_coll_t oob_;
+    double (*now_)();
     ucc_lib_h lib_ = nullptr;
     ucc_context_h ctx_ = nullptr;
     std::map<uint32_t, ucc_team_h> teams_;
@@ -159,12 +164,14 @@ struct Shared {
     std::vector<std::string> problems;
     std::vector<std::string> position;  // per rank: where it is (for a deadlock report)
     uint64_t failed_inits = 0;
-    Verifier verifier;  // payload runs
+    Verifier verifier;   // payload runs
+    bool verify = true;  // check results against the model (every rank in this process)
     // Where every rank was when the world gave up (a deadlock).
     std::vector<std::string> at_deadlock;
 };
 
-Rank::Rank(Shared &sh, uint32_t rank) : sh_(sh), rank_(rank), rt_(sh.trace->ranks[rank]) {}
+Rank::Rank(Shared &sh, uint32_t rank, const ucc_oob_coll_t &oob, double (*now)())
+    : sh_(sh), rank_(rank), rt_(sh.trace->ranks[rank]), oob_(oob), now_(now) {}
 
 std::string Rank::where() const {
     return rt_.path + ":" + std::to_string(line_);
@@ -222,7 +229,7 @@ bool Rank::setup() {
     ucc_context_config_modify(ccfg, nullptr, "TRACE", "");
     ucc_context_params_t cp{};
     cp.mask = UCC_CONTEXT_PARAM_FIELD_OOB;
-    ucc_sim_oob(&cp.oob);
+    cp.oob = oob_;
     if (rt_.header.context_type == "exclusive") {
         cp.mask |= UCC_CONTEXT_PARAM_FIELD_TYPE;
         cp.type = UCC_CONTEXT_EXCLUSIVE;
@@ -395,6 +402,12 @@ void Rank::init(const InitRec &r) {
         a.active_set.size = r.as_size;
     }
     a.timeout = r.timeout;
+    if (sh_.opts->timeout_s > 0 && (a.flags & UCC_COLL_ARGS_FLAG_TIMEOUT) == 0) {
+        // A real transport cannot be told to give up: a timeout ends a
+        // collective whose peers never come.
+        a.flags |= UCC_COLL_ARGS_FLAG_TIMEOUT;
+        a.timeout = sh_.opts->timeout_s;
+    }
     const uint64_t seed = uint64_t{rank_} * 7919 + r.req;
     if (!describe(r.src, true, q, a, seed) || !describe(r.dst, false, q, a, seed)) {
         q.failed = true;
@@ -442,12 +455,12 @@ void Rank::post(const PostRec &r) {
     }
     Req &q = it->second;
     q.recorded_post = r.t;
-    if (!sh_.opts->timing_only) {
+    if (!sh_.opts->timing_only && sh_.verify) {
         check_at_post(q, r.key);
     }
-    q.replayed_post = ucc_sim_now();
+    q.replayed_post = now_();
     const ucc_status_t st = ucc_collective_post(q.h);
-    results_[q.result].alg_replayed = ucc_sim_last_algorithm();
+    results_[q.result].alg_replayed = ucc::core::request_algorithm(q.h);
     if (st != UCC_OK) {
         problem(std::string("ucc_collective_post failed here: ") + ucc_status_string(st));
         results_[q.result].status = st;
@@ -494,7 +507,7 @@ void Rank::wait_req(uint64_t req, const DoneRec &d) {
         q.verify = false;
     }
     if (q.replayed_post >= 0) {
-        res.predicted_us = (ucc_sim_now() - q.replayed_post) * 1e6;
+        res.predicted_us = (now_() - q.replayed_post) * 1e6;
     }
     if (q.recorded_post >= 0) {
         res.recorded_us = static_cast<double>(d.t - q.recorded_post) / 1e3;
@@ -603,7 +616,7 @@ void Rank::team_create(const TeamCreateRec &r, size_t k) {
             // Created through an OOB over every rank when recorded: so here too.
             tp.mask &= ~static_cast<uint64_t>(UCC_TEAM_PARAM_FIELD_EP_MAP);
             tp.mask |= UCC_TEAM_PARAM_FIELD_OOB;
-            ucc_sim_oob(&tp.oob);
+            tp.oob = oob_;
         }
         st = ucc_team_create_post(&ctx_, 1, &tp, &team);
     }
@@ -707,7 +720,31 @@ void Rank::run() {
 
 void rank_main(void *arg) {
     auto *sh = static_cast<Shared *>(arg);
-    Rank(*sh, ucc_sim_rank()).run();
+    ucc_oob_coll_t oob{};
+    ucc_sim_oob(&oob);
+    Rank(*sh, ucc_sim_rank(), oob, ucc_sim_now).run();
+}
+
+double wall_now() {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+// What a run leaves in Shared, into the result.
+void collect(Shared &sh, ReplayResult *out) {
+    for (const std::string &s : sh.problems) {
+        out->problems.push_back(s);
+    }
+    out->failed_inits = sh.failed_inits;
+    out->verified = sh.verifier.verified;
+    for (const std::string &s : sh.verifier.problems) {
+        out->problems.push_back("wrong result: " + s);
+    }
+    for (std::vector<CollResult> &rs : sh.results) {
+        for (CollResult &c : rs) {
+            out->colls.push_back(std::move(c));
+        }
+    }
 }
 
 }  // namespace
@@ -748,9 +785,6 @@ bool replay(const Trace &t, const ReplayOptions &o, ReplayResult *out, std::stri
     out->simulated_s = ucc_sim_last_time();
     out->events = ucc_sim_last_events();
     out->trace_hash = ucc_sim_trace_hash();
-    for (const std::string &s : sh.problems) {
-        out->problems.push_back(s);
-    }
     if (out->sim_status == UCC_ERR_NO_MESSAGE) {
         out->problems.push_back("deadlock: the replay stopped with ranks waiting; where each was:");
         const std::vector<std::string> &at = sh.at_deadlock.empty() ? sh.position : sh.at_deadlock;
@@ -760,16 +794,33 @@ bool replay(const Trace &t, const ReplayOptions &o, ReplayResult *out, std::stri
             }
         }
     }
-    out->failed_inits = sh.failed_inits;
-    out->verified = sh.verifier.verified;
-    for (const std::string &s : sh.verifier.problems) {
-        out->problems.push_back("wrong result: " + s);
+    collect(sh, out);
+    return true;
+}
+
+bool replay_process(const Trace &t, uint32_t rank, const ucc_oob_coll_t &oob,
+                    const ReplayOptions &o, ReplayResult *out, std::string *error) {
+    *out = ReplayResult{};
+    if (t.ranks.size() != t.size || rank >= t.size || oob.n_oob_eps != t.size) {
+        *error = "the trace has " + std::to_string(t.size) + " ranks, the job " +
+                 std::to_string(oob.n_oob_eps) + " processes";
+        return false;
     }
-    for (std::vector<CollResult> &rs : sh.results) {
-        for (CollResult &c : rs) {
-            out->colls.push_back(std::move(c));
-        }
+    if (rank == 0) {
+        find_desync(t, &out->problems);
     }
+    ReplayOptions po = o;
+    po.timing_only = false;  // real buffers, real data; only the model check stays off
+    Shared sh;
+    sh.trace = &t;
+    sh.opts = &po;
+    sh.verify = false;  // the other ranks' buffers are in other processes
+    sh.results.resize(t.size);
+    sh.position.assign(t.size, "not started");
+    const auto w0 = std::chrono::steady_clock::now();
+    Rank(sh, rank, oob, wall_now).run();
+    out->wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
+    collect(sh, out);
     return true;
 }
 

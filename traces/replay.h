@@ -29,6 +29,9 @@ struct ReplayOptions {
     bool timing_only = false;
     std::string timeline;        // Chrome trace file ("" none)
     std::string timeline_ranks;  // e.g. "0-7" ("" all)
+    // Seconds after which a replayed collective gives up (0: never; a
+    // simulated deadlock is found anyway, a real one is not).
+    double timeout_s = 0;
 };
 
 // One collective on one rank.
@@ -67,5 +70,13 @@ void find_desync(const Trace &t, std::vector<std::string> *problems, size_t max 
 // Runs the trace on the simulator. False and *error when it cannot start (bad
 // options); a run that goes wrong returns true with problems in *out.
 bool replay(const Trace &t, const ReplayOptions &o, ReplayResult *out, std::string *error);
+
+// One process of a replay over a real transport: the job (ucc_run, mpirun,
+// srun) has as many processes as the trace has ranks, `oob` is the job's OOB
+// and this process replays rank `rank`'s records, timed by the wall clock.
+// Results stay unchecked (the model needs every rank's buffers in one
+// process); rank 0 also checks the trace for desynchronisation.
+bool replay_process(const Trace &t, uint32_t rank, const ucc_oob_coll_t &oob,
+                    const ReplayOptions &o, ReplayResult *out, std::string *error);
 
 }  // namespace ucc::traces

@@ -2,10 +2,13 @@
 # ucc_replay end to end (README, Record and replay): a sweep recorded with
 # UCC_TRACE replays cleanly as recorded, at 4x the ranks, on another network
 # and as JSON; a trace with a rank cut short exits 1 and says which rank and
-# where; malformed or foreign traces exit 2 naming file and line.
+# where; malformed or foreign traces exit 2 naming file and line; the samples
+# recorded over UCX replay on the simulator and over UCX (4 processes under
+# ucc_run, loopback only).
 #   replay_test.sh BUILD_DIR
 set -euo pipefail
 build="$(cd "$1" && pwd)"
+export UCX_NET_DEVICES=lo OMPI_MCA_oob_tcp_if_include=lo OMPI_MCA_btl_tcp_if_include=lo
 work="$(mktemp -d /tmp/ucc_replay_test.XXXXXX)"
 trap 'rm -rf "$work"' EXIT
 fail() { echo "replay_test: FAIL: $*" >&2; exit 1; }
@@ -65,4 +68,18 @@ set -e
 [[ $rc == 1 ]] || { cat "$work/out"; fail "desync_4 exits $rc, not 1"; }
 grep -q "desync: team of ranks 0,1,2,3, sequence 12: ranks 0,1,3 ran allreduce of 65536 float32 sum (.*desync_4/rank0.jsonl:52); rank 2 ran bcast of 16 float32 root 0 (.*desync_4/rank2.jsonl:52)" \
     "$work/out" || { cat "$work/out"; fail "desync_4 report"; }
+# Over UCX: one process per rank under ucc_run.
+"$build/ucc_run" -n 4 --timeout 120 "$build/ucc_replay" "$samples/train_loop_4" --transport ucx \
+    >"$work/out" 2>&1 || { cat "$work/out"; fail "train_loop_4 over UCX"; }
+grep -q "^\[0\]   allreduce  *52 " "$work/out" || { cat "$work/out"; fail "UCX replay table"; }
+set +e
+"$build/ucc_run" -n 4 --timeout 120 "$build/ucc_replay" "$samples/desync_4" --transport ucx \
+    --timeout 1 >"$work/out" 2>&1; rc=$?
+set -e
+[[ $rc != 0 ]] || { cat "$work/out"; fail "desync_4 over UCX exits 0"; }
+grep -q "desync: team of ranks 0,1,2,3, sequence 12" "$work/out" || { cat "$work/out"; fail "desync_4 over UCX"; }
+set +e
+"$build/ucc_replay" "$samples/train_loop_4" --transport ucx >"$work/out" 2>&1; rc=$?
+set -e
+[[ $rc == 2 ]] && grep -q "run it under a launcher" "$work/out" || fail "--transport ucx without a launcher"
 echo "replay_test: PASS"
