@@ -2,10 +2,13 @@
 // scripts/ucx_latency.sh measures beside the collectives. One JSON line per
 // size: {"bench":"memcpy","bytes":...,"iters":...,"avg_us":...,"GBps":...},
 // GBps = bytes copied / time / 1e9 (each byte is read once and written once).
-// Buffers are page-aligned and touched beforehand; a warm-up copy precedes each
+// --reduce times a float32 sum into the destination instead (dst += src, what
+// a reduction step does; "bench":"reduce", GBps = bytes of dst / time), for
+// the simulator's `reduce` cost (scripts/fit_network.sh).
+// Buffers are page-aligned and touched beforehand; a warm-up pass precedes each
 // size.
 //
-//   memcpy_bw [--min-bytes 4M] [--max-bytes 64M] [--time 0.2] [--quick]
+//   memcpy_bw [--min-bytes 4M] [--max-bytes 64M] [--time 0.2] [--reduce] [--quick]
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -16,6 +19,7 @@ int main(int argc, char **argv) {
     uint64_t min_bytes = uint64_t{4} << 20;
     uint64_t max_bytes = uint64_t{64} << 20;
     double time_s = 0.2;
+    bool reduce = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         bool ok = true;
@@ -25,6 +29,8 @@ int main(int argc, char **argv) {
             ok = ucc::bench::parse_bytes(argv[++i], &max_bytes);
         } else if (a == "--time" && i + 1 < argc) {
             time_s = std::atof(argv[++i]);
+        } else if (a == "--reduce") {
+            reduce = true;
         } else if (a == "--quick") {
             min_bytes = 4096;
             max_bytes = 65536;
@@ -35,7 +41,7 @@ int main(int argc, char **argv) {
         if (!ok || min_bytes == 0 || min_bytes > max_bytes || !(time_s > 0)) {
             std::fprintf(stderr,
                          "usage: memcpy_bw [--min-bytes N] [--max-bytes N] [--time S] "
-                         "[--quick]\n");
+                         "[--reduce] [--quick]\n");
             return 2;
         }
     }
@@ -43,25 +49,37 @@ int main(int argc, char **argv) {
     ucc::bench::Buffer src(elems);
     ucc::bench::Buffer dst(elems);
     src.fill(1.0f);
-    // Bounded: at most 64 doublings, each about time_s (and 100,000 copies).
+    dst.fill(0.0f);
+    auto pass = [&](uint64_t b) {
+        if (!reduce) {
+            std::memcpy(dst.data(), src.data(), b);
+        } else {
+            float *d = dst.data();
+            const float *s = src.data();
+            for (uint64_t k = 0; k < b / sizeof(float); ++k) {
+                d[k] += s[k];
+            }
+        }
+        // Keep the passes from being merged or dropped.
+        asm volatile("" : : "r"(dst.data()) : "memory");
+    };
+    // Bounded: at most 64 doublings, each about time_s (and 100,000 passes).
     int sizes = 0;
     for (uint64_t b = min_bytes; b <= max_bytes && sizes < 64; b *= 2, ++sizes) {
         double t0 = ucc::bench::now_s();
-        std::memcpy(dst.data(), src.data(), b);
+        pass(b);
         const double once = ucc::bench::now_s() - t0;
         const uint64_t iters = ucc::bench::plan_iters(time_s, once, 3, 100000);
         t0 = ucc::bench::now_s();
         for (uint64_t i = 0; i < iters; ++i) {
-            std::memcpy(dst.data(), src.data(), b);
-            // Keep the copies from being merged or dropped.
-            asm volatile("" : : "r"(dst.data()) : "memory");
+            pass(b);
         }
         const double avg = (ucc::bench::now_s() - t0) / static_cast<double>(iters);
         std::printf(
-            "{\"bench\":\"memcpy\",\"bytes\":%llu,\"iters\":%llu,\"avg_us\":%.3f,"
+            "{\"bench\":\"%s\",\"bytes\":%llu,\"iters\":%llu,\"avg_us\":%.3f,"
             "\"GBps\":%.4f}\n",
-            static_cast<unsigned long long>(b), static_cast<unsigned long long>(iters), avg * 1e6,
-            static_cast<double>(b) / avg / 1e9);
+            reduce ? "reduce" : "memcpy", static_cast<unsigned long long>(b),
+            static_cast<unsigned long long>(iters), avg * 1e6, static_cast<double>(b) / avg / 1e9);
         std::fflush(stdout);
     }
     return 0;

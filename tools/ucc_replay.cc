@@ -54,6 +54,9 @@ const char kUsage[] =
     "  --timeline FILE       Chrome trace JSON timeline of the replay\n"
     "  --timeline-ranks L    ranks the timeline records, e.g. 0-7 (default all)\n"
     "  --json                one JSON line per collective type on stdout\n"
+    "  --by-size             a row per collective type and size (default: per type)\n"
+    "  --no-compute          calls back to back (default: the program's own time between its\n"
+    "                        calls, as recorded, is spent again before each call)\n"
     "  --transport sim|ucx   replay on the simulator (default) or over UCX, one process per\n"
     "                        rank under a launcher (ucc_run -n N ucc_replay DIR --transport ucx)\n"
     "  --timeout S           over UCX: seconds after which a collective gives up (default 60)\n"
@@ -72,6 +75,7 @@ struct Options {
     uint32_t ranks = 0;  // 0: as recorded
     bool json = false;
     bool ucx = false;
+    bool by_size = false;
 };
 
 Options parse(int argc, char **argv) {
@@ -113,6 +117,10 @@ Options parse(int argc, char **argv) {
             o.replay.timeline_ranks = value(&i);
         } else if (a == "--json") {
             o.json = true;
+        } else if (a == "--by-size") {
+            o.by_size = true;
+        } else if (a == "--no-compute") {
+            o.replay.compute = false;
         } else if (a == "--transport") {
             const std::string v = value(&i);
             if (v != "sim" && v != "ucx") {
@@ -214,6 +222,50 @@ std::string joined(const std::set<std::string> &s) {
         out += (out.empty() ? "" : ",") + (x.empty() ? std::string("-") : x);
     }
     return out.empty() ? "-" : out;
+}
+
+// --by-size: a row per (collective, bytes per rank), from this process's results.
+void print_by_size(const Options &o, uint64_t ranks, const ucc::traces::ReplayResult &res) {
+    struct Row {
+        Numbers n;
+        std::set<std::string> rec_algs, rep_algs;
+    };
+    std::map<std::pair<std::string, uint64_t>, Row> rows;
+    for (const CollResult &c : res.colls) {
+        const char *name = ucc::traces::coll_name(c.coll);
+        Row &r = rows[{name != nullptr ? name : "?", c.bytes}];
+        ++r.n.calls;
+        r.rec_algs.insert(c.alg_recorded);
+        r.rep_algs.insert(c.alg_replayed);
+        if (c.recorded_us >= 0 && c.predicted_us >= 0) {
+            ++r.n.timed;
+            r.n.recorded_us += c.recorded_us;
+            r.n.predicted_us += c.predicted_us;
+        }
+    }
+    if (!o.json) {
+        std::printf("# %-16s %14s %8s %14s %14s %8s  %s\n", "collective", "bytes/rank", "calls",
+                    "recorded(us)", "predicted(us)", "ratio", "algorithm (recorded -> replayed)");
+    }
+    for (const auto &[key, r] : rows) {
+        const double rec = r.n.timed > 0 ? r.n.recorded_us / r.n.timed : 0;
+        const double pred = r.n.timed > 0 ? r.n.predicted_us / r.n.timed : 0;
+        if (o.json) {
+            std::printf(
+                "{\"collective\":\"%s\",\"bytes\":%" PRIu64 ",\"calls\":%" PRIu64
+                ",\"recorded_us_avg\":%.3f,\"predicted_us_avg\":%.3f,\"ratio\":%.4f,"
+                "\"algorithms_recorded\":\"%s\",\"algorithms_replayed\":\"%s\",\"ranks\":%" PRIu64
+                "}\n",
+                key.first.c_str(), key.second, r.n.calls, rec, pred, rec > 0 ? pred / rec : 0,
+                joined(r.rec_algs).c_str(), joined(r.rep_algs).c_str(), ranks);
+        } else {
+            std::printf("  %-16s %14" PRIu64 " %8" PRIu64 " %14.3f %14.3f %8.3f  %s -> %s\n",
+                        key.first.c_str(), key.second, r.n.calls, rec, pred,
+                        rec > 0 ? pred / rec : 0, joined(r.rec_algs).c_str(),
+                        joined(r.rep_algs).c_str());
+        }
+    }
+    std::fflush(stdout);
 }
 
 void print_table(const Options &o, uint64_t ranks, const Summary &sum) {
@@ -378,7 +430,11 @@ int main(int argc, char **argv) {
         std::fprintf(stderr, "ucc_replay: %s\n", p.c_str());
     }
     if (rank == 0) {
-        print_table(o, trace.size, sum);
+        if (o.by_size && !o.ucx) {
+            print_by_size(o, trace.size, res);
+        } else {
+            print_table(o, trace.size, sum);
+        }
         if (!o.replay.timing_only && !o.ucx) {
             std::fprintf(stderr, "ucc_replay: %" PRIu64 " collectives checked against the model\n",
                          res.verified);

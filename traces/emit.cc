@@ -66,6 +66,8 @@ class Line {
         out_->append(b);
         return *this;
     }
+    // The program's time since the previous record, when there was any.
+    Line &idle(int64_t v) { return v > 0 ? num("idle", v) : *this; }
     Line &boolean(const char *k, bool v) {
         key(k);
         out_->append(v ? "true" : "false");
@@ -217,7 +219,7 @@ struct Emitter {
 
     void operator()(const TeamCreateRec &r) {
         Line l(out);
-        l.str("ev", "team_create").num("t", r.t).num("team", r.team);
+        l.str("ev", "team_create").num("t", r.t).idle(r.idle).num("team", r.team);
         l.str("status", status(r.status)).str("how", r.how);
         if (r.how == "split") {
             l.num("parent", r.parent).boolean("included", r.included);
@@ -231,7 +233,11 @@ struct Emitter {
     }
     void operator()(const TeamRec &r) {
         Line l(out);
-        l.str("ev", "team").num("t", r.t).num("team", r.team).str("status", status(r.status));
+        l.str("ev", "team")
+            .num("t", r.t)
+            .idle(r.idle)
+            .num("team", r.team)
+            .str("status", status(r.status));
         l.num("rank", r.rank).num("size", r.size);
         if (r.has_members) {
             l.values("members", r.members);
@@ -240,7 +246,7 @@ struct Emitter {
     }
     void operator()(const InitRec &r) {
         Line l(out);
-        l.str("ev", "init").num("t", r.t);
+        l.str("ev", "init").num("t", r.t).idle(r.idle);
         if (r.req != 0) {
             l.unum("req", r.req);
         }
@@ -284,24 +290,33 @@ struct Emitter {
     }
     void operator()(const PostRec &r) {
         Line l(out);
-        l.str("ev", "post").num("t", r.t).unum("req", r.req).str("status", status(r.status));
+        l.str("ev", "post")
+            .num("t", r.t)
+            .idle(r.idle)
+            .unum("req", r.req)
+            .str("status", status(r.status));
         l.unum("key", r.key).end();
     }
     void operator()(const DoneRec &r) {
         Line l(out);
-        l.str("ev", "done").num("t", r.t).unum("req", r.req).str("status", status(r.status)).end();
+        l.str("ev", "done")
+            .num("t", r.t)
+            .idle(r.idle)
+            .unum("req", r.req)
+            .str("status", status(r.status))
+            .end();
     }
     void operator()(const FinRec &r) {
         Line l(out);
-        l.str("ev", "fin").num("t", r.t).unum("req", r.req).end();
+        l.str("ev", "fin").num("t", r.t).idle(r.idle).unum("req", r.req).end();
     }
     void operator()(const TeamDestroyRec &r) {
         Line l(out);
-        l.str("ev", "team_destroy").num("t", r.t).num("team", r.team).end();
+        l.str("ev", "team_destroy").num("t", r.t).idle(r.idle).num("team", r.team).end();
     }
     void operator()(const EndRec &r) {
         Line l(out);
-        l.str("ev", "end").num("t", r.t).end();
+        l.str("ev", "end").num("t", r.t).idle(r.idle).end();
     }
 };
 

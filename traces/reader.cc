@@ -333,7 +333,12 @@ bool header(const Value &v, Header *h, std::string *why) {
 bool record(const Value &v, const std::string &ev, Record *out, std::string *why) {
     Fields f(v);
     int64_t t = 0;
+    int64_t idle = 0;
     f.i64("t", &t);
+    f.i64("idle", &idle, false);
+    if (idle < 0) {
+        f.fail("\"idle\" must not be negative");
+    }
     if (ev == "team_create") {
         TeamCreateRec r;
         r.t = t;
@@ -446,10 +451,11 @@ bool record(const Value &v, const std::string &ev, Record *out, std::string *why
         f.u32("team", &r.team);
         *out = r;
     } else if (ev == "end") {
-        *out = EndRec{t};
+        *out = EndRec{t, 0};
     } else {
         f.fail("unknown record \"" + ev + "\"");
     }
+    std::visit([idle](auto &r) { r.idle = idle; }, *out);
     *why = f.why();
     return f.ok();
 }

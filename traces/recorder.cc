@@ -50,7 +50,7 @@ bool Recorder::write(const Record &rec) {
 
 void Recorder::end(int64_t t) {
     if (!failed_) {
-        write(EndRec{t});
+        write(EndRec{t, 0});
     }
     file_->close();
 }

@@ -24,6 +24,8 @@ class Recorder {
     bool write(const Record &r);
     // Writes the `end` record and closes the file.
     void end(int64_t t);
+    // Closes the file (the caller wrote its `end`).
+    void close() { file_->close(); }
     const std::string &path() const { return path_; }
     bool failed() const { return failed_; }
 

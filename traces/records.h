@@ -61,8 +61,11 @@ struct Header {
 };
 
 // ucc_team_create_post or ucc_team_create_from_parent was called.
+// Every record has `t`, when it happened, and `idle`, the program's own time
+// (outside UCC calls on the context) since the previous record, both in ns.
 struct TeamCreateRec {
     int64_t t = 0;
+    int64_t idle = 0;
     uint32_t team = 0;
     ucc_status_t status = UCC_OK;  // what the call returned
     std::string how = "oob";       // "oob", "ep_map", "split"
@@ -79,6 +82,7 @@ struct TeamCreateRec {
 // The creation completed.
 struct TeamRec {
     int64_t t = 0;
+    int64_t idle = 0;
     uint32_t team = 0;
     ucc_status_t status = UCC_OK;
     uint32_t rank = 0;
@@ -90,6 +94,7 @@ struct TeamRec {
 
 struct InitRec {
     int64_t t = 0;
+    int64_t idle = 0;
     uint64_t req = 0;   // 0: init failed
     uint32_t team = 0;  // 0: unknown
     ucc_status_t status = UCC_OK;
@@ -117,6 +122,7 @@ struct InitRec {
 
 struct PostRec {
     int64_t t = 0;
+    int64_t idle = 0;
     uint64_t req = 0;
     ucc_status_t status = UCC_OK;
     uint64_t key = 0;
@@ -125,6 +131,7 @@ struct PostRec {
 
 struct DoneRec {
     int64_t t = 0;
+    int64_t idle = 0;
     uint64_t req = 0;
     ucc_status_t status = UCC_OK;
     bool operator==(const DoneRec &) const = default;
@@ -132,18 +139,21 @@ struct DoneRec {
 
 struct FinRec {
     int64_t t = 0;
+    int64_t idle = 0;
     uint64_t req = 0;
     bool operator==(const FinRec &) const = default;
 };
 
 struct TeamDestroyRec {
     int64_t t = 0;
+    int64_t idle = 0;
     uint32_t team = 0;
     bool operator==(const TeamDestroyRec &) const = default;
 };
 
 struct EndRec {
     int64_t t = 0;
+    int64_t idle = 0;
     bool operator==(const EndRec &) const = default;
 };
 

@@ -116,7 +116,8 @@ class Rank {
   public:
     // `oob`: the OOB over every rank (the simulator's, or the bootstrap's);
     // `now`: the clock that times the collectives (virtual, or wall).
-    Rank(Shared &sh, uint32_t rank, const ucc_oob_coll_t &oob, double (*now)());
+    Rank(Shared &sh, uint32_t rank, const ucc_oob_coll_t &oob, double (*now)(),
+         void (*compute)(double));
     void run();
 
   private:
@@ -144,6 +145,7 @@ class Rank {
     const RankTrace &rt_;
     ucc_oob_coll_t oob_;
     double (*now_)();
+    void (*compute_)(double);  // the program's own work, for so many seconds
     ucc_lib_h lib_ = nullptr;
     ucc_context_h ctx_ = nullptr;
     std::map<uint32_t, ucc_team_h> teams_;
@@ -170,8 +172,9 @@ struct Shared {
     std::vector<std::string> at_deadlock;
 };
 
-Rank::Rank(Shared &sh, uint32_t rank, const ucc_oob_coll_t &oob, double (*now)())
-    : sh_(sh), rank_(rank), rt_(sh.trace->ranks[rank]), oob_(oob), now_(now) {}
+Rank::Rank(Shared &sh, uint32_t rank, const ucc_oob_coll_t &oob, double (*now)(),
+           void (*compute)(double))
+    : sh_(sh), rank_(rank), rt_(sh.trace->ranks[rank]), oob_(oob), now_(now), compute_(compute) {}
 
 std::string Rank::where() const {
     return rt_.path + ":" + std::to_string(line_);
@@ -688,6 +691,12 @@ void Rank::run() {
         line_ = rt_.line_of[k];
         sh_.position[rank_] = where();
         const Record &rec = rt_.records[k];
+        // The program's own time before this record, as recorded (before a
+        // call it made, or while a collective it waits for was in flight).
+        const int64_t idle = std::visit([](const auto &r) { return r.idle; }, rec);
+        if (sh_.opts->compute && idle > 0) {
+            compute_(static_cast<double>(idle) / 1e9);
+        }
         if (const auto *tc = std::get_if<TeamCreateRec>(&rec)) {
             team_create(*tc, k);
         } else if (const auto *t = std::get_if<TeamRec>(&rec)) {
@@ -722,12 +731,20 @@ void rank_main(void *arg) {
     auto *sh = static_cast<Shared *>(arg);
     ucc_oob_coll_t oob{};
     ucc_sim_oob(&oob);
-    Rank(*sh, ucc_sim_rank(), oob, ucc_sim_now).run();
+    Rank(*sh, ucc_sim_rank(), oob, ucc_sim_now, ucc_sim_compute).run();
 }
 
 double wall_now() {
     return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
         .count();
+}
+
+// A real process computes by spinning (a sleep would give up the CPU, which
+// the recorded program did not).
+void wall_compute(double seconds) {
+    const double end = wall_now() + seconds;
+    while (wall_now() < end) {
+    }
 }
 
 // What a run leaves in Shared, into the result.
@@ -818,7 +835,7 @@ bool replay_process(const Trace &t, uint32_t rank, const ucc_oob_coll_t &oob,
     sh.results.resize(t.size);
     sh.position.assign(t.size, "not started");
     const auto w0 = std::chrono::steady_clock::now();
-    Rank(sh, rank, oob, wall_now).run();
+    Rank(sh, rank, oob, wall_now, wall_compute).run();
     out->wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
     collect(sh, out);
     return true;

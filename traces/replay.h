@@ -3,7 +3,9 @@
 // through the public API — team creations (with the recorded membership, or
 // the recorded split), collective inits with the recorded arguments and
 // synthetic data of the recorded sizes, posts, waits where the program had
-// seen a completion, finalizes, team destroys — on any network model. For
+// seen a completion, finalizes, team destroys — on any network model, and
+// with the program's own time between its calls spent again (computing) as
+// recorded, so that ranks arrive at a collective as skewed as they did. For
 // every collective it reports the recorded and the predicted time (post to
 // completion) and the algorithm of each.
 //
@@ -32,6 +34,9 @@ struct ReplayOptions {
     // Seconds after which a replayed collective gives up (0: never; a
     // simulated deadlock is found anyway, a real one is not).
     double timeout_s = 0;
+    // The program's own time between its calls, as recorded, is spent again
+    // (computing) before each call; false: calls back to back.
+    bool compute = true;
 };
 
 // One collective on one rank.

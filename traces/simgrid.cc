@@ -426,15 +426,15 @@ bool Converter::run(const std::vector<Action> &actions, RankTrace *out, std::str
         r.team = 1;
         r.t = -1;
         out->records.push_back(r);
-        out->records.push_back(PostRec{-1, req, UCC_OK, req - 1});
-        out->records.push_back(DoneRec{-1, req, UCC_OK});
-        out->records.push_back(FinRec{-1, req});
+        out->records.push_back(PostRec{-1, 0, req, UCC_OK, req - 1});
+        out->records.push_back(DoneRec{-1, 0, req, UCC_OK});
+        out->records.push_back(FinRec{-1, 0, req});
         for (int k = 0; k < 4; ++k) {
             out->line_of.push_back(line);
         }
     }
-    out->records.push_back(TeamDestroyRec{-1, 1});
-    out->records.push_back(EndRec{-1});
+    out->records.push_back(TeamDestroyRec{-1, 0, 1});
+    out->records.push_back(EndRec{-1, 0});
     out->line_of.push_back(out->line_of.back());
     out->line_of.push_back(out->line_of.back());
     out->ended = true;

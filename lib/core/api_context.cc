@@ -255,7 +255,7 @@ UCC_EXPORT ucc_status_t ucc_context_config_modify(ucc_context_config_h config,
 UCC_EXPORT ucc_status_t ucc_context_create(ucc_lib_h lib_handle, const ucc_context_params_t *params,
                                            const ucc_context_config_h config,
                                            ucc_context_h *context) {
-    return api_guard(__func__, [&]() -> ucc_status_t {
+    const ucc_status_t created = api_guard(__func__, [&]() -> ucc_status_t {
         if (lib_handle == nullptr || params == nullptr || context == nullptr) {
             log_error(
                 "ucc_context_create: %s is NULL",
@@ -440,6 +440,11 @@ UCC_EXPORT ucc_status_t ucc_context_create(ucc_lib_h lib_handle, const ucc_conte
         *context = h.release();
         return UCC_OK;
     });
+    if (created == UCC_OK && (*context)->ctx.recorder) [[unlikely]] {
+        // The creation after the trace opened was the library's time.
+        (*context)->ctx.trace_exit();
+    }
+    return created;
 }
 
 UCC_EXPORT ucc_status_t ucc_context_progress(ucc_context_h context) {

@@ -220,6 +220,15 @@ struct Context final : CompletionSink, coll::Scheduler {
     std::unique_ptr<traces::Recorder> recorder;
     double trace_t0 = 0;       // transport clock at creation: trace times count from here
     uint32_t trace_teams = 0;  // team numbers handed out
+    // The program's own time between records (a record's `idle`): the time of
+    // the previous record, the time spent inside calls on this context since,
+    // and the current call's start (calls nest: depth).
+    int64_t trace_prev_ns = 0;
+    int64_t trace_lib_ns = 0;
+    int64_t trace_enter_ns = 0;
+    uint32_t trace_depth = 0;
+    void trace_enter();
+    void trace_exit();
     // Event trace: records `e` when the transport keeps one.
     void record(TraceEvent &e) {
         if (tl_recording) [[unlikely]] {
@@ -234,15 +243,22 @@ struct Context final : CompletionSink, coll::Scheduler {
 };
 
 // Holds a context's lock for the scope when the library runs in
-// UCC_THREAD_MULTIPLE mode; nothing otherwise.
+// UCC_THREAD_MULTIPLE mode; nothing otherwise. Every API call on a context
+// holds one, so it also times the calls of a recorded context.
 class ContextGuard {
   public:
-    explicit ContextGuard(Context &c) : mu_(c.thread_multiple ? &c.mu : nullptr) {
+    explicit ContextGuard(Context &c) : ctx_(c), mu_(c.thread_multiple ? &c.mu : nullptr) {
         if (mu_ != nullptr) {
             mu_->lock();
         }
+        if (c.recorder) [[unlikely]] {
+            c.trace_enter();  // the library's time, for the trace's `idle`
+        }
     }
     ~ContextGuard() {
+        if (ctx_.recorder) [[unlikely]] {
+            ctx_.trace_exit();
+        }
         if (mu_ != nullptr) {
             mu_->unlock();
         }
@@ -251,6 +267,7 @@ class ContextGuard {
     ContextGuard &operator=(const ContextGuard &) = delete;
 
   private:
+    Context &ctx_;
     std::recursive_mutex *mu_;
 };
 

@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <ctime>
@@ -31,7 +32,24 @@ int64_t now_ns(const Context &ctx) {
     return std::llround((ctx.transport->now() - ctx.trace_t0) * 1e9);
 }
 
-void write(Context &ctx, const traces::Record &r) {
+// Stamps the record with the time and the program's own time since the
+// previous record (that time minus the library's), and writes it.
+void write(Context &ctx, traces::Record r) {
+    const int64_t t = now_ns(ctx);
+    int64_t lib = ctx.trace_lib_ns;
+    if (ctx.trace_depth > 0) {
+        lib += t - ctx.trace_enter_ns;  // the current call, so far
+        ctx.trace_enter_ns = t;
+    }
+    const int64_t idle = std::max<int64_t>(t - ctx.trace_prev_ns - lib, 0);
+    ctx.trace_prev_ns = t;
+    ctx.trace_lib_ns = 0;
+    std::visit(
+        [&](auto &x) {
+            x.t = t;
+            x.idle = idle;
+        },
+        r);
     if (!ctx.recorder->write(r)) {
         UCC_LOG(ctx.log, kError,
                 "trace %s: a record could not be written (disk full?); "
@@ -135,14 +153,33 @@ void trace_open(Context &ctx, const ucc_oob_coll_t *oob) {
         return;
     }
     ctx.trace_t0 = ctx.transport->now();
+    // The rest of the context's creation is the library's time (it ends in
+    // ucc_context_create).
+    ctx.trace_depth = 1;
+    ctx.trace_enter_ns = 0;
     UCC_LOG(ctx.log, kDebug, "recording this context's calls into %s",
             ctx.recorder->path().c_str());
 }
 
 void trace_close(Context &ctx) {
     if (ctx.recorder) {
-        ctx.recorder->end(ctx.transport ? now_ns(ctx) : 0);
+        if (ctx.transport) {
+            write(ctx, traces::EndRec{});
+        }
+        ctx.recorder->close();
         ctx.recorder.reset();
+    }
+}
+
+void Context::trace_enter() {
+    if (trace_depth++ == 0) {
+        trace_enter_ns = now_ns(*this);
+    }
+}
+
+void Context::trace_exit() {
+    if (trace_depth > 0 && --trace_depth == 0) {
+        trace_lib_ns += now_ns(*this) - trace_enter_ns;
     }
 }
 
@@ -200,7 +237,7 @@ void trace_team(Team &t) {
 }
 
 void trace_team_destroy(Team &t) {
-    write(*t.ctx, traces::TeamDestroyRec{now_ns(*t.ctx), t.trace_number});
+    write(*t.ctx, traces::TeamDestroyRec{now_ns(*t.ctx), 0, t.trace_number});
 }
 
 void trace_init(Context &ctx, const Team *team, const ucc_coll_args_t *args, const CollRequest *r,
@@ -264,17 +301,17 @@ void trace_init(Context &ctx, const Team *team, const ucc_coll_args_t *args, con
 
 void trace_post(const CollRequest &r, uint32_t key, ucc_status_t st) {
     Context &ctx = *r.team->ctx;
-    write(ctx, traces::PostRec{now_ns(ctx), r.number, st, key});
+    write(ctx, traces::PostRec{now_ns(ctx), 0, r.number, st, key});
 }
 
 void trace_done(const CollRequest &r, ucc_status_t st) {
     Context &ctx = *r.team->ctx;
-    write(ctx, traces::DoneRec{now_ns(ctx), r.number, st});
+    write(ctx, traces::DoneRec{now_ns(ctx), 0, r.number, st});
 }
 
 void trace_fin(const CollRequest &r) {
     Context &ctx = *r.team->ctx;
-    write(ctx, traces::FinRec{now_ns(ctx), r.number});
+    write(ctx, traces::FinRec{now_ns(ctx), 0, r.number});
 }
 
 }  // namespace ucc::core

@@ -177,11 +177,11 @@ std::vector<Record> sample_records() {
     failed.has_coll = true;
     failed.coll = UCC_COLL_TYPE_BCAST;
     rs.push_back(failed);
-    rs.push_back(PostRec{40, 1, UCC_OK, 65535});
-    rs.push_back(DoneRec{50, 1, UCC_ERR_TIMED_OUT});
-    rs.push_back(FinRec{60, 1});
-    rs.push_back(TeamDestroyRec{70, 1});
-    rs.push_back(EndRec{80});
+    rs.push_back(PostRec{40, 0, 1, UCC_OK, 65535});
+    rs.push_back(DoneRec{50, 0, 1, UCC_ERR_TIMED_OUT});
+    rs.push_back(FinRec{60, 0, 1});
+    rs.push_back(TeamDestroyRec{70, 0, 1});
+    rs.push_back(EndRec{80, 0});
     return rs;
 }
 

@@ -1122,6 +1122,17 @@ double now_s() {
     return static_cast<double>(c->clock_ps(c->running_rank())) / 1e12;
 }
 
+bool compute(double seconds) {
+    Cluster *c = Cluster::current();
+    if (c == nullptr || c->running_rank() == kNoRank) {
+        return false;
+    }
+    if (seconds > 0) {
+        c->advance(c->running_rank(), static_cast<int64_t>(std::llround(seconds * 1e12)));
+    }
+    return true;
+}
+
 bool Cluster::is_cluster_oob(const ucc_oob_coll_t &oob) const {
     return oob.allgather == oob_allgather_cb && oob.req_test == oob_test_cb &&
            oob.coll_info == this && oob.n_oob_eps == n_ && oob.oob_ep == running_rank();

@@ -86,6 +86,8 @@ bool in_rank();
 uint32_t current_rank();
 uint32_t cluster_size();
 double now_s();  // the calling rank's local clock, virtual seconds
+// The calling rank computes for `seconds` (its clock moves on); false outside a rank.
+bool compute(double seconds);
 
 // Adds the program's own mark to the event trace (when it is recorded), stamped
 // with the calling rank and its clock. No effect outside a rank.

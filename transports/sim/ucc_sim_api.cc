@@ -151,6 +151,13 @@ UCC_EXPORT double ucc_sim_now(void) {
     }
 }
 
+UCC_EXPORT void ucc_sim_compute(double seconds) {
+    try {
+        ucc::sim::compute(seconds);
+    } catch (...) {
+    }
+}
+
 UCC_EXPORT uint64_t ucc_sim_trace_hash(void) {
     return tls_last_hash;
 }

@@ -90,6 +90,13 @@ ucc_status_t ucc_sim_oob(ucc_oob_coll_t *oob);
 /** The calling rank's virtual clock in seconds; 0 outside a rank. */
 double ucc_sim_now(void);
 
+/**
+ * Inside a rank: the program computes for @a seconds of virtual time (its own
+ * work between UCC calls: the rank's clock moves on, nothing else happens).
+ * Nothing outside a rank, or for seconds <= 0.
+ */
+void ucc_sim_compute(double seconds);
+
 /** Trace hash of the last run started from this thread (0 before any). */
 uint64_t ucc_sim_trace_hash(void);
 
