@@ -20,24 +20,13 @@ out="${2:-/dev/stdout}"
 export UCX_NET_DEVICES=lo
 command -v ucx_perftest >/dev/null || { echo "fit_network: ucx_perftest (ucx-utils) is missing" >&2; exit 2; }
 port=$((20000 + RANDOM % 20000))
-# One ucx_perftest test; prints its "Final:" line.
+# shellcheck source=scripts/ucx_perftest_final.sh
+source "$(dirname "$0")/ucx_perftest_final.sh"
 perftest() {
-    local sargs=(-p "$port") cargs=(127.0.0.1 -p "$port" "$@")
-    if (( $(nproc) >= 2 )); then
-        sargs+=(-c 0)
-        cargs+=(-c 1)
-    fi
-    timeout 60 ucx_perftest "${sargs[@]}" >/dev/null 2>&1 &
-    local server=$! final="" try
-    for try in 1 2 3 4 5 6 7 8 9 10; do
-        sleep 0.2
-        final="$(timeout 60 ucx_perftest "${cargs[@]}" 2>/dev/null | grep '^Final:' || true)"
-        [[ -n "$final" ]] && break
-        kill -0 "$server" 2>/dev/null || break
-    done
-    wait "$server" 2>/dev/null || true
+    local final
+    final="$(ucx_perftest_final "$port" "$@")" ||
+        { echo "fit_network: ucx_perftest $* gave no result" >&2; exit 1; }
     port=$((port + 1))
-    [[ -n "$final" ]] || { echo "fit_network: ucx_perftest $* gave no result" >&2; exit 1; }
     echo "$final"
 }
 # Final: iterations p50 average overall bw_average bw_overall rate_average rate_overall

@@ -103,34 +103,17 @@ load="$(cut -d' ' -f1-3 /proc/loadavg)"
 say "{\"bench\":\"meta\",\"nproc\":$(nproc),\"loadavg\":\"$load\",\"date\":\"$(date -u +%FT%TZ)\",\"ucx\":$(json_str "$(ucx_info -v 2>/dev/null | sed -n 's/^# Version //p' | head -1)"),\"commit\":\"$(git -C "$(dirname "$0")" rev-parse --short HEAD 2>/dev/null || echo none)\",\"quick\":$quick}"
 
 # ---- 1. the floor
-# One ucx_perftest test: a server in the background, the client retried until
-# the server listens; the client's "Final:" line holds the numbers:
-#   iterations, latency 50th percentile, average (last report interval) and
-#   overall (all iterations) in us, bandwidth average and overall in MiB/s,
-#   message rate average and overall. Ping-pong tests report half the round
-#   trip (one-way latency).
+# One ucx_perftest test (scripts/ucx_perftest_final.sh), as a JSON line.
 # Server and client are pinned to CPUs of their own where there are two (-c),
 # as ucx_latency pins its ranks and mpirun binds at np = 2.
+# shellcheck source=scripts/ucx_perftest_final.sh
+source "$(dirname "$0")/ucx_perftest_final.sh"
 perftest() {
     local test="$1" bytes="$2" iters="$3" warm="$4"
-    local sargs=(-p "$port")
-    local cargs=(127.0.0.1 -p "$port" -t "$test" -s "$bytes" -n "$iters" -w "$warm")
-    if (( $(nproc) >= 2 )); then
-        sargs+=(-c 0)
-        cargs+=(-c 1)
-    fi
     local cmd
-    cmd="$(json_str "ucx_perftest ${sargs[*]} & ucx_perftest ${cargs[*]}")"
-    timeout 60 ucx_perftest "${sargs[@]}" >/dev/null 2>&1 &
-    local server=$!
-    local final="" try
-    for try in 1 2 3 4 5 6 7 8 9 10; do
-        sleep 0.2
-        final="$(timeout 60 ucx_perftest "${cargs[@]}" 2>/dev/null | grep '^Final:' || true)"
-        [[ -n "$final" ]] && break
-        kill -0 "$server" 2>/dev/null || break
-    done
-    wait "$server" 2>/dev/null || true
+    cmd="$(json_str "ucx_perftest -p $port & ucx_perftest 127.0.0.1 -p $port -t $test -s $bytes -n $iters -w $warm")"
+    local final
+    final="$(ucx_perftest_final "$port" -t "$test" -s "$bytes" -n "$iters" -w "$warm" || true)"
     if [[ -z "$final" ]]; then
         say "{\"bench\":\"error\",\"what\":\"ucx_perftest $test $bytes gave no Final line\",\"cmd\":$cmd}"
         return 1

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/common/temp_dir.h"
 #include "traces/reader.h"
 #include "traces/replay.h"
 #include "traces/rescale.h"
@@ -27,18 +28,6 @@
 namespace {
 
 using namespace ucc::traces;
-
-std::string temp_dir(const char *tag) {
-    const char *base = std::getenv("TMPDIR");
-    std::string d = std::string(base != nullptr ? base : "/tmp") + "/ucc_replay_" + tag + "_" +
-                    std::to_string(getpid());
-    EXPECT_EQ(std::system(("rm -rf '" + d + "' && mkdir -p '" + d + "'").c_str()), 0);
-    return d;
-}
-
-void remove_dir(const std::string &d) {
-    EXPECT_EQ(std::system(("rm -rf '" + d + "'").c_str()), 0);
-}
 
 struct Program {
     std::string dir;
@@ -238,8 +227,9 @@ void train_rank(void *arg) {
     ucc_finalize(lib);
 }
 
-std::string record(const char *tag, uint32_t ranks, Program prog) {
-    prog.dir = temp_dir(tag);
+// Records the program on `ranks` simulated ranks into `dir`; returns `dir`.
+std::string record(const std::string &dir, uint32_t ranks, Program prog) {
+    prog.dir = dir;
     ucc_sim_params_t p{};
     p.mask = UCC_SIM_PARAM_FIELD_N_RANKS | UCC_SIM_PARAM_FIELD_FLAGS | UCC_SIM_PARAM_FIELD_NETWORK;
     p.n_ranks = ranks;
@@ -253,7 +243,8 @@ std::string record(const char *tag, uint32_t ranks, Program prog) {
 }
 
 TEST(TraceReplay, ARecordedRunReplaysWithTheSameCollectivesTimesAndResults) {
-    const std::string dir = record("roundtrip", 6, Program{});
+    ucc::testkit::TempDir tmp("replay_roundtrip");
+    const std::string dir = record(tmp.path(), 6, Program{});
     Trace trace;
     std::string err;
     ASSERT_TRUE(read_dir(dir, &trace, &err)) << err;
@@ -285,13 +276,13 @@ TEST(TraceReplay, ARecordedRunReplaysWithTheSameCollectivesTimesAndResults) {
     ASSERT_TRUE(replay(trace, o, &slow, &err)) << err;
     EXPECT_TRUE(slow.ok());
     EXPECT_GT(slow.simulated_s, res.simulated_s);
-    remove_dir(dir);
 }
 
 // At 8x the ranks (traces/rescale.h): every rank's program played by 8 ranks,
 // the split and the alltoallv's counts grown by the rule, every result right.
 TEST(TraceReplay, ATraceReplaysAtEightTimesItsRanks) {
-    const std::string dir = record("x8", 4, Program{});
+    ucc::testkit::TempDir tmp("replay_x8");
+    const std::string dir = record(tmp.path(), 4, Program{});
     Trace trace;
     std::string err;
     ASSERT_TRUE(read_dir(dir, &trace, &err)) << err;
@@ -321,13 +312,13 @@ TEST(TraceReplay, ATraceReplaysAtEightTimesItsRanks) {
         EXPECT_EQ(c.status, UCC_OK);
         EXPECT_GT(c.predicted_us, 0);
     }
-    remove_dir(dir);
 }
 
 TEST(TraceReplay, ADesynchronisedTraceIsReportedWithTheRanksAndWhatEachRan) {
     Program prog;
     prog.desync_rank = 2;
-    const std::string dir = record("desync", 4, prog);
+    ucc::testkit::TempDir tmp("replay_desync");
+    const std::string dir = record(tmp.path(), 4, prog);
     Trace trace;
     std::string err;
     ASSERT_TRUE(read_dir(dir, &trace, &err)) << err;
@@ -340,11 +331,11 @@ TEST(TraceReplay, ADesynchronisedTraceIsReportedWithTheRanksAndWhatEachRan) {
     EXPECT_NE(p.find("rank 2 ran bcast of 16 float32 root 0 (" + dir + "/rank2.jsonl:"),
               std::string::npos)
         << p;
-    remove_dir(dir);
 }
 
 TEST(TraceReplay, ACutShortTraceReplaysUpToItsLastRecordAndSaysSo) {
-    const std::string dir = record("killed", 4, Program{});
+    ucc::testkit::TempDir tmp("replay_killed");
+    const std::string dir = record(tmp.path(), 4, Program{});
     // Rank 1 "killed" in the middle of its second step: its file ends inside a line.
     const std::string path = dir + "/rank1.jsonl";
     std::ifstream in(path);
@@ -377,7 +368,6 @@ TEST(TraceReplay, ACutShortTraceReplaysUpToItsLastRecordAndSaysSo) {
     EXPECT_NE(all.find("rank 1: " + path + " ends at line 12 (cut short)"), std::string::npos)
         << all;
     EXPECT_NE(all.find("rank 0: " + dir + "/rank0.jsonl:"), std::string::npos) << all;
-    remove_dir(dir);
 }
 
 // SimGrid's time-independent traces (traces/simgrid.h): every collective
@@ -404,7 +394,8 @@ std::string ti_actions(uint32_t r) {
 }
 
 TEST(TraceReplay, ASimGridTraceIsImportedAndReplayed) {
-    const std::string dir = temp_dir("simgrid");
+    ucc::testkit::TempDir tmp("replay_simgrid");
+    const std::string &dir = tmp.path();
     for (uint32_t r = 0; r < 4; ++r) {
         std::ofstream(dir + "/rank" + std::to_string(r) + ".txt") << ti_actions(r);
     }
@@ -445,11 +436,11 @@ TEST(TraceReplay, ASimGridTraceIsImportedAndReplayed) {
         EXPECT_EQ(u.size, 4u);
         EXPECT_EQ(u.ranks[3].records.size(), t.ranks[3].records.size()) << input;
     }
-    remove_dir(dir);
 }
 
 TEST(TraceReplay, MalformedSimGridTracesNameTheirFileAndLine) {
-    const std::string dir = temp_dir("simgrid_bad");
+    ucc::testkit::TempDir tmp("replay_simgrid_bad");
+    const std::string &dir = tmp.path();
     struct Case {
         std::string text;
         const char *why;
@@ -470,7 +461,6 @@ TEST(TraceReplay, MalformedSimGridTracesNameTheirFileAndLine) {
         EXPECT_FALSE(import_simgrid(dir, &t, &notes, &err)) << c.text;
         EXPECT_NE(err.find(c.why), std::string::npos) << err;
     }
-    remove_dir(dir);
 }
 
 // The verifier says so when a rank's result is not the model's.

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/common/temp_dir.h"
 #include "traces/emit.h"
 #include "traces/json.h"
 #include "traces/names.h"
@@ -25,20 +26,6 @@
 namespace {
 
 using namespace ucc::traces;
-
-std::string temp_dir(const char *tag) {
-    const char *base = std::getenv("TMPDIR");
-    std::string d = std::string(base != nullptr ? base : "/tmp") + "/ucc_trace_" + tag + "_" +
-                    std::to_string(getpid());
-    std::string cmd = "rm -rf '" + d + "' && mkdir -p '" + d + "'";
-    EXPECT_EQ(std::system(cmd.c_str()), 0);
-    return d;
-}
-
-void remove_dir(const std::string &d) {
-    std::string cmd = "rm -rf '" + d + "'";
-    EXPECT_EQ(std::system(cmd.c_str()), 0);
-}
 
 TEST(TraceJson, NumbersStringsAndNesting) {
     json::Value v;
@@ -302,7 +289,8 @@ TEST(TraceFormat, MalformedTracesNameTheirFileAndLine) {
 
 // A writer killed between records leaves every record it finished.
 TEST(TraceRecorder, AKilledProcessLeavesItsFinishedRecords) {
-    const std::string dir = temp_dir("killed");
+    ucc::testkit::TempDir tmp("trace_killed");
+    const std::string &dir = tmp.path();
     const pid_t pid = fork();
     ASSERT_GE(pid, 0);
     if (pid == 0) {
@@ -334,7 +322,6 @@ TEST(TraceRecorder, AKilledProcessLeavesItsFinishedRecords) {
     ASSERT_TRUE(r2) << err;
     EXPECT_EQ(r2->path(), dir + "/rank3.1.jsonl");
     r2->end(1);
-    remove_dir(dir);
 }
 
 // ---- recording through the C API on the simulator
@@ -456,7 +443,8 @@ void recorded_rank(void *arg) {
 
 TEST(TraceRecorder, ASimulatedRunIsRecordedThroughTheCApi) {
     Program prog;
-    prog.dir = temp_dir("sim");
+    ucc::testkit::TempDir tmp("trace_sim");
+    prog.dir = tmp.path();
     ucc_sim_params_t p{};
     p.mask = UCC_SIM_PARAM_FIELD_N_RANKS | UCC_SIM_PARAM_FIELD_FLAGS;
     p.n_ranks = 4;
@@ -525,7 +513,6 @@ TEST(TraceRecorder, ASimulatedRunIsRecordedThroughTheCApi) {
         EXPECT_EQ(std::get<PostRec>(t.records[7]).key, 1u);
         EXPECT_GT(std::get<DoneRec>(t.records[4]).t, std::get<PostRec>(t.records[3]).t);
     }
-    remove_dir(prog.dir);
 }
 
 TEST(TraceNames, EveryEnumeratorHasOneName) {
