@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "tests/common/temp_dir.h"
+#include "tools/perf/lifecycle.h"
 #include "traces/reader.h"
 #include "traces/replay.h"
 #include "traces/rescale.h"
@@ -35,28 +36,6 @@ struct Program {
     int desync_rank = -1;  // this rank runs a bcast where the others run an allreduce
     int failures = 0;
 };
-
-ucc_status_t wait(ucc_coll_req_h req, ucc_context_h ctx) {
-    ucc_status_t st;
-    while ((st = ucc_collective_test(req)) == UCC_INPROGRESS) {
-        ucc_context_progress(ctx);
-    }
-    return st;
-}
-
-ucc_status_t run(ucc_coll_args_t *a, ucc_team_h team, ucc_context_h ctx) {
-    ucc_coll_req_h req;
-    ucc_status_t st = ucc_collective_init(a, &req, team);
-    if (st != UCC_OK) {
-        return st;
-    }
-    st = ucc_collective_post(req);
-    if (st == UCC_OK) {
-        st = wait(req, ctx);
-    }
-    ucc_collective_finalize(req);
-    return st;
-}
 
 ucc_status_t make_team(ucc_context_h ctx, ucc_team_h *team) {
     ucc_team_params_t tp{};
@@ -162,8 +141,8 @@ void train_rank(void *arg) {
         }
         ucc_collective_post(ra);
         ucc_collective_post(rb);
-        const ucc_status_t sa = wait(ra, ctx);
-        const ucc_status_t sb = wait(rb, ctx);
+        const ucc_status_t sa = ucc::perf::wait(ra, ctx);
+        const ucc_status_t sb = ucc::perf::wait(rb, ctx);
         ucc_collective_finalize(ra);
         ucc_collective_finalize(rb);
         if (prog->desync_rank >= 0 && step == 1) {
@@ -176,7 +155,7 @@ void train_rank(void *arg) {
         a.coll_type = UCC_COLL_TYPE_ALLGATHER;
         a.src.info = {params.data(), params.size(), UCC_DT_FLOAT64, UCC_MEMORY_TYPE_HOST};
         a.dst.info = {all.data(), all.size(), UCC_DT_FLOAT64, UCC_MEMORY_TYPE_HOST};
-        if (run(&a, world, ctx) != UCC_OK) {
+        if (ucc::perf::run_collective(&a, world, ctx) != UCC_OK) {
             return fail();
         }
         int flag = step;
@@ -184,7 +163,7 @@ void train_rank(void *arg) {
         a.coll_type = UCC_COLL_TYPE_BCAST;
         a.root = 0;
         a.src.info = {&flag, 1, UCC_DT_INT32, UCC_MEMORY_TYPE_HOST};
-        if (run(&a, world, ctx) != UCC_OK) {
+        if (ucc::perf::run_collective(&a, world, ctx) != UCC_OK) {
             return fail();
         }
         if (step % 2 == 0) {
@@ -207,7 +186,7 @@ void train_rank(void *arg) {
             a.dst.info_v = {r.data(), reinterpret_cast<ucc_count_t *>(rc.data()),
                             reinterpret_cast<ucc_aint_t *>(rd.data()), UCC_DT_INT16,
                             UCC_MEMORY_TYPE_HOST};
-            if (run(&a, world, ctx) != UCC_OK) {
+            if (ucc::perf::run_collective(&a, world, ctx) != UCC_OK) {
                 return fail();
             }
             std::vector<int64_t> v(100, rank), w(100);
@@ -216,7 +195,7 @@ void train_rank(void *arg) {
             a.op = UCC_OP_MAX;
             a.src.info = {v.data(), v.size(), UCC_DT_INT64, UCC_MEMORY_TYPE_HOST};
             a.dst.info = {w.data(), w.size(), UCC_DT_INT64, UCC_MEMORY_TYPE_HOST};
-            if (even && run(&a, half, ctx) != UCC_OK) {
+            if (even && ucc::perf::run_collective(&a, half, ctx) != UCC_OK) {
                 return fail();
             }
         }

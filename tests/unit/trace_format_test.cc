@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "tests/common/temp_dir.h"
+#include "tools/perf/lifecycle.h"
 #include "traces/emit.h"
 #include "traces/json.h"
 #include "traces/names.h"
@@ -339,22 +340,6 @@ struct Program {
         }                     \
     } while (0)
 
-ucc_status_t run(ucc_coll_args_t *a, ucc_team_h team, ucc_context_h ctx) {
-    ucc_coll_req_h req;
-    ucc_status_t st = ucc_collective_init(a, &req, team);
-    if (st != UCC_OK) {
-        return st;
-    }
-    st = ucc_collective_post(req);
-    if (st == UCC_OK) {
-        while ((st = ucc_collective_test(req)) == UCC_INPROGRESS) {
-            ucc_context_progress(ctx);
-        }
-    }
-    ucc_collective_finalize(req);
-    return st;
-}
-
 void recorded_rank(void *arg) {
     auto *prog = static_cast<Program *>(arg);
     const uint32_t rank = ucc_sim_rank();
@@ -396,12 +381,12 @@ void recorded_rank(void *arg) {
     args.op = UCC_OP_SUM;
     args.src.info = {a.data(), 100, UCC_DT_FLOAT32, UCC_MEMORY_TYPE_HOST};
     args.dst.info = {b.data(), 100, UCC_DT_FLOAT32, UCC_MEMORY_TYPE_HOST};
-    CHECK_OK(run(&args, team, ctx));
+    CHECK_OK(ucc::perf::run_collective(&args, team, ctx));
     args = {};
     args.coll_type = UCC_COLL_TYPE_BCAST;
     args.root = 2;
     args.src.info = {a.data(), 10, UCC_DT_INT32, UCC_MEMORY_TYPE_HOST};
-    CHECK_OK(run(&args, team, ctx));
+    CHECK_OK(ucc::perf::run_collective(&args, team, ctx));
     std::vector<uint64_t> sc(n), sd(n), rc(n), rd(n);
     uint64_t stot = 0, rtot = 0;
     for (uint32_t j = 0; j < n; ++j) {
@@ -423,7 +408,7 @@ void recorded_rank(void *arg) {
     args.dst.info_v = {r.data(), reinterpret_cast<ucc_count_t *>(rc.data()),
                        reinterpret_cast<ucc_aint_t *>(rd.data()), UCC_DT_UINT8,
                        UCC_MEMORY_TYPE_HOST};
-    CHECK_OK(run(&args, team, ctx));
+    CHECK_OK(ucc::perf::run_collective(&args, team, ctx));
     // An init that fails (root out of range) is recorded with its status only.
     args = {};
     args.coll_type = UCC_COLL_TYPE_BCAST;
