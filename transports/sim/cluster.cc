@@ -43,6 +43,32 @@ constexpr size_t kSlabBytes = 64ull << 20;
 constexpr size_t kPayloadKeepBytes = 4ull << 20;
 constexpr size_t kPayloadPoolBytes = 256ull << 20;
 
+// AddressSanitizer follows one stack per thread unless told of every switch
+// between stacks. Untold, an exception thrown inside a rank cannot clear the
+// redzones of the frames it unwinds (the runtime does not know the rank's
+// stack), and a later throw on that stack reports them as stack misuse. So
+// every switch between the event loop and a rank is announced: start before
+// it (fake == nullptr when the fiber leaving ends), finish right after.
+void asan_switch_start(void **fake, const void *bottom, size_t size) {
+#if defined(__SANITIZE_ADDRESS__)
+    __sanitizer_start_switch_fiber(fake, bottom, size);
+#else
+    (void)fake;
+    (void)bottom;
+    (void)size;
+#endif
+}
+
+void asan_switch_finish(void *fake, const void **old_bottom, size_t *old_size) {
+#if defined(__SANITIZE_ADDRESS__)
+    __sanitizer_finish_switch_fiber(fake, old_bottom, old_size);
+#else
+    (void)fake;
+    (void)old_bottom;
+    (void)old_size;
+#endif
+}
+
 uint64_t splitmix64(uint64_t *state) {
     uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -144,6 +170,7 @@ class StackPool {
             void *top = free_.back();
             free_.pop_back();
             unpoison(static_cast<char *>(top) - stack_bytes_, stack_bytes_);
+            last_top_ = top;
             return top;
         }
         if (slabs_.empty() || next_slot_ == slots_per_slab_) {
@@ -162,10 +189,12 @@ class StackPool {
         if (guard_) {
             ::mprotect(slot, page_, PROT_NONE);
         }
-        return slot + slot_bytes_;
+        last_top_ = slot + slot_bytes_;
+        return last_top_;
     }
     void give(void *top) { free_.push_back(top); }
     size_t stack_bytes() const { return stack_bytes_; }
+    void *last_top() const { return last_top_; }  // of the latest take()
 
     // A fiber that ends switches away without returning from its frames, so
     // AddressSanitizer's redzones of those frames stay poisoned; so do those
@@ -183,6 +212,7 @@ class StackPool {
 
   private:
     bool guard_;
+    void *last_top_ = nullptr;
     size_t page_ = 4096;
     size_t stack_bytes_ = 0;
     size_t slot_bytes_ = 0;
@@ -532,11 +562,23 @@ void Cluster::wake(uint32_t r) {
     ready_.push_back(r);
 }
 
+const void *Cluster::rank_stack_bottom(uint32_t r) const {
+#if defined(__SANITIZE_ADDRESS__)
+    return static_cast<const char *>(ranks_[r].stack_top) - stacks_->stack_bytes();
+#else
+    (void)r;
+    return nullptr;
+#endif
+}
+
 void Cluster::suspend_running() {
     // Where this rank's stack will be touched first when it resumes (prefetch).
     char here;
     ranks_[running_].stack_hint = &here;
+    void *fake = nullptr;
+    asan_switch_start(&fake, loop_stack_bottom_, loop_stack_size_);
     main_ = std::move(main_).resume();
+    asan_switch_finish(fake, nullptr, nullptr);
 }
 
 void Cluster::block(uint32_t r) {
@@ -674,7 +716,10 @@ void Cluster::event_loop() {
             const uint32_t r = ready_.front();
             ready_.pop_front();
             running_ = r;
+            void *fake = nullptr;
+            asan_switch_start(&fake, rank_stack_bottom(r), stacks_->stack_bytes());
             ranks_[r].fiber = std::move(ranks_[r].fiber).resume();
+            asan_switch_finish(fake, nullptr, nullptr);
             running_ = kNoRank;
         }
         if (finished_ == n_) {
@@ -775,12 +820,17 @@ RunResult Cluster::execute() {
     // One fiber per rank, started in rank order. A rank's fiber switches
     // straight back to the event loop (main_) whenever it blocks or ends.
     for (uint32_t r = 0; r < n_; ++r) {
-        ranks_[r].fiber = boost::context::fiber(std::allocator_arg, PooledStack(stacks_),
-                                                [this, r](boost::context::fiber &&loop) {
-                                                    main_ = std::move(loop);
-                                                    rank_main(r);
-                                                    return std::move(main_);
-                                                });
+        ranks_[r].fiber = boost::context::fiber(
+            std::allocator_arg, PooledStack(stacks_), [this, r](boost::context::fiber &&loop) {
+                asan_switch_finish(nullptr, &loop_stack_bottom_, &loop_stack_size_);
+                main_ = std::move(loop);
+                rank_main(r);
+                asan_switch_start(nullptr, loop_stack_bottom_, loop_stack_size_);
+                return std::move(main_);
+            });
+#if defined(__SANITIZE_ADDRESS__)
+        ranks_[r].stack_top = stacks_->last_top();
+#endif
         ready_.push_back(r);
     }
     event_loop();

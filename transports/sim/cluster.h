@@ -178,10 +178,13 @@ struct FlushOp : OpBase {
 
 // Small per-rank state: no member grows with the number of ranks.
 struct RankState {
-    int64_t clock_ps = 0;                  // local clock, >= global now while running
-    int64_t nic_free_ps = 0;               // when the NIC can start the next message
-    boost::context::fiber fiber;           // the rank's continuation while it is not running
-    const void *stack_hint = nullptr;      // near its stack top when it last suspended
+    int64_t clock_ps = 0;              // local clock, >= global now while running
+    int64_t nic_free_ps = 0;           // when the NIC can start the next message
+    boost::context::fiber fiber;       // the rank's continuation while it is not running
+    const void *stack_hint = nullptr;  // near its stack top when it last suspended
+#if defined(__SANITIZE_ADDRESS__)
+    const void *stack_top = nullptr;  // of its fiber's stack, for AddressSanitizer
+#endif
     SimTransport *endpoints = nullptr;     // list through SimTransport::next_in_rank_
     OobRequest *oob = nullptr;             // pending OOB allgather, for reports
     const char *last_algorithm = nullptr;  // of the rank's latest collective (static string)
@@ -368,6 +371,7 @@ class Cluster {
     void block(uint32_t r);
     // Switches from the running rank back to the event loop.
     void suspend_running();
+    const void *rank_stack_bottom(uint32_t r) const;  // for AddressSanitizer; else null
     void count_spin(uint32_t r, const char *what);
     void deadlock();
     // Arms a timer at its own time for every rank blocked ahead of the world;
@@ -398,9 +402,11 @@ class Cluster {
     size_t pooled_payload_bytes_ = 0;  // capacity kept in free_messages_' payloads
     FreeList<RecvOp> recv_ops_;
     FreeList<FlushOp> flush_ops_;
-    StackPool *stacks_ = nullptr;  // reference-counted: fibers may outlive the cluster
-    boost::context::fiber main_;   // the event loop's continuation while a rank runs
-    std::deque<uint32_t> ready_;   // ranks to run, in the order they became ready
+    StackPool *stacks_ = nullptr;              // reference-counted: fibers may outlive the cluster
+    boost::context::fiber main_;               // the event loop's continuation while a rank runs
+    const void *loop_stack_bottom_ = nullptr;  // the event loop's stack, for AddressSanitizer
+    size_t loop_stack_size_ = 0;
+    std::deque<uint32_t> ready_;  // ranks to run, in the order they became ready
     uint32_t running_ = kNoRank;
     Timeline *timeline_ = nullptr;  // owned by run()
     std::vector<TraceEvent> trace_;
