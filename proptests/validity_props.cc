@@ -48,19 +48,6 @@ constexpr bool kSanitized = false;
 
 constexpr uint64_t kTwo63 = uint64_t{1} << 63;
 
-constexpr ucc_coll_type_t kImplemented[] = {UCC_COLL_TYPE_ALLREDUCE, UCC_COLL_TYPE_BCAST,
-                                            UCC_COLL_TYPE_REDUCE,    UCC_COLL_TYPE_BARRIER,
-                                            UCC_COLL_TYPE_ALLGATHER, UCC_COLL_TYPE_ALLTOALL};
-
-bool implemented(ucc_coll_type_t t) {
-    for (ucc_coll_type_t i : kImplemented) {
-        if (i == t) {
-            return true;
-        }
-    }
-    return false;
-}
-
 using ucc::model::is_reduction;
 using ucc::model::is_rooted;
 
@@ -797,9 +784,7 @@ UCC_PROP(Validity, InitStatusMatchesModel, 10000, ()) {
         UCC_COLL_TYPE_SCATTERV};
     Base b;
     b.type = static_cast<ucc_coll_type_t>(*rc::gen::weightedOneOf<uint64_t>({
-        {3, rc::gen::elementOf(kAllTypes)},
-        {4, rc::gen::elementOf(
-                std::vector<uint64_t>(std::begin(kImplemented), std::end(kImplemented)))},
+        {5, rc::gen::elementOf(kAllTypes)},
         {2, rc::gen::element<uint64_t>(UCC_COLL_TYPE_ALLGATHERV, UCC_COLL_TYPE_ALLTOALLV,
                                        UCC_COLL_TYPE_GATHERV, UCC_COLL_TYPE_SCATTERV,
                                        UCC_COLL_TYPE_REDUCE_SCATTERV)},
@@ -947,6 +932,13 @@ UCC_PROP(Validity, InitStatusMatchesModel, 10000, ()) {
            std::string("n=") + ucc::testkit::team_size_class(c.n),
            std::string("team=") + (c.unordered ? "unordered" : "ordered"));
 
+    // Every valid argument set gets exactly the model's status (all 16 types
+    // have algorithms), except that a case whose buffers were made huge may
+    // run out of memory for its scratch.
+    bool huge = false;
+    for (const Mutation &m : muts) {
+        huge = huge || m.kind == Mut::kHugeCount || m.kind == Mut::kHugeVEntry;
+    }
     const ucc::testkit::InitOutcome o = ucc::testkit::run_init_only(c);
     std::ostringstream err;
     if (!o.failure.empty()) {
@@ -957,9 +949,11 @@ UCC_PROP(Validity, InitStatusMatchesModel, 10000, ()) {
             const ucc_status_t got = o.status[r];
             const ucc_status_t exp = want[r].status;
             bool ok = got == exp;
-            if (!ok && exp == UCC_OK && !implemented(b.type) &&
-                get_raw(c.args[r].coll_type) == static_cast<int64_t>(b.type)) {
-                ok = got == UCC_ERR_NOT_SUPPORTED;  // no algorithm for this type yet
+            if (!ok && exp == UCC_OK && got == UCC_ERR_NO_MEMORY && huge) {
+                // Scratch is allocated at init, sized by the data: buffers of
+                // up to 2^63 bytes may need more than this machine has.
+                ok = true;
+                RC_TAG("valid but out of memory (huge buffers)");
             }
             if (!o.request_ok[r]) {
                 err << "rank " << r << ": UCC_OK without a request\n";

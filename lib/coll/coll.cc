@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <new>
+#include <stdexcept>
 
 #include "lib/dt/dt.h"
 #include "lib/util/common.h"
@@ -310,7 +312,8 @@ Task send_recv_reduce(Coll &c, uint32_t to, const void *sbuf, uint64_t scount, u
     co_return co_await c.wait_all(sends);
 }
 
-uint8_t *ScratchCache::get(size_t i, size_t bytes) {
+// Buffer `i`, made at least `bytes` long (and at least 1).
+uint8_t *ScratchCache::ensure(size_t i, size_t bytes) {
     if (bytes == 0) {
         bytes = 1;
     }
@@ -320,16 +323,38 @@ uint8_t *ScratchCache::get(size_t i, size_t bytes) {
     Buf &b = bufs_[i];
     if (b.bytes < bytes) {
         b.data.reset();  // before the new one: at most one of them at a time
+        b.bytes = 0;
         b.data = std::make_unique_for_overwrite<uint8_t[]>(bytes);
         b.bytes = bytes;
     }
     return b.data.get();
 }
 
+ucc_status_t ScratchCache::reserve(const ScratchPlan &plan, bool timing_only) noexcept {
+    try {
+        size_t i = 0;
+        for (size_t bytes : plan.sizes()) {
+            ensure(i++, timing_only ? std::min(bytes, kTimingOnlyScratchBytes) : bytes);
+        }
+        return UCC_OK;
+    } catch (const std::bad_alloc &) {
+        return UCC_ERR_NO_MEMORY;
+    } catch (const std::length_error &) {
+        return UCC_ERR_NO_MEMORY;
+    }
+}
+
+uint8_t *ScratchCache::get(size_t i, size_t bytes) {
+    if (i >= bufs_.size() || bufs_[i].bytes < std::max<size_t>(bytes, 1)) {
+        ++unplanned_;
+    }
+    return ensure(i, bytes);
+}
+
 uint8_t *Coll::scratch(size_t bytes) {
-    if (timing_only() && bytes > 64) {
+    if (timing_only() && bytes > kTimingOnlyScratchBytes) {
         // Nothing is read or written in timing-only runs; keep a token buffer.
-        bytes = 64;
+        bytes = kTimingOnlyScratchBytes;
     }
     return scratch_->get(n_scratch_++, bytes);
 }

@@ -326,6 +326,18 @@ ucc_status_t coll_init(ucc_coll_args_t *coll_args, ucc_coll_req_h *request, ucc_
             UCC_LOG(ctx.log, kError, "ucc_collective_init: %s", why.c_str());
             return UCC_ERR_NOT_SUPPORTED;
         }
+        if (r->alg->scratch != nullptr) {
+            // Scratch memory is allocated here, once: a post never allocates it.
+            ucc::coll::ScratchPlan plan;
+            r->alg->scratch(r->nargs, view_rank, view_size, plan);
+            if (r->scratch.reserve(plan, ctx.tl_timing_only) != UCC_OK) {
+                UCC_LOG(ctx.log, kError,
+                        "ucc_collective_init: out of memory for the %s algorithm's scratch "
+                        "buffers",
+                        r->alg->name);
+                return UCC_ERR_NO_MEMORY;
+            }
+        }
     }
     if (t.n_outstanding >= ucc::tag::kMaxOutstandingPerTeam - 1) {
         // Sequence numbers are matched modulo 2^16 on the wire (lib/tag.h).
@@ -521,8 +533,33 @@ UCC_EXPORT ucc_status_t ucc_collective_init(ucc_coll_args_t *coll_args, ucc_coll
     });
 }
 
+// coll_post, where an exception (an allocation that failed) after the request
+// went in progress completes it with the failure's status, as a collective
+// that failed while running: test and the callback report it, finalize frees
+// it, and the post itself succeeded (the callback may already have finalized
+// the request). Before that point the request is unchanged.
+ucc_status_t coll_post_or_complete(ucc_coll_req_h request) {
+    try {
+        return coll_post(request);
+    } catch (...) {
+        const ucc_status_t st = ucc::status_of_current_exception();
+        CollRequest *r = req_of(request);
+        if (r == nullptr || r->super.status != UCC_INPROGRESS) {
+            throw;  // nothing changed: api_guard reports it
+        }
+        UCC_LOG(r->team->ctx->log, kError, "ucc_collective_post: %s while posting %s",
+                ucc_status_string(st), ucc::core::coll_type_name(r->args.coll_type));
+        try {
+            r->complete(st);
+        } catch (...) {
+            __atomic_store_n(&r->super.status, st, __ATOMIC_RELEASE);
+        }
+        return UCC_OK;
+    }
+}
+
 UCC_EXPORT ucc_status_t ucc_collective_post(ucc_coll_req_h request) {
-    return api_guard(__func__, [&]() { return coll_post(request); });
+    return api_guard(__func__, [&]() { return coll_post_or_complete(request); });
 }
 
 UCC_EXPORT ucc_status_t ucc_collective_init_and_post(ucc_coll_args_t *coll_args,
@@ -532,7 +569,7 @@ UCC_EXPORT ucc_status_t ucc_collective_init_and_post(ucc_coll_args_t *coll_args,
         record_init(coll_args, request, team, init_st);
         UCC_TRY(init_st);
         ucc::core::ContextGuard guard(*team->team.ctx);
-        ucc_status_t st = coll_post(*request);
+        ucc_status_t st = coll_post_or_complete(*request);
         if (st != UCC_OK) {
             ucc::core::free_request(req_of(*request));
             *request = nullptr;

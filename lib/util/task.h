@@ -22,6 +22,18 @@
 
 namespace ucc {
 
+// The status a caught exception becomes: UCC_ERR_NO_MEMORY for a failed
+// allocation, UCC_ERR_NO_MESSAGE for anything else. Call inside a handler.
+inline ucc_status_t status_of_current_exception() noexcept {
+    try {
+        throw;
+    } catch (const std::bad_alloc &) {
+        return UCC_ERR_NO_MEMORY;
+    } catch (...) {
+        return UCC_ERR_NO_MESSAGE;
+    }
+}
+
 // Where coroutine frames come from (nullptr: the heap).
 struct FrameSource {
     Pool *frame_pool = nullptr;
@@ -85,8 +97,11 @@ class Task {
         };
         FinalAwaiter final_suspend() noexcept { return {}; }
         void return_value(ucc_status_t s) { status = s; }
-        // Algorithms report errors by status; an escaping exception is a bug.
-        void unhandled_exception() noexcept { std::terminate(); }
+        // Algorithms report errors by status. An exception that escapes one
+        // (an allocation that failed inside the transport or the library, a
+        // child frame that could not be allocated) ends the task with a
+        // status as well, so that the collective fails and the process lives.
+        void unhandled_exception() noexcept { status = status_of_current_exception(); }
     };
 
     Task() = default;

@@ -6,6 +6,7 @@
 #include <exception>
 #include <sstream>
 
+#include "lib/core/core.h"
 #include "lib/dt/dt.h"
 #include "lib/dt/half.h"
 #include "model/datatypes.h"
@@ -733,6 +734,13 @@ void rank_program(const Shared &sh, uint32_t rank) {
         if (!diff.empty() && (*sh.errors)[rank].empty()) {
             (*sh.errors)[rank] = diff;
         }
+    }
+    // Every scratch buffer came from ucc_collective_init (the algorithm's
+    // ScratchPlan, lib/coll/coll.h), none from a post.
+    const auto *cr = reinterpret_cast<const ucc::core::CollRequest *>(req);
+    if (cr->scratch.unplanned() != 0 && (*sh.errors)[rank].empty()) {
+        (*sh.errors)[rank] = "the algorithm allocated " + std::to_string(cr->scratch.unplanned()) +
+                             " scratch buffer(s) its plan did not foresee";
     }
     CHECK_UCC(ucc_collective_finalize(req));
     error = teardown(&env);

@@ -5,6 +5,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <new>
 
 #include "transports/sim/timeline.h"
 
@@ -181,7 +182,12 @@ ucc_status_t SimTransport::isend(Peer peer, Tag tag, const void *buf, size_t byt
     m->signature = x->signature;
     if (bytes > 0 && !cluster_->timing_only()) {
         const auto *p = static_cast<const uint8_t *>(buf);
-        m->payload.assign(p, p + bytes);
+        try {
+            m->payload.assign(p, p + bytes);  // eager: the simulated wire holds a copy
+        } catch (const std::bad_alloc &) {
+            cluster_->free_message(m);
+            return UCC_ERR_NO_MEMORY;
+        }
     }
     if (Timeline *tl = cluster_->timeline(); tl != nullptr) [[unlikely]] {
         m->flow = tl->on_send(rank_, id_, cluster_->rank_of_endpoint(peer), tag, bytes,

@@ -8,7 +8,7 @@ namespace ucc::coll {
 std::span<const Algorithm> allgather_algorithms() {
     static constexpr Algorithm kTable[] = {
         {UCC_COLL_TYPE_ALLGATHER, "bruck", "Bruck; ceil(log2 n) rounds, n*B scratch",
-         allgather_bruck, supports_any},
+         allgather_bruck, supports_any, allgather_bruck_scratch},
         {UCC_COLL_TYPE_ALLGATHER, "ring", "ring; n-1 rounds, bandwidth-optimal", allgather_ring,
          supports_any},
     };

@@ -7,5 +7,6 @@ namespace ucc::coll {
 
 Task allgather_ring(Coll &c);
 Task allgather_bruck(Coll &c);
+void allgather_bruck_scratch(const Args &a, uint32_t rank, uint32_t size, ScratchPlan &plan);
 
 }  // namespace ucc::coll

@@ -12,6 +12,11 @@
 
 namespace ucc::coll {
 
+// The n blocks in rotated order.
+void allgather_bruck_scratch(const Args &a, uint32_t, uint32_t n, ScratchPlan &plan) {
+    plan.add(a.count * a.esize * n);
+}
+
 Task allgather_bruck(Coll &c) {
     const Args &a = c.args();
     const uint32_t n = c.size();

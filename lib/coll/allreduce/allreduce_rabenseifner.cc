@@ -32,7 +32,28 @@ void range_of(uint64_t count, uint32_t p, uint32_t lo, uint32_t hi, uint64_t *of
     *len = o2 + l2 - o1;
 }
 
+// The first half of the blocks, the largest one, in elements.
+uint64_t largest_half(uint64_t count, uint32_t p) {
+    uint64_t off;
+    uint64_t len;
+    range_of(count, p, 0, p > 1 ? p / 2 : 1, &off, &len);
+    return len;
+}
+
 }  // namespace
+
+// A power-of-two rank: a half to reduce into, and with an extra rank above
+// it the extra rank's whole vector.
+void allreduce_rabenseifner_scratch(const Args &a, uint32_t rank, uint32_t n, ScratchPlan &plan) {
+    const uint32_t p = patterns::pow2_floor(n);
+    if (rank >= p) {
+        return;
+    }
+    plan.add(largest_half(a.count, p) * a.esize);
+    if (rank + p < n) {
+        plan.add(a.count * a.esize);
+    }
+}
 
 Task allreduce_rabenseifner(Coll &c) {
     const Args &a = c.args();
@@ -50,10 +71,7 @@ Task allreduce_rabenseifner(Coll &c) {
         Req q = c.recv(r - p, 1000, acc, bytes);
         co_return co_await c.wait(s, q);
     }
-    uint64_t half_off;
-    uint64_t half_len;  // the first half is the largest one
-    range_of(a.count, p, 0, p > 1 ? p / 2 : 1, &half_off, &half_len);
-    uint8_t *tmp = c.scratch(half_len * es);
+    uint8_t *tmp = c.scratch(largest_half(a.count, p) * es);
     if (r + p < n) {
         uint8_t *full = c.scratch(bytes);
         Req q = c.recv(r + p, 0, full, bytes);

@@ -17,6 +17,14 @@
 
 namespace ucc::coll {
 
+// A power-of-two rank: the operand it receives.
+void allreduce_recursive_doubling_scratch(const Args &a, uint32_t rank, uint32_t n,
+                                          ScratchPlan &plan) {
+    if (rank < patterns::pow2_floor(n)) {
+        plan.add(a.count * a.esize);
+    }
+}
+
 Task allreduce_recursive_doubling(Coll &c) {
     const Args &a = c.args();
     const uint32_t n = c.size();

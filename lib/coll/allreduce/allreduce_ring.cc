@@ -21,6 +21,25 @@
 
 namespace ucc::coll {
 
+namespace {
+
+// Block 0 is a largest block.
+uint64_t largest_block(uint64_t count, uint32_t n) {
+    uint64_t off = 0;
+    uint64_t len = 0;
+    patterns::block_range(count, n, 0, &off, &len);
+    return len;
+}
+
+}  // namespace
+
+// In place (n > 1): the partial from the left, one largest block.
+void allreduce_ring_scratch(const Args &a, uint32_t, uint32_t n, ScratchPlan &plan) {
+    if (a.inplace && n > 1) {
+        plan.add(largest_block(a.count, n) * a.esize);
+    }
+}
+
 Task allreduce_ring(Coll &c) {
     const Args &a = c.args();
     const uint32_t n = c.size();
@@ -36,10 +55,9 @@ Task allreduce_ring(Coll &c) {
     }
     const uint32_t right = (r + 1) % n;
     const uint32_t left = (r + n - 1) % n;
+    uint8_t *tmp = a.inplace ? c.scratch(largest_block(a.count, n) * es) : nullptr;
     uint64_t off = 0;
     uint64_t len = 0;
-    patterns::block_range(a.count, n, 0, &off, &len);
-    uint8_t *tmp = a.inplace ? c.scratch(len * es) : nullptr;  // block 0 is a largest block
     for (uint32_t s = 0; s + 1 < n; ++s) {
         const uint32_t sb = (r + n - s) % n;
         const uint32_t rb = (r + 2 * n - s - 1) % n;

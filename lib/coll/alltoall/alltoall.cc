@@ -8,12 +8,12 @@ namespace ucc::coll {
 std::span<const Algorithm> alltoall_algorithms() {
     static constexpr Algorithm kTable[] = {
         {UCC_COLL_TYPE_ALLTOALL, "pairwise", "pairwise exchange; n-1 rounds, one peer per round",
-         alltoall_pairwise, supports_any},
+         alltoall_pairwise, supports_any, alltoall_inplace_scratch},
         {UCC_COLL_TYPE_ALLTOALL, "linear", "all exchanges posted at once; small teams",
-         alltoall_linear, supports_any},
+         alltoall_linear, supports_any, alltoall_inplace_scratch},
         {UCC_COLL_TYPE_ALLTOALL, "bruck",
          "Bruck; ceil(log2 n) rounds of n/2 blocks: small blocks on many ranks", alltoall_bruck,
-         supports_any},
+         supports_any, alltoall_bruck_scratch},
     };
     return kTable;
 }

@@ -8,5 +8,7 @@ namespace ucc::coll {
 Task alltoall_pairwise(Coll &c);
 Task alltoall_linear(Coll &c);
 Task alltoall_bruck(Coll &c);
+void alltoall_inplace_scratch(const Args &a, uint32_t rank, uint32_t size, ScratchPlan &plan);
+void alltoall_bruck_scratch(const Args &a, uint32_t rank, uint32_t size, ScratchPlan &plan);
 
 }  // namespace ucc::coll

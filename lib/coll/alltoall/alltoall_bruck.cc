@@ -23,6 +23,17 @@
 
 namespace ucc::coll {
 
+// Pack and unpack buffers of n/2+1 blocks; in place, the first r blocks while
+// the rest move down.
+void alltoall_bruck_scratch(const Args &a, uint32_t r, uint32_t n, ScratchPlan &plan) {
+    const size_t block = a.count * a.esize;
+    plan.add(block * (n / 2 + 1));
+    plan.add(block * (n / 2 + 1));
+    if (a.inplace) {
+        plan.add(static_cast<size_t>(r) * block);
+    }
+}
+
 Task alltoall_bruck(Coll &c) {
     const Args &a = c.args();
     const uint32_t n = c.size();

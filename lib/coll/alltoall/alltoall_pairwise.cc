@@ -11,6 +11,13 @@
 
 namespace ucc::coll {
 
+// Pairwise and linear, in place: a copy of the n blocks to send.
+void alltoall_inplace_scratch(const Args &a, uint32_t, uint32_t n, ScratchPlan &plan) {
+    if (a.inplace) {
+        plan.add(a.count * a.esize * n);
+    }
+}
+
 Task alltoall_pairwise(Coll &c) {
     const Args &a = c.args();
     const uint32_t n = c.size();

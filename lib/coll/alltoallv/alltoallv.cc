@@ -7,7 +7,7 @@ namespace ucc::coll {
 std::span<const Algorithm> alltoallv_algorithms() {
     static constexpr Algorithm kTable[] = {
         {UCC_COLL_TYPE_ALLTOALLV, "pairwise", "pairwise exchange of blocks of any size",
-         alltoallv_pairwise, supports_any},
+         alltoallv_pairwise, supports_any, alltoallv_pairwise_scratch},
     };
     return kTable;
 }

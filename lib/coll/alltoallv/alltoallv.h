@@ -6,5 +6,6 @@
 namespace ucc::coll {
 
 Task alltoallv_pairwise(Coll &c);
+void alltoallv_pairwise_scratch(const Args &a, uint32_t rank, uint32_t size, ScratchPlan &plan);
 
 }  // namespace ucc::coll

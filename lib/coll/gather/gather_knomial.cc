@@ -13,6 +13,15 @@
 
 namespace ucc::coll {
 
+// The root and every inner node: its subtree's blocks, in virtual-rank order.
+void gather_knomial_scratch(const Args &a, uint32_t rank, uint32_t n, ScratchPlan &plan) {
+    const uint32_t v = patterns::to_vrank(rank, a.root, n);
+    const patterns::KnomialNode node = patterns::knomial_node(v, n, a.radix);
+    if (!node.children.empty() || node.parent < 0) {
+        plan.add(patterns::knomial_span(v, n, a.radix) * a.count * a.esize);
+    }
+}
+
 Task gather_knomial(Coll &c) {
     const Args &a = c.args();
     const uint32_t n = c.size();

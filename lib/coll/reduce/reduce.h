@@ -6,5 +6,6 @@
 namespace ucc::coll {
 
 Task reduce_knomial(Coll &c);
+void reduce_knomial_scratch(const Args &a, uint32_t rank, uint32_t size, ScratchPlan &plan);
 
 }  // namespace ucc::coll

@@ -14,6 +14,21 @@
 
 namespace ucc::coll {
 
+// An inner node other than the root: its partial; every inner node: one
+// vector per child.
+void reduce_knomial_scratch(const Args &a, uint32_t rank, uint32_t n, ScratchPlan &plan) {
+    const patterns::KnomialNode node =
+        patterns::knomial_node(patterns::to_vrank(rank, a.root, n), n, a.radix);
+    if (node.children.empty()) {
+        return;
+    }
+    const size_t bytes = a.count * a.esize;
+    if (rank != a.root) {
+        plan.add(bytes);
+    }
+    plan.add(bytes * node.children.size());
+}
+
 Task reduce_knomial(Coll &c) {
     const Args &a = c.args();
     const uint32_t n = c.size();

@@ -7,7 +7,7 @@ namespace ucc::coll {
 std::span<const Algorithm> reduce_scatter_algorithms() {
     static constexpr Algorithm kTable[] = {
         {UCC_COLL_TYPE_REDUCE_SCATTER, "ring", "ring; n-1 rounds, bandwidth-optimal",
-         reduce_scatter_ring, supports_any},
+         reduce_scatter_ring, supports_any, reduce_scatter_ring_scratch},
     };
     return kTable;
 }
@@ -15,7 +15,7 @@ std::span<const Algorithm> reduce_scatter_algorithms() {
 std::span<const Algorithm> reduce_scatterv_algorithms() {
     static constexpr Algorithm kTable[] = {
         {UCC_COLL_TYPE_REDUCE_SCATTERV, "ring", "ring over blocks of any size; n-1 rounds",
-         reduce_scatterv_ring, supports_any},
+         reduce_scatterv_ring, supports_any, reduce_scatterv_ring_scratch},
     };
     return kTable;
 }

@@ -7,5 +7,7 @@ namespace ucc::coll {
 
 Task reduce_scatter_ring(Coll &c);
 Task reduce_scatterv_ring(Coll &c);
+void reduce_scatter_ring_scratch(const Args &a, uint32_t rank, uint32_t size, ScratchPlan &plan);
+void reduce_scatterv_ring_scratch(const Args &a, uint32_t rank, uint32_t size, ScratchPlan &plan);
 
 }  // namespace ucc::coll

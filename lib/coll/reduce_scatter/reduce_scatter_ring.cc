@@ -18,19 +18,45 @@
 
 namespace ucc::coll {
 
+namespace {
+
+// The partial from the left, and with more than two ranks this rank's own
+// partials in turn: blocks of the largest block's size.
+void ring_scratch(uint64_t largest_bytes, uint32_t n, ScratchPlan &plan) {
+    plan.add(largest_bytes);
+    if (n > 2) {
+        plan.add(largest_bytes);
+        plan.add(largest_bytes);
+    }
+}
+
+uint64_t largest_v_block(const Args &a, uint32_t n) {
+    uint64_t largest = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+        largest = std::max(largest, a.dst_count_at(i));
+    }
+    return largest;
+}
+
+}  // namespace
+
+void reduce_scatter_ring_scratch(const Args &a, uint32_t, uint32_t n, ScratchPlan &plan) {
+    ring_scratch(a.count * a.esize, n, plan);
+}
+
+void reduce_scatterv_ring_scratch(const Args &a, uint32_t, uint32_t n, ScratchPlan &plan) {
+    ring_scratch(largest_v_block(a, n) * a.esize, n, plan);
+}
+
 // Shared by reduce_scatter and reduce_scatterv: blocks are described by a
 // function giving (offset, length) in elements.
 template <class Blocks>
-Task ring_reduce_scatter(Coll &c, Blocks blocks, void *out) {
+Task ring_reduce_scatter(Coll &c, uint64_t largest, Blocks blocks, void *out) {
     const Args &a = c.args();
     const uint32_t n = c.size();
     const uint32_t r = c.rank();
     const size_t es = a.esize;
     const auto *in = static_cast<const uint8_t *>(a.inplace ? a.dst : a.src);
-    uint64_t largest = 0;
-    for (uint32_t i = 0; i < n; ++i) {
-        largest = std::max(largest, blocks(i).second);
-    }
     uint8_t *tmp = c.scratch(largest * es);  // the partial from the left
     uint8_t *part[2] = {nullptr, nullptr};   // this rank's partials, in turn
     if (n > 2) {
@@ -65,7 +91,7 @@ Task reduce_scatter_ring(Coll &c) {
     if (a.inplace) {
         out += c.rank() * block * a.esize;
     }
-    co_return co_await ring_reduce_scatter(c, blocks, out);
+    co_return co_await ring_reduce_scatter(c, block, blocks, out);
 }
 
 Task reduce_scatterv_ring(Coll &c) {
@@ -83,7 +109,7 @@ Task reduce_scatterv_ring(Coll &c) {
     if (a.inplace) {
         out += offs[c.rank()] * a.esize;
     }
-    co_return co_await ring_reduce_scatter(c, blocks, out);
+    co_return co_await ring_reduce_scatter(c, largest_v_block(a, n), blocks, out);
 }
 
 }  // namespace ucc::coll
