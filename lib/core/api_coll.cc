@@ -227,6 +227,9 @@ ucc_status_t coll_init(ucc_coll_args_t *coll_args, ucc_coll_req_h *request, ucc_
                 t.state == TeamState::kCreating ? "creation not complete" : "creation failed");
         return UCC_ERR_INVALID_PARAM;
     }
+    if (!ctx.dead_peers.empty()) [[unlikely]] {
+        ctx.check_team_members(t);
+    }
     if (t.error != UCC_OK) {
         UCC_LOG(ctx.log, kError, "ucc_collective_init: team %u failed earlier: %s", t.id,
                 ucc_status_string(t.error));
@@ -384,6 +387,9 @@ ucc_status_t coll_post(ucc_coll_req_h request) {
                 "completed persistent one, can be posted",
                 ucc_status_string(cur));
         return UCC_ERR_INVALID_PARAM;
+    }
+    if (!ctx.dead_peers.empty()) [[unlikely]] {
+        ctx.check_team_members(t);
     }
     if (t.error != UCC_OK) {
         UCC_LOG(ctx.log, kError, "ucc_collective_post: team %u failed earlier: %s", t.id,

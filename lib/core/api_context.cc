@@ -130,6 +130,25 @@ ucc_status_t Context::progress() {
 void Context::fail_collectives_of_failed_peers() {
     std::vector<Peer> peers;
     peers.swap(failed_peers);
+    dead_peers.insert(dead_peers.end(), peers.begin(), peers.end());
+    // Every team with a failed member fails, also one with no collective in
+    // flight (its next collective would wait on members that gave up on the
+    // current one: they saw the failure during it) and one still being
+    // created (its exchange may have completed before the failure).
+    for (ucc_team *h : live_teams) {
+        Team &t = h->team;
+        if (t.error != UCC_OK ||
+            (t.state != TeamState::kActive && t.state != TeamState::kCreating)) {
+            continue;
+        }
+        for (Peer p : peers) {
+            if (t.peers.index_of(p) >= 0) {
+                t.error = UCC_ERR_NO_MESSAGE;
+                UCC_LOG(log, kError, "team %u failed: a member's process failed", t.id);
+                break;
+            }
+        }
+    }
     for (CollRequest *next = active.front(); next != nullptr;) {
         CollRequest *r = next;
         next = ActiveList::next(r);  // complete() takes r off the list
@@ -142,6 +161,19 @@ void Context::fail_collectives_of_failed_peers() {
             }
         }
     }
+}
+
+ucc_status_t Context::check_team_members(Team &t) {
+    if (t.error == UCC_OK) {
+        for (Peer p : dead_peers) {
+            if (t.peers.index_of(p) >= 0) {
+                t.error = UCC_ERR_NO_MESSAGE;
+                UCC_LOG(log, kError, "team %u failed: a member's process failed", t.id);
+                break;
+            }
+        }
+    }
+    return t.error;
 }
 
 void Context::abort_all(ucc_status_t st) {

@@ -170,8 +170,10 @@ struct Context final : CompletionSink, coll::Scheduler {
     // CompletionSink
     void on_complete(Xfer *x) override;
     void on_peer_failed(Peer peer) override { failed_peers.push_back(peer); }
-    // Fails the active collectives whose team holds a peer in failed_peers.
+    // Fails the active collectives and the teams that hold a peer in failed_peers.
     void fail_collectives_of_failed_peers();
+    // Fails `t` if a member's process failed (dead_peers); its error status.
+    ucc_status_t check_team_members(Team &t);
     // coll::Scheduler
     void schedule(std::coroutine_handle<> h) override { runq.push_back(h); }
 
@@ -213,6 +215,8 @@ struct Context final : CompletionSink, coll::Scheduler {
     bool team_create_in_progress = false;
     uint64_t progress_events = 0;    // completions seen by the sink in this pass
     std::vector<Peer> failed_peers;  // reported by the transport, not yet acted on
+    std::vector<Peer> dead_peers;    // every failed peer reported so far (a team
+                                     // made after the news fails its first init)
     bool destroyed = false;
     std::vector<std::unique_ptr<ucc_team>> dead_teams;  // tombstones (see Lib::dead_contexts)
     uint64_t next_req = 0;                              // request numbers for the event trace

@@ -272,10 +272,18 @@ Cluster::Cluster(const ClusterParams &p, std::function<void(uint32_t)> program)
       program_(std::move(program)),
       n_(p.n_ranks),
       rng_(p.seed),
+      fault_rng_(p.seed ^ 0x7370696b65ull),
       ranks_(p.n_ranks),
       primary_(p.n_ranks, nullptr),
       stacks_(new StackPool(p.stack_bytes, p.n_ranks <= kGuardRanksMax)),
-      hash_(0xcbf29ce484222325ull) {}
+      hash_(0xcbf29ce484222325ull) {
+    const double sp = p.faults.spike_p;
+    if (sp > 0 && p.faults.spike_s > 0) {
+        spike_threshold_ =
+            sp >= 1 ? UINT64_MAX : static_cast<uint64_t>(sp * 18446744073709551616.0);
+        spike_ps_ = std::max<int64_t>(1, static_cast<int64_t>(p.faults.spike_s * 1e12));
+    }
+}
 
 Cluster::~Cluster() {
     for (SimTransport *ep : primary_) {
@@ -445,6 +453,9 @@ void Cluster::send_packet(uint32_t src_rank, Message *m, uint64_t wire_bytes) {
     int64_t departure = std::max(t, rs.nic_free_ps);
     rs.nic_free_ps = departure + net.gap_ps + wire;
     int64_t jitter = net.jitter_max_ps > 0 ? static_cast<int64_t>(rng_.upto(net.jitter_max_ps)) : 0;
+    if (spike_ps_ > 0 && fault_rng_.next() < spike_threshold_) [[unlikely]] {
+        jitter += spike_ps_;  // a delay spike (faults.h)
+    }
     schedule_arrival(m, departure + net.latency_ps(src_rank, dst_rank) + wire + jitter);
 }
 
@@ -493,11 +504,66 @@ void Cluster::apply(const Event &e) {
             complete_oob_round(e.arg);
             break;
         }
+        case EventKind::kCrash: {
+            fold(3);
+            fold(e.rank);
+            crash(e.rank);
+            break;
+        }
+        case EventKind::kStall: {
+            fold(4);
+            fold(e.rank);
+            fold(e.arg);
+            RankState &rs = ranks_[e.rank];
+            rs.stalled_until_ps = std::max(rs.stalled_until_ps, static_cast<int64_t>(e.arg));
+            break;
+        }
+    }
+}
+
+void Cluster::crash(uint32_t r) {
+    RankState &rs = ranks_[r];
+    if (rs.finished) {
+        return;  // its program had ended: nothing left to stop
+    }
+    rs.crashed = true;
+    rs.finished = true;
+    rs.blocked = false;
+    ++finished_;
+    // Its stack stays as it was, never unwound: unwinding would run the
+    // library's destructors and handlers as if the rank had returned. Its
+    // memory is lost, as a killed process's is.
+    new boost::context::fiber(std::move(rs.fiber));
+    ++crashed_;
+    note("ucc_sim: rank " + std::to_string(r) + " crashed at virtual time " + seconds(now_ps_) +
+         " (fault plan)");
+    // Ranks waiting in an OOB exchange the dead rank never joined: theirs fails.
+    for (uint32_t q = 0; q < n_; ++q) {
+        if (ranks_[q].oob != nullptr && ranks_[q].blocked) {
+            wake(q);
+        }
+    }
+    const int64_t at = now_ps_ + static_cast<int64_t>(params_.faults.detect_s * 1e12);
+    for (const SimTransport *dead = rs.endpoints; dead != nullptr; dead = dead->next_in_rank_) {
+        for (uint32_t q = 0; q < n_; ++q) {
+            if (q == r || ranks_[q].finished) {
+                continue;
+            }
+            for (const SimTransport *ep = ranks_[q].endpoints; ep != nullptr;
+                 ep = ep->next_in_rank_) {
+                Message *m = alloc_message();
+                m->kind = PacketKind::kPeerDown;
+                m->channel = Channel::kTagged;
+                m->src = dead->id();
+                m->dst = ep->id();
+                push_event(Event{at, 0, 0, m, 0, q, EventKind::kPacket});
+            }
+        }
     }
 }
 
 void Cluster::deliver_packet(Message *m) {
-    if (!nic_orders(m->channel)) {
+    if (m->kind != PacketKind::kPeerDown && !nic_orders(m->channel)) {
         auto it = order_.find(OrderKey{m->src, m->dst, m->tag, m->channel});
         if (it != order_.end() && --it->second.in_flight == 0) {
             order_.erase(it);
@@ -508,6 +574,7 @@ void Cluster::deliver_packet(Message *m) {
         case PacketKind::kTagged:
         case PacketKind::kGetReply:
         case PacketKind::kRmaAck:
+        case PacketKind::kPeerDown:
             if (ep == nullptr) {
                 ++dropped_;
                 free_message(m);
@@ -551,7 +618,12 @@ void Cluster::deliver_packet(Message *m) {
 
 void Cluster::wake(uint32_t r) {
     RankState &rs = ranks_[r];
-    if (!rs.blocked) {
+    if (!rs.blocked || rs.crashed) {
+        return;
+    }
+    if (rs.stalled_until_ps > now_ps_) [[unlikely]] {
+        // Stalled (faults.h): it wakes when the stall ends.
+        push_event(Event{rs.stalled_until_ps, 0, 0, nullptr, rs.wake_gen, r, EventKind::kWake});
         return;
     }
     rs.blocked = false;
@@ -715,6 +787,9 @@ void Cluster::event_loop() {
         while (!ready_.empty()) {
             const uint32_t r = ready_.front();
             ready_.pop_front();
+            if (ranks_[r].crashed) {
+                continue;
+            }
             running_ = r;
             void *fake = nullptr;
             asan_switch_start(&fake, rank_stack_bottom(r), stacks_->stack_bytes());
@@ -832,6 +907,19 @@ RunResult Cluster::execute() {
         ranks_[r].stack_top = stacks_->last_top();
 #endif
         ready_.push_back(r);
+    }
+    for (const Crash &c : params_.faults.crashes) {
+        if (c.rank < n_) {
+            push_event(Event{static_cast<int64_t>(c.at_s * 1e12), 0, 0, nullptr, 0, c.rank,
+                             EventKind::kCrash});
+        }
+    }
+    for (const Stall &s : params_.faults.stalls) {
+        if (s.rank < n_) {
+            const auto at = static_cast<int64_t>(s.at_s * 1e12);
+            push_event(Event{at, 0, 0, nullptr, static_cast<uint64_t>(at + s.for_s * 1e12), s.rank,
+                             EventKind::kStall});
+        }
     }
     event_loop();
 
@@ -1008,6 +1096,18 @@ void Cluster::complete_oob_round(uint64_t id) {
     oob_rounds_.erase(it);
 }
 
+bool Cluster::oob_round_lost(const OobRound &round) const {
+    if (crashed_ == 0) {
+        return false;
+    }
+    for (uint32_t r = 0; r < n_; ++r) {
+        if (ranks_[r].crashed && round.reqs[r] == nullptr) {
+            return true;  // a crashed rank never joined it (one that did never freed it)
+        }
+    }
+    return false;
+}
+
 ucc_status_t Cluster::oob_test(OobRequest *req) {
     if (req == nullptr) {
         return UCC_ERR_INVALID_PARAM;
@@ -1022,9 +1122,17 @@ ucc_status_t Cluster::oob_test(OobRequest *req) {
     if (r == kNoRank) {
         return UCC_INPROGRESS;
     }
+    // An exchange that a crashed rank will never join fails, as an OOB over a
+    // failed process does (faults.h).
+    if (req->round != nullptr && oob_round_lost(*req->round)) {
+        return UCC_ERR_NO_MESSAGE;
+    }
     idle(r, INFINITY);
     if (req->done) {
         return req->status;
+    }
+    if (req->round != nullptr && oob_round_lost(*req->round)) {
+        return UCC_ERR_NO_MESSAGE;
     }
     return aborted_ ? UCC_ERR_NO_MESSAGE : UCC_INPROGRESS;
 }

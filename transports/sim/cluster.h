@@ -42,6 +42,7 @@
 
 #include "lib/transport.h"
 #include "transports/sim/event_queue.h"
+#include "transports/sim/faults.h"
 #include "transports/sim/network.h"
 #include "ucc/api/ucc.h"
 
@@ -64,6 +65,8 @@ struct ClusterParams {
     // Keep the library's event trace (traces/trace_event.h) in RunResult::events
     // for the model's checkers (model/trace.h). Payload runs only.
     bool record_events = false;
+    // Crashed ranks (transports/sim/faults.h).
+    FaultPlan faults;
 };
 
 struct RunResult {
@@ -128,7 +131,16 @@ struct OpBase {
     OpKind op_kind;
 };
 
-enum class PacketKind : uint8_t { kTagged, kPut, kAtomic, kGetRequest, kGetReply, kRmaAck };
+// kPeerDown: not a packet but the news that endpoint `src` is dead (faults.h).
+enum class PacketKind : uint8_t {
+    kTagged,
+    kPut,
+    kAtomic,
+    kGetRequest,
+    kGetReply,
+    kRmaAck,
+    kPeerDown
+};
 
 // Ordering channels: packets on one (src, dst, tag, channel) arrive in order.
 enum class Channel : uint8_t { kTagged, kRmaRequest, kRmaReply };
@@ -196,7 +208,9 @@ struct RankState {
     uint32_t polls = 0;                    // empty progress() calls since the last idle()
     bool blocked = false;
     bool finished = false;
-    bool primary_used = false;  // the endpoint id == rank has been handed out
+    bool crashed = false;          // stopped by the fault plan (never resumed; counts as finished)
+    int64_t stalled_until_ps = 0;  // stalled by the fault plan: not resumed before this
+    bool primary_used = false;     // the endpoint id == rank has been handed out
 };
 
 struct OobRequest {
@@ -333,7 +347,7 @@ class Cluster {
     FreeList<FlushOp> &flush_ops() { return flush_ops_; }
 
   private:
-    enum class EventKind : uint8_t { kPacket, kWake, kOobDone };
+    enum class EventKind : uint8_t { kPacket, kWake, kOobDone, kCrash, kStall };
     struct Event {
         int64_t time_ps;
         uint64_t tie;
@@ -381,16 +395,24 @@ class Cluster {
     // least g apart and arrive at most jitter apart from that order: with
     // g > jitter they cannot overtake each other, and need no ordering state.
     bool nic_orders(Channel ch) const {
-        return ch != Channel::kRmaReply && params_.net.gap_ps > params_.net.jitter_max_ps;
+        return ch != Channel::kRmaReply && params_.net.gap_ps > params_.net.jitter_max_ps &&
+               spike_ps_ == 0;
     }
     std::string describe_blocked(size_t max_ranks) const;
     void complete_oob_round(uint64_t id);
+    // Stops rank r (faults.h) and tells every other rank's endpoints.
+    void crash(uint32_t r);
+    // An OOB round that a crashed rank never joined (it can never complete).
+    bool oob_round_lost(const OobRound &round) const;
     void fold(uint64_t v);
 
     ClusterParams params_;
     std::function<void(uint32_t)> program_;
     uint32_t n_;
     Rng rng_;
+    Rng fault_rng_;                 // delay spikes (faults.h): a stream of their own
+    uint64_t spike_threshold_ = 0;  // a packet is delayed when fault_rng_ draws below it
+    int64_t spike_ps_ = 0;
     std::vector<RankState> ranks_;
     std::vector<SimTransport *> primary_;  // endpoint id r < n
     std::vector<SimTransport *> extra_;    // endpoint id n + k
@@ -416,6 +438,7 @@ class Cluster {
     uint64_t hash_ = 0;
     uint64_t dropped_ = 0;
     uint32_t finished_ = 0;
+    uint32_t crashed_ = 0;
     bool aborted_ = false;
     ucc_status_t status_ = UCC_OK;
     std::string report_;

@@ -172,6 +172,11 @@ ucc_status_t SimTransport::isend(Peer peer, Tag tag, const void *buf, size_t byt
     if (!cluster_->endpoint_id_valid(peer)) {
         return UCC_ERR_INVALID_PARAM;
     }
+    if (!dead_.empty() && peer_dead(peer)) [[unlikely]] {
+        x->bytes = 0;
+        x->status = UCC_ERR_NO_MESSAGE;  // the peer's rank crashed
+        return UCC_ERR_NO_MESSAGE;
+    }
     Message *m = cluster_->alloc_message();
     m->kind = PacketKind::kTagged;
     m->channel = Channel::kTagged;
@@ -255,6 +260,10 @@ ucc_status_t SimTransport::irecv(Peer peer, Tag tag, void *buf, size_t bytes,
         cluster_->free_message(m);
         return UCC_OK;
     }
+    if (!dead_.empty() && peer_dead(peer)) [[unlikely]] {
+        x->status = UCC_ERR_NO_MESSAGE;  // nothing more will come from a crashed rank
+        return UCC_ERR_NO_MESSAGE;
+    }
     RecvOp *op = cluster_->recv_ops().get();
     op->x = x;
     op->buf = buf;
@@ -274,6 +283,34 @@ ucc_status_t SimTransport::irecv(Peer peer, Tag tag, void *buf, size_t bytes,
     x->status = UCC_INPROGRESS;
     x->transport_priv = static_cast<OpBase *>(op);
     return UCC_OK;
+}
+
+void SimTransport::peer_down(uint64_t peer) {
+    if (peer_dead(peer)) {
+        return;
+    }
+    dead_.push_back(peer);
+    std::vector<Key> keys;
+    posted_.for_each([&](const Key &k, const RecvQueue &) {
+        if (k.first == peer) {
+            keys.push_back(k);
+        }
+    });
+    for (const Key &k : keys) {
+        RecvOp *op = posted_.find(k)->head;
+        posted_.erase(k);
+        while (op != nullptr) {
+            RecvOp *next = op->next;
+            Xfer *x = op->x;
+            --posted_count_;
+            cluster_->recv_ops().put(op);
+            x->transport_priv = nullptr;
+            x->bytes = 0;
+            complete(x, UCC_ERR_NO_MESSAGE);
+            op = next;
+        }
+    }
+    peer_failed_notify(peer);
 }
 
 void SimTransport::cancel(Xfer *x) {
@@ -721,6 +758,14 @@ int SimTransport::progress() {
                     complete(x, st);
                     ++completed;
                 }
+                break;
+            }
+            case PacketKind::kPeerDown: {
+                const uint64_t peer = m->src;
+                cluster_->free_message(m);
+                const size_t before = posted_count_;
+                peer_down(peer);
+                completed += static_cast<int>(before - posted_count_);
                 break;
             }
             default:

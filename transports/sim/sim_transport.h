@@ -28,6 +28,7 @@
 //    left as it was (UCC_INPROGRESS) and never touched again.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -128,6 +129,13 @@ class SimTransport final : public ucc::Transport, public ucc::SimulatedWorld {
     void describe_waits(std::string *out) const;
     // The cluster is going away: drop queued state, refuse further work.
     void detach_cluster();
+    // Endpoint `peer`'s rank crashed (faults.h): receives posted for it fail
+    // with UCC_ERR_NO_MESSAGE, later transfers with it fail at once, and the
+    // core hears of it. Called from progress().
+    void peer_down(uint64_t peer);
+    bool peer_dead(uint64_t peer) const {
+        return std::find(dead_.begin(), dead_.end(), peer) != dead_.end();
+    }
 
   private:
     friend class Cluster;
@@ -169,6 +177,7 @@ class SimTransport final : public ucc::Transport, public ucc::SimulatedWorld {
     Message *inbox_tail_ = nullptr;
     SmallMap<Key, RecvQueue, 3> posted_;
     SmallMap<Key, MsgQueue, 2> unexpected_;
+    std::vector<uint64_t> dead_;  // endpoints of crashed ranks (few: a list)
     std::map<uint64_t, Region> regions_;
     std::map<Peer, RmaPeer> rma_;
     uint64_t next_region_ = 1;
