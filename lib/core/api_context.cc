@@ -225,14 +225,11 @@ UCC_EXPORT ucc_status_t ucc_context_config_read(ucc_lib_h lib_handle, const char
                       lib_handle == nullptr ? "lib_handle" : "config");
             return UCC_ERR_INVALID_PARAM;
         }
-        auto *c = new ucc_context_config{
-            ucc::core::Config(ucc::core::context_config_table(), lib_handle->lib.config.prefix())};
-        ucc_status_t st = c->config.load(filename);
-        if (st != UCC_OK) {
-            delete c;
-            return st;
-        }
-        *config = c;
+        // Owned until handed out: a failure (an exception included) frees it.
+        std::unique_ptr<ucc_context_config> c(new ucc_context_config{
+            ucc::core::Config(ucc::core::context_config_table(), lib_handle->lib.config.prefix())});
+        UCC_TRY(c->config.load(filename));
+        *config = c.release();
         return UCC_OK;
     });
 }

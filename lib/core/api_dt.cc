@@ -40,7 +40,7 @@ UCC_EXPORT ucc_status_t ucc_dt_create_generic(const ucc_generic_dt_ops_t *ops, v
                 "ops is not CONTIG and lacks one of start_pack, pack, start_unpack, unpack, "
                 "packed_size, finish");
         }
-        auto *g = new ucc::dt::Generic(desc);
+        auto *g = new ucc::dt::Generic(desc);  // nothing after it can fail
         *datatype_p = static_cast<ucc_datatype_t>(reinterpret_cast<uintptr_t>(g)) |
                       static_cast<ucc_datatype_t>(UCC_DATATYPE_GENERIC);
         return UCC_OK;

@@ -1,6 +1,7 @@
 // C API: library configuration, init/finalize, attributes, versions, status strings.
 #include <cstdio>
 #include <cstring>
+#include <memory>
 
 #include "lib/core/core.h"
 #include "lib/util/common.h"
@@ -38,14 +39,11 @@ UCC_EXPORT ucc_status_t ucc_lib_config_read(const char *env_prefix, const char *
             log_error("ucc_lib_config_read: config is NULL");
             return UCC_ERR_INVALID_PARAM;
         }
-        auto *c = new ucc_lib_config{
-            ucc::core::Config(ucc::core::lib_config_table(), env_prefix_of(env_prefix))};
-        ucc_status_t st = c->config.load(filename);
-        if (st != UCC_OK) {
-            delete c;
-            return st;
-        }
-        *config = c;
+        // Owned until handed out: a failure (an exception included) frees it.
+        std::unique_ptr<ucc_lib_config> c(new ucc_lib_config{
+            ucc::core::Config(ucc::core::lib_config_table(), env_prefix_of(env_prefix))});
+        UCC_TRY(c->config.load(filename));
+        *config = c.release();
         return UCC_OK;
     });
 }
@@ -110,12 +108,12 @@ UCC_EXPORT ucc_status_t ucc_init_version(unsigned api_major_version, unsigned ap
                          "%u.%u\n",
                          api_major_version, api_minor_version, UCC_API_MAJOR, UCC_API_MINOR);
         }
-        auto *h = new ucc_lib_info{};
+        // Owned until handed out: a failure (an exception included) frees it.
+        std::unique_ptr<ucc_lib_info> h(new ucc_lib_info{});
         ucc::core::Lib &lib = h->lib;
         if (config != nullptr) {
             lib.config = config->config;
         } else if (ucc_status_t st = lib.config.load(nullptr); st != UCC_OK) {
-            delete h;
             return st;
         }
         ucc::core::LogLevel level = ucc::core::LogLevel::kWarn;
@@ -134,7 +132,6 @@ UCC_EXPORT ucc_status_t ucc_init_version(unsigned api_major_version, unsigned ap
                 params->thread_mode != UCC_THREAD_MULTIPLE) {
                 log_error("ucc_init: invalid thread_mode %d",
                           static_cast<int>(params->thread_mode));
-                delete h;
                 return UCC_ERR_INVALID_PARAM;
             }
             // Every entry point is reentrant per object; MULTIPLE is honoured
@@ -154,12 +151,11 @@ UCC_EXPORT ucc_status_t ucc_init_version(unsigned api_major_version, unsigned ap
             if (params->sync_type != UCC_NO_SYNC_COLLECTIVES &&
                 params->sync_type != UCC_SYNC_COLLECTIVES) {
                 log_error("ucc_init: invalid sync_type %d", static_cast<int>(params->sync_type));
-                delete h;
                 return UCC_ERR_INVALID_PARAM;
             }
             lib.sync_type = params->sync_type;
         }
-        *lib_p = h;
+        *lib_p = h.release();
         return UCC_OK;
     });
 }

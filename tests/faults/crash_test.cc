@@ -5,7 +5,7 @@
 // made (tests/faults/fault_case.h).
 //
 // A crashed rank's memory is lost as a killed process's is, so this binary
-// runs without the leak checker.
+// runs without the leak checker (its CTest environment, CMakeLists.txt).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -14,10 +14,6 @@
 #include <string>
 
 #include "tests/faults/fault_case.h"
-
-extern "C" const char *__lsan_default_options() {
-    return "detect_leaks=0";
-}
 
 using ucc::testkit::expect_survivors_sound;
 using ucc::testkit::FaultOutcome;

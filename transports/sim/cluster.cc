@@ -413,7 +413,11 @@ void Cluster::free_message(Message *m) {
         pooled_payload_bytes_ += payload.capacity();
         m->payload = std::move(payload);
     }
-    free_messages_.push_back(m);
+    try {
+        free_messages_.push_back(m);
+    } catch (const std::bad_alloc &) {
+        delete m;  // the pool could not grow: not kept
+    }
 }
 
 void Cluster::push_event(Event e) {
@@ -1028,18 +1032,34 @@ ucc_status_t Cluster::exchange_start(uint64_t endpoint, uint64_t value, uint64_t
     round->max_value = std::max(round->max_value, value);
     round->min_check = std::min(round->min_check, check);
     round->max_check = std::max(round->max_check, check);
-    auto *req = new OobRequest();
+    // Owned here until the end: if publishing the result fails (out of
+    // memory), the caller never sees the request and it must not stay behind.
+    auto owned = std::make_unique<OobRequest>();
+    OobRequest *req = owned.get();
     req->round = round;
     req->round_id = id;
     req->rank = r;
     round->reqs[r] = req;
     rs.oob = req;
     round->max_entry_ps = std::max(round->max_entry_ps, clock_ps(r));
-    *request = req;
     if (++round->arrived < n_) {
+        *request = owned.release();
         return UCC_OK;
     }
-    // Everyone is in: publish the table once (or just its progression).
+    try {
+        publish_exchange(round, id);
+    } catch (...) {
+        round->reqs[r] = nullptr;
+        rs.oob = nullptr;
+        --round->arrived;
+        throw;
+    }
+    *request = owned.release();
+    return UCC_OK;
+}
+
+// Everyone is in: publish the table once (or just its progression).
+void Cluster::publish_exchange(OobRound *round, uint64_t id) {
     bool arithmetic = true;
     const uint64_t first = round->endpoints[0];
     const int64_t stride =
@@ -1067,7 +1087,6 @@ ucc_status_t Cluster::exchange_start(uint64_t endpoint, uint64_t value, uint64_t
     }
     push_event(Event{round->max_entry_ps + depth * params_.net.lat_inter_ps, 0, 0, nullptr, id, 0,
                      EventKind::kOobDone});
-    return UCC_OK;
 }
 
 void Cluster::complete_oob_round(uint64_t id) {

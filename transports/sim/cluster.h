@@ -337,7 +337,11 @@ class Cluster {
         }
         void put(T *p) {
             *p = T();
-            free_.push_back(p);
+            try {
+                free_.push_back(p);
+            } catch (const std::bad_alloc &) {
+                delete p;  // the pool could not grow: not kept
+            }
         }
 
       private:
@@ -400,6 +404,8 @@ class Cluster {
     }
     std::string describe_blocked(size_t max_ranks) const;
     void complete_oob_round(uint64_t id);
+    // The last rank joined a peer exchange: its result to every request.
+    void publish_exchange(OobRound *round, uint64_t id);
     // Stops rank r (faults.h) and tells every other rank's endpoints.
     void crash(uint32_t r);
     // An OOB round that a crashed rank never joined (it can never complete).

@@ -201,7 +201,12 @@ ucc_status_t SimTransport::isend(Peer peer, Tag tag, const void *buf, size_t byt
     if (x->trace_req != 0 && cluster_->recording()) [[unlikely]] {
         record_message(*x, true, peer, bytes);
     }
-    cluster_->send_packet(rank_, m, bytes);
+    try {
+        cluster_->send_packet(rank_, m, bytes);
+    } catch (...) {
+        cluster_->free_message(m);  // not scheduled: nobody else holds it
+        throw;
+    }
     ++stats_.msgs_sent;
     stats_.bytes_sent += bytes;
     x->transport_priv = nullptr;
@@ -264,13 +269,22 @@ ucc_status_t SimTransport::irecv(Peer peer, Tag tag, void *buf, size_t bytes,
         x->status = UCC_ERR_NO_MESSAGE;  // nothing more will come from a crashed rank
         return UCC_ERR_NO_MESSAGE;
     }
-    RecvOp *op = cluster_->recv_ops().get();
+    RecvQueue *qp = &posted_[key];  // may allocate: before the op, which then cannot leak
+    RecvOp *op = nullptr;
+    try {
+        op = cluster_->recv_ops().get();
+    } catch (...) {
+        if (qp->head == nullptr) {
+            posted_.erase(key);
+        }
+        throw;
+    }
     op->x = x;
     op->buf = buf;
     op->capacity = bytes;
     op->peer = peer;
     op->tag = tag;
-    RecvQueue &q = posted_[key];
+    RecvQueue &q = *qp;
     op->prev = q.tail;
     op->next = nullptr;
     if (q.tail != nullptr) {

@@ -305,11 +305,9 @@ bool run_once(Program &p) {
     for (uint32_t r = 0; r < p.n; ++r) {
         EXPECT_EQ(p.errors[r], "") << "fail_at " << p.fail_at << ", rank " << r;
     }
+    // A failed allocation may also be absorbed (a pool that could not grow
+    // frees instead of keeping): then every call may succeed.
     const bool failed = g_failed.load() > 0;
-    if (failed) {
-        EXPECT_NE(p.first_error[0], UCC_OK)
-            << "fail_at " << p.fail_at << ": an allocation failed and every call succeeded";
-    }
     return failed;
 }
 
