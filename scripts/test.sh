@@ -41,7 +41,10 @@ jobs="$(nproc)"
 start=$SECONDS
 stage() { echo "== $1 ($((SECONDS - start)) s since the start) =="; }
 stage "build (RelWithDebInfo)"
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DUCC_BUILD_TESTS=ON -DUCC_WERROR=ON >/dev/null
+# Line tables only (-g1): backtraces name files and lines, and the build
+# takes a sixth less time than with full debug information.
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
+    -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DUCC_BUILD_TESTS=ON -DUCC_WERROR=ON >/dev/null
 cmake --build build -j"$jobs"
 stage "tests (RelWithDebInfo)"
 (cd build && ctest -j"$jobs" --output-on-failure)
@@ -56,7 +59,8 @@ asan_scale="$(awk -v s="${UCC_PROPTEST_SCALE:-1}" -v f="${UCC_PROPTEST_ASAN_SCAL
 (cd build-asan && UBSAN_OPTIONS=print_stacktrace=1 \
     UCC_PROPTEST_SCALE="$asan_scale" ctest -j"$jobs" --output-on-failure)
 stage "build (TSan: the thread tests)"
-cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DUCC_TSAN=ON -DUCC_BUILD_TESTS=ON -DUCC_WERROR=ON >/dev/null
+cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
+    -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DUCC_TSAN=ON -DUCC_BUILD_TESTS=ON -DUCC_WERROR=ON >/dev/null
 cmake --build build-tsan -j"$jobs" --target thread_stress
 stage "tests (TSan)"
 # UCX's memory hooks and TSan's interceptors do not mix: the hooks stay off.
