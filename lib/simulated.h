@@ -80,6 +80,16 @@ class SimulatedWorld {
     // whose Xfer names a `trace_req`.
     virtual bool recording() const = 0;
     virtual void record(TraceEvent &e) = 0;
+    // Threads of a simulated rank (a program that drives one context from
+    // several threads, UCC_THREAD_MULTIPLE): the world runs them as fibers
+    // and switches between them at the library's yield points.
+    // thread(): the calling thread (0 when the rank runs no threads).
+    // yield_thread(): a yield point, where the world may run another thread
+    // of the rank; `blocked`: the caller cannot go on before another thread
+    // has run (it waits for the context's lock).
+    virtual uint32_t thread() const = 0;
+    virtual void yield_thread(bool blocked) = 0;
+
     // Tagged operations still held for this endpoint (posted receives,
     // unexpected messages) whose tag t has (t & mask) == base: what a
     // resource-drift check counts for one team.

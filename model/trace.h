@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <map>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -188,13 +189,28 @@ Findings check_p44_argument_match(const TraceIndex &ix);
 // participant count, and participants distinct.
 Findings check_p45_argument_range(const TraceIndex &ix);
 
-// Every checker above (P39 with `quantum_ps`).
-Findings check_all(const Trace &t, int64_t quantum_ps = 2'000'000);
+// What a checker may need besides the index: P39's progress quantum.
+struct CheckOptions {
+    int64_t quantum_ps = 2'000'000;
+};
+
+// One row of the checker table.
+struct Checker {
+    int property;      // CONFORMANCE.md number
+    const char *name;  // the check_pNN_ function's suffix
+    Findings (*check)(const TraceIndex &ix, const CheckOptions &o);
+};
+
+// Every checker above, in the order check_all runs them.
+std::span<const Checker> checkers();
+
+// Every checker of checkers() over `t` (P39 with `quantum_ps`).
+Findings check_all(const Trace &t, int64_t quantum_ps = CheckOptions{}.quantum_ps);
 
 // "P16: ..." lines, for failure messages.
 std::string format(const Findings &f);
 
-// Every property number check_all covers.
+// Every property number of checkers(), ascending.
 const std::vector<int> &checked_properties();
 
 }  // namespace ucc::model

@@ -1,7 +1,7 @@
 // Property tests of the event-trace checkers (model/trace.h): random
 // scenarios and workloads run on the simulator with the event trace recorded;
 // every checker must find nothing, and every completed post must match the
-// model. CONFORMANCE.md properties P14-P23, P25, P27-P36, P39, P40, P44, P45.
+// model. CONFORMANCE.md properties P14-P23, P25, P27-P36, P39, P40, P44, P45, P47.
 //
 //   TraceProps.SingleCollective  one collective of any type (tests/common/scenario.h), on
 //                                ordered teams with or without UCC_SYNC_COLLECTIVES
@@ -12,6 +12,8 @@
 //                                create/destroy cycles and calls on destroyed handles
 //   TraceProps.Timeouts          workloads where one rank posts late and every op has a
 //                                timeout: UCC_ERR_TIMED_OUT in bounds, no writes after failure
+//   TraceProps.Threads           workloads driven by 2-4 threads per rank (P47), each
+//                                owning some teams, switched at every library yield point
 //
 // The coverage report printed after each property shows the drawn classes
 // (team size, count, root position, in place, persistent, ordering, fault).
@@ -116,7 +118,10 @@ Scenario draw_op_coll(uint32_t team_size) {
     return s;
 }
 
-Workload draw_workload(bool timeouts) {
+enum class Variant { kPlain, kTimeouts, kThreads };
+
+Workload draw_workload(Variant v) {
+    const bool timeouts = v == Variant::kTimeouts;
     Workload w;
     w.n = *rc::gen::inRange<uint32_t>(2, 13);
     w.seed = *rc::gen::inRange<uint64_t>(1, UINT64_MAX);
@@ -167,6 +172,11 @@ Workload draw_workload(bool timeouts) {
         w.cycles = *rc::gen::weightedElement<uint32_t>({{5, 1}, {2, 2}, {1, 3}});
         w.probe_use_after_destroy = *rc::gen::weightedElement<bool>({{2, false}, {1, true}});
     }
+    if (v == Variant::kThreads) {
+        // (A thread whose teams have no ops has nothing to do.)
+        w.threads = *rc::gen::inRange<uint32_t>(2, 5);
+        w.freeze_rank = -1;
+    }
     return w;
 }
 
@@ -188,7 +198,8 @@ void tag_workload(const Workload &w) {
            "teams=" + std::to_string(w.teams.size()),
            std::string("ordering=") + (unordered ? "mixed" : "ordered"),
            "window=" + std::to_string(w.window), std::string("shuffle=") + (w.shuffle ? "1" : "0"),
-           "fault=" + fault, "cycles=" + std::to_string(w.cycles));
+           "fault=" + fault, "cycles=" + std::to_string(w.cycles),
+           "threads=" + std::to_string(w.threads));
     // Per op (these counts add up to the number of ops, not of cases).
     for (const WorkloadOp &op : w.ops) {
         RC_TAG(std::string("per op: coll=") + ucc::testkit::coll_name(op.coll.type),
@@ -199,8 +210,8 @@ void tag_workload(const Workload &w) {
     }
 }
 
-void run_workload_case(bool timeouts) {
-    const Workload w = draw_workload(timeouts);
+void run_workload_case(Variant v) {
+    const Workload w = draw_workload(v);
     tag_workload(w);
     const ucc::testkit::WorkloadOutcome out = ucc::testkit::run_workload(w);
     if (!out.failure.empty()) {
@@ -229,9 +240,15 @@ UCC_PROP(TraceProps, SingleCollective, 1000, ()) {
 }
 
 UCC_PROP(TraceProps, Workload, 1000, ()) {
-    run_workload_case(false);
+    run_workload_case(Variant::kPlain);
 }
 
 UCC_PROP(TraceProps, Timeouts, 500, ()) {
-    run_workload_case(true);
+    run_workload_case(Variant::kTimeouts);
+}
+
+// P47: the same workloads driven by 2-4 threads per rank (UCC_THREAD_MULTIPLE),
+// each owning some teams, switched at every library yield point by the seed.
+UCC_PROP(TraceProps, Threads, 1000, ()) {
+    run_workload_case(Variant::kThreads);
 }

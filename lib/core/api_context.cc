@@ -76,6 +76,49 @@ void Context::on_complete(Xfer *x) {
     }
 }
 
+void Context::lock() {
+    if (sim == nullptr) {
+        mu.lock();
+        return;
+    }
+    // A yield point (another thread of the rank may run first), then wait
+    // while another thread holds the lock.
+    const uint32_t me = sim->thread() + 1;
+    sim->yield_thread(false);
+    while (sim_owner != 0 && sim_owner != me) {
+        sim->yield_thread(true);
+    }
+    sim_owner = me;
+    ++sim_depth;
+}
+
+void Context::unlock() {
+    if (sim == nullptr) {
+        mu.unlock();
+        return;
+    }
+    if (--sim_depth == 0) {
+        sim_owner = 0;
+    }
+}
+
+void Context::idle_unlocked(double deadline) {
+    // A real idle() returns at once; a simulated one lets virtual time pass
+    // until something happens, during which the rank's other threads may use
+    // the context: the lock is let go for it, as a real thread's lock is free
+    // between its progress calls.
+    const uint32_t owner = sim_owner;
+    const uint32_t depth = sim_depth;
+    sim_owner = 0;
+    sim_depth = 0;
+    transport->idle(deadline);
+    while (sim_owner != 0) {
+        sim->yield_thread(true);
+    }
+    sim_owner = owner;
+    sim_depth = depth;
+}
+
 ucc_status_t Context::progress() {
     ucc_status_t result = UCC_OK;
     progress_events = 0;
@@ -118,7 +161,11 @@ ucc_status_t Context::progress() {
         }
     }
     if (!worked) {
-        transport->idle(next_deadline);
+        if (sim != nullptr && thread_multiple) [[unlikely]] {
+            idle_unlocked(next_deadline);
+        } else {
+            transport->idle(next_deadline);
+        }
     }
     if (sim != nullptr && sim->aborted()) {
         abort_all(UCC_ERR_NO_MESSAGE);

@@ -179,8 +179,18 @@ struct Context final : CompletionSink, coll::Scheduler {
 
     // UCC_THREAD_MULTIPLE: every API call on the context, its teams and its
     // requests holds `mu` (recursive: completion callbacks may call back in).
+    // On a simulated world the program's threads are fibers of one OS thread
+    // (SimulatedWorld::thread), which a mutex cannot tell apart: the lock is
+    // then `sim_owner` (1 + the holding thread; 0: free) and `sim_depth`,
+    // taken at a yield point (lock()/unlock()).
     std::recursive_mutex mu;
     bool thread_multiple = false;
+    uint32_t sim_owner = 0;
+    uint32_t sim_depth = 0;
+    void lock();
+    void unlock();
+    // The transport's idle() on a simulated world, with the lock let go.
+    void idle_unlocked(double deadline);
 
     // One pass of progress; blocks (in the simulator) only when nothing happened.
     ucc_status_t progress();
@@ -251,9 +261,9 @@ struct Context final : CompletionSink, coll::Scheduler {
 // holds one, so it also times the calls of a recorded context.
 class ContextGuard {
   public:
-    explicit ContextGuard(Context &c) : ctx_(c), mu_(c.thread_multiple ? &c.mu : nullptr) {
-        if (mu_ != nullptr) {
-            mu_->lock();
+    explicit ContextGuard(Context &c) : ctx_(c), locked_(c.thread_multiple) {
+        if (locked_) {
+            c.lock();
         }
         if (c.recorder) [[unlikely]] {
             c.trace_enter();  // the library's time, for the trace's `idle`
@@ -263,8 +273,8 @@ class ContextGuard {
         if (ctx_.recorder) [[unlikely]] {
             ctx_.trace_exit();
         }
-        if (mu_ != nullptr) {
-            mu_->unlock();
+        if (locked_) {
+            ctx_.unlock();
         }
     }
     ContextGuard(const ContextGuard &) = delete;
@@ -272,7 +282,7 @@ class ContextGuard {
 
   private:
     Context &ctx_;
-    std::recursive_mutex *mu_;
+    bool locked_;
 };
 
 enum class TeamState { kCreating, kActive, kFailed, kDestroyed };

@@ -104,7 +104,7 @@ class RankProgram {
         }
         ucc_lib_params_t lp{};
         lp.mask = UCC_LIB_PARAM_FIELD_THREAD_MODE;
-        lp.thread_mode = UCC_THREAD_SINGLE;
+        lp.thread_mode = w_.threads > 0 ? UCC_THREAD_MULTIPLE : UCC_THREAD_SINGLE;
         ucc_status_t st = ucc_init(&lp, lcfg, &lib_);
         ucc_lib_config_release(lcfg);
         if (st != UCC_OK) {
@@ -423,9 +423,44 @@ class RankProgram {
             }
         }
         const std::vector<Entry> order = post_order();
+        done_here_.clear();
+        if (w_.threads == 0) {
+            run_ops(cycle, order);
+        } else {
+            // Thread k runs its share of the posts, in the same relative order.
+            const ucc_status_t st = sim::run_threads(w_.threads, [&](uint32_t k) {
+                std::vector<Entry> mine;
+                for (const Entry &e : order) {
+                    const uint32_t by = w_.share_teams ? e.op : w_.ops[e.op].team;
+                    if (by % w_.threads == k) {
+                        mine.push_back(e);
+                    }
+                }
+                run_ops(cycle, mine);
+            });
+            if (st != UCC_OK) {
+                fail(std::string("sim::run_threads: ") + ucc_status_string(st));
+            }
+        }
+        // Destroy in a rank-dependent order.
+        if (rank_ % 2 == 1) {
+            std::reverse(my_teams.begin(), my_teams.end());
+        }
+        for (uint32_t t : my_teams) {
+            ucc_status_t st;
+            while ((st = ucc_team_destroy(teams_[t])) == UCC_INPROGRESS) {
+            }
+            if (st != UCC_OK) {
+                fail("team " + std::to_string(t) + " destroy: " + ucc_status_string(st));
+            }
+            dead_team_ = teams_[t];
+        }
+    }
+
+    // Posts `order` (a window at a time), tests and re-posts until all are done.
+    void run_ops(uint32_t cycle, const std::vector<Entry> &order) {
         std::vector<std::unique_ptr<Active>> active;
         active_ = &active;
-        done_here_.clear();
         size_t next = 0;
         auto in_progress = [&] {
             return static_cast<uint32_t>(std::count_if(
@@ -492,19 +527,6 @@ class RankProgram {
                 ucc_context_progress(ctx_);
             }
         }
-        // Destroy in a rank-dependent order.
-        if (rank_ % 2 == 1) {
-            std::reverse(my_teams.begin(), my_teams.end());
-        }
-        for (uint32_t t : my_teams) {
-            ucc_status_t st;
-            while ((st = ucc_team_destroy(teams_[t])) == UCC_INPROGRESS) {
-            }
-            if (st != UCC_OK) {
-                fail("team " + std::to_string(t) + " destroy: " + ucc_status_string(st));
-            }
-            dead_team_ = teams_[t];
-        }
     }
 
     void teardown() {
@@ -570,6 +592,9 @@ std::string describe(const Workload &w) {
     }
     if (w.late_rank >= 0) {
         os << " late=" << w.late_rank << "@" << w.late_ps << "ps";
+    }
+    if (w.threads > 0) {
+        os << " threads=" << w.threads << (w.share_teams ? " (sharing teams)" : "");
     }
     for (size_t t = 0; t < w.teams.size(); ++t) {
         os << "\n  team " << t << (w.teams[t].unordered ? " unordered" : "")

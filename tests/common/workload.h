@@ -59,6 +59,15 @@ struct Workload {
     uint32_t cycles = 1;
     // P36: after its teardown each rank calls into its destroyed team and context.
     bool probe_use_after_destroy = false;
+    // P47: each rank drives its context from this many threads
+    // (UCC_THREAD_MULTIPLE, sim::run_threads, interleaved by the seed); the
+    // ops of team t run on thread t % threads. 0: the rank's own fiber runs
+    // everything. No freeze_rank with threads.
+    uint32_t threads = 0;
+    // Op i runs on thread i % threads instead: threads then post on one
+    // ordered team in an order that depends on the interleaving, a user
+    // error (ucc#979) that the checkers must report.
+    bool share_teams = false;
 };
 
 struct WorkloadOutcome {

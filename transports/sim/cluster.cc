@@ -18,12 +18,9 @@
 #include <system_error>
 #include <thread>
 
+#include "transports/sim/fiber_switch.h"
 #include "transports/sim/sim_transport.h"
 #include "transports/sim/timeline.h"
-
-#if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/asan_interface.h>
-#endif
 
 namespace ucc::sim {
 
@@ -42,32 +39,6 @@ constexpr size_t kSlabBytes = 64ull << 20;
 // page faults): each up to 4 MiB, all of them up to 256 MiB.
 constexpr size_t kPayloadKeepBytes = 4ull << 20;
 constexpr size_t kPayloadPoolBytes = 256ull << 20;
-
-// AddressSanitizer follows one stack per thread unless told of every switch
-// between stacks. Untold, an exception thrown inside a rank cannot clear the
-// redzones of the frames it unwinds (the runtime does not know the rank's
-// stack), and a later throw on that stack reports them as stack misuse. So
-// every switch between the event loop and a rank is announced: start before
-// it (fake == nullptr when the fiber leaving ends), finish right after.
-void asan_switch_start(void **fake, const void *bottom, size_t size) {
-#if defined(__SANITIZE_ADDRESS__)
-    __sanitizer_start_switch_fiber(fake, bottom, size);
-#else
-    (void)fake;
-    (void)bottom;
-    (void)size;
-#endif
-}
-
-void asan_switch_finish(void *fake, const void **old_bottom, size_t *old_size) {
-#if defined(__SANITIZE_ADDRESS__)
-    __sanitizer_finish_switch_fiber(fake, old_bottom, old_size);
-#else
-    (void)fake;
-    (void)old_bottom;
-    (void)old_size;
-#endif
-}
 
 uint64_t splitmix64(uint64_t *state) {
     uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
@@ -273,6 +244,7 @@ Cluster::Cluster(const ClusterParams &p, std::function<void(uint32_t)> program)
       n_(p.n_ranks),
       rng_(p.seed),
       fault_rng_(p.seed ^ 0x7370696b65ull),
+      thread_rng_(p.seed ^ 0x746872656164ull),
       ranks_(p.n_ranks),
       primary_(p.n_ranks, nullptr),
       stacks_(new StackPool(p.stack_bytes, p.n_ranks <= kGuardRanksMax)),
@@ -686,6 +658,15 @@ void Cluster::count_empty_poll(uint32_t r) {
 }
 
 void Cluster::idle(uint32_t r, double deadline_s, bool lazy) {
+    if (ranks_[r].threads != nullptr && thread_of(r) != 0) [[unlikely]] {
+        // A thread waits: the rank's scheduler runs another or idles the rank.
+        switch_to_scheduler(r, /*kIdle*/ 1, deadline_s, lazy);
+        return;
+    }
+    idle_rank(r, deadline_s, lazy);
+}
+
+void Cluster::idle_rank(uint32_t r, double deadline_s, bool lazy) {
     RankState &rs = ranks_[r];
     int64_t t = clock_ps(r);
     rs.polls = 0;

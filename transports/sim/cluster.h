@@ -96,6 +96,16 @@ bool compute(double seconds);
 // with the calling rank and its clock. No effect outside a rank.
 void record_user_event(TraceEvent e);
 
+// Threads of a rank (UCC_THREAD_MULTIPLE; CONFORMANCE.md P47): inside a rank,
+// runs body(0), ..., body(k-1) on k fibers of the calling rank and returns
+// when all have returned. The fibers model the rank's threads: they share its
+// clock and endpoints, and the world switches between them at every library
+// yield point (sim_threads.cc), each switch drawn from the run's seed, so one
+// seed is one interleaving. Otherwise body never runs:
+// UCC_ERR_INVALID_PARAM outside a rank, with k == 0 or from inside a thread;
+// UCC_ERR_NO_MEMORY when the fibers cannot be made.
+ucc_status_t run_threads(uint32_t k, const std::function<void(uint32_t thread)> &body);
+
 // An OOB allgather over all ranks of the current cluster (oob_ep = rank).
 // UCC_ERR_INVALID_PARAM outside a rank.
 ucc_status_t oob(ucc_oob_coll_t *out);
@@ -106,6 +116,7 @@ ucc_status_t oob(ucc_oob_coll_t *out);
 
 class Cluster;
 class SimTransport;
+struct RankThreads;
 class StackPool;
 class Timeline;
 struct OobRequest;
@@ -211,6 +222,7 @@ struct RankState {
     bool crashed = false;          // stopped by the fault plan (never resumed; counts as finished)
     int64_t stalled_until_ps = 0;  // stalled by the fault plan: not resumed before this
     bool primary_used = false;     // the endpoint id == rank has been handed out
+    RankThreads *threads = nullptr;  // while the rank runs threads (run_threads)
 };
 
 struct OobRequest {
@@ -277,6 +289,14 @@ class Cluster {
     // OOB completion) or for its deadline, never for its own clock: a rank
     // ahead of the world then needs no timer at its local time.
     void idle(uint32_t r, double deadline_s, bool lazy = false);
+    // Threads of a rank (run_threads; sim_threads.cc). thread_of: 0 for the
+    // rank's own fiber, 1 + i for its thread i. yield_thread: a library yield
+    // point, where the seed may switch to another thread of the rank;
+    // `blocked`: the caller cannot go on before another thread has run (it
+    // waits for a lock one of them holds).
+    ucc_status_t run_threads(uint32_t r, uint32_t k, const std::function<void(uint32_t)> &body);
+    uint32_t thread_of(uint32_t r) const;
+    void yield_thread(uint32_t r, bool blocked);
     // progress() found nothing: a rank that polls forever without idle() would
     // hang the whole simulation, so that is fatal after many polls.
     void count_empty_poll(uint32_t r);
@@ -387,6 +407,10 @@ class Cluster {
     void wake(uint32_t r);
     void prefetch(const Event &e);
     void block(uint32_t r);
+    // idle() of the rank itself (the fiber the event loop resumes).
+    void idle_rank(uint32_t r, double deadline_s, bool lazy);
+    // A thread of rank r hands control back to the rank's scheduler.
+    void switch_to_scheduler(uint32_t r, uint8_t state, double deadline_s, bool lazy);
     // Switches from the running rank back to the event loop.
     void suspend_running();
     const void *rank_stack_bottom(uint32_t r) const;  // for AddressSanitizer; else null
@@ -417,6 +441,7 @@ class Cluster {
     uint32_t n_;
     Rng rng_;
     Rng fault_rng_;                 // delay spikes (faults.h): a stream of their own
+    Rng thread_rng_;                // thread switches (run_threads): a stream of their own
     uint64_t spike_threshold_ = 0;  // a packet is delayed when fault_rng_ draws below it
     int64_t spike_ps_ = 0;
     std::vector<RankState> ranks_;

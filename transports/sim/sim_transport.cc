@@ -402,6 +402,16 @@ size_t SimTransport::pending_ops(Tag base, Tag mask) const {
     return n;
 }
 
+uint32_t SimTransport::thread() const {
+    return cluster_ != nullptr ? cluster_->thread_of(rank_) : 0;
+}
+
+void SimTransport::yield_thread(bool blocked) {
+    if (cluster_ != nullptr) {
+        cluster_->yield_thread(rank_, blocked);
+    }
+}
+
 void SimTransport::record_message(const Xfer &x, bool send, uint64_t peer_endpoint, size_t bytes) {
     TraceEvent e;
     e.kind = send ? TraceKind::kSend : TraceKind::kRecv;

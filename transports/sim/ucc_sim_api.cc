@@ -143,6 +143,27 @@ UCC_EXPORT ucc_status_t ucc_sim_oob(ucc_oob_coll_t *oob) {
     });
 }
 
+UCC_EXPORT ucc_status_t ucc_sim_run_threads(uint32_t n_threads,
+                                            void (*thread_main)(uint32_t thread, void *arg),
+                                            void *arg) {
+    return ucc::api_guard("ucc_sim_run_threads", [&] {
+        const char *bad = n_threads == 0           ? "n_threads is 0"
+                          : thread_main == nullptr ? "thread_main is NULL"
+                          : !ucc::sim::in_rank()   ? "not called from a simulated rank"
+                                                   : nullptr;
+        ucc_status_t st = UCC_ERR_INVALID_PARAM;
+        if (bad == nullptr) {
+            st = ucc::sim::run_threads(n_threads, [&](uint32_t t) { thread_main(t, arg); });
+            bad = st == UCC_ERR_INVALID_PARAM ? "called from inside a thread"
+                                              : "no memory for the threads' stacks";
+        }
+        if (st != UCC_OK) {
+            std::fprintf(stderr, "[ucc] ERROR ucc_sim_run_threads: %s\n", bad);
+        }
+        return st;
+    });
+}
+
 UCC_EXPORT double ucc_sim_now(void) {
     try {
         return ucc::sim::now_s();

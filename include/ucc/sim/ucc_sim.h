@@ -87,6 +87,22 @@ uint32_t ucc_sim_size(void);
  */
 ucc_status_t ucc_sim_oob(ucc_oob_coll_t *oob);
 
+/**
+ * Inside a rank: runs thread_main(0, arg), ..., thread_main(n_threads - 1,
+ * arg) as threads of the calling rank and returns when all have returned. The
+ * threads may drive one context concurrently (UCC_THREAD_MULTIPLE): the
+ * simulator switches between them at every yield point of the library (the
+ * entry of each call on a context, and waiting for the network), each switch
+ * drawn from the run's seed, so one seed replays one interleaving exactly.
+ * They share the rank's virtual clock.
+ *
+ * @return UCC_OK; UCC_ERR_INVALID_PARAM outside a rank, from inside a thread,
+ *         for n_threads 0 or thread_main NULL; UCC_ERR_NO_MEMORY when the
+ *         threads' stacks cannot be had.
+ */
+ucc_status_t ucc_sim_run_threads(uint32_t n_threads,
+                                 void (*thread_main)(uint32_t thread, void *arg), void *arg);
+
 /** The calling rank's virtual clock in seconds; 0 outside a rank. */
 double ucc_sim_now(void);
 
