@@ -2,8 +2,8 @@
 // checkers live one file per property group: trace_sync.cc (P14-P17),
 // trace_ordering.cc (P18-P22), trace_ownership.cc (P23, P25),
 // trace_lifecycle.cc (P27-P30), trace_active_sets.cc (P31, P32),
-// trace_teams.cc (P33-P36), trace_faults.cc (P39, P40) and
-// trace_arguments.cc (P44, P45); the index is in trace_index.cc and what they
+// trace_teams.cc (P33-P36, P38), trace_faults.cc (P39, P40),
+// trace_support.cc (P42) and trace_arguments.cc (P44, P45); the index is in trace_index.cc and what they
 // share in trace_util.h. Each is written for clarity, not speed: traces of
 // property-test cases hold thousands of events, not millions.
 #include "model/trace.h"
@@ -46,8 +46,10 @@ constexpr Checker kCheckers[] = {
     {34, "team_destroy", index_only<check_p34_team_destroy>},
     {35, "resource_drift", index_only<check_p35_resource_drift>},
     {36, "use_after_destroy", index_only<check_p36_use_after_destroy>},
+    {38, "destroy_terminates", index_only<check_p38_destroy_terminates>},
     {39, "timeout_bounds", p39_timeout_bounds},
     {40, "no_write_after_failure", index_only<check_p40_no_write_after_failure>},
+    {42, "same_algorithm", index_only<check_p42_same_algorithm>},
     {44, "argument_match", index_only<check_p44_argument_match>},
     {45, "argument_range", index_only<check_p45_argument_range>},
 };

@@ -170,6 +170,11 @@ Findings check_p34_team_destroy(const TraceIndex &ix);
 Findings check_p35_resource_drift(const TraceIndex &ix);
 // P36: every call on a destroyed object (UserMark::kUseAfterDestroy) returned an error.
 Findings check_p36_use_after_destroy(const TraceIndex &ix);
+// P38: every destroy the program began (UserMark::kDestroyBegin) returned
+// (kDestroyEnd) before the next began or the rank ended, and the last call on
+// each object did not leave it in progress: destroy terminated, whatever the
+// other ranks were doing (some long done, some not yet destroying).
+Findings check_p38_destroy_terminates(const TraceIndex &ix);
 
 // ---- timeouts and failure (P39, P40)
 // P39: a post with the TIMEOUT flag that fails with UCC_ERR_TIMED_OUT does so
@@ -179,6 +184,12 @@ Findings check_p36_use_after_destroy(const TraceIndex &ix);
 Findings check_p39_timeout_bounds(const TraceIndex &ix, int64_t quantum_ps);
 // P40: after a post failed, no write to its user buffers follows.
 Findings check_p40_no_write_after_failure(const TraceIndex &ix);
+
+// ---- support decisions (P42)
+// P42: every participant of an instance chose the same algorithm at init (a
+// choice made from something that may differ per rank, such as a memory type
+// or a tuning string, would make them run different protocols).
+Findings check_p42_same_algorithm(const TraceIndex &ix);
 
 // ---- arguments (P44, P45)
 // P44: all participants of an instance agree on type, root, op and size

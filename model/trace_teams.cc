@@ -1,6 +1,7 @@
-// Teams and resources (P33-P36; trace.h states each property): creation
+// Teams and resources (P33-P36, P38; trace.h states each property): creation
 // agrees on every member, every team is destroyed after its last request,
-// a destroyed team leaves nothing behind, and calls on destroyed objects fail.
+// a destroyed team leaves nothing behind, calls on destroyed objects fail,
+// and destroy terminates.
 #include "model/trace.h"
 
 #include <map>
@@ -132,6 +133,46 @@ Findings check_p36_use_after_destroy(const TraceIndex &ix) {
             add(&f, 36,
                 rank_str(e.rank) + ": a call on a destroyed object returned status " +
                     std::to_string(e.status) + " (not an error)");
+        }
+    }
+    return f;
+}
+
+Findings check_p38_destroy_terminates(const TraceIndex &ix) {
+    Findings f;
+    auto object = [](uint32_t key) {
+        return key == 0 ? std::string("context") : "team " + std::to_string(key - 1);
+    };
+    struct State {
+        bool inside = false;  // a destroy call began and has not returned
+        ucc_status_t last = UCC_OK;
+    };
+    std::map<std::pair<uint32_t, uint32_t>, State> calls;  // (rank, object)
+    for (const TraceEvent &e : ix.trace()) {
+        if (e.kind != TraceKind::kUser) {
+            continue;
+        }
+        if (e.mark == UserMark::kDestroyBegin) {
+            State &s = calls[{e.rank, e.key}];
+            if (s.inside) {
+                add(&f, 38,
+                    rank_str(e.rank) + ": destroy of its " + object(e.key) +
+                        " began again before the previous call returned");
+            }
+            s.inside = true;
+        } else if (e.mark == UserMark::kDestroyEnd) {
+            State &s = calls[{e.rank, e.key}];
+            s.inside = false;
+            s.last = e.status;
+        }
+    }
+    for (const auto &[k, s] : calls) {
+        if (s.inside) {
+            add(&f, 38, rank_str(k.first) + ": destroy of its " + object(k.second) + " never returned");
+        } else if (s.last == UCC_INPROGRESS) {
+            add(&f, 38,
+                rank_str(k.first) + ": destroy of its " + object(k.second) +
+                    " was still in progress when the rank stopped calling it");
         }
     }
     return f;

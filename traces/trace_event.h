@@ -20,7 +20,7 @@
 
 namespace ucc {
 
-inline constexpr uint32_t kTraceEventVersion = 1;
+inline constexpr uint32_t kTraceEventVersion = 2;
 
 enum class TraceKind : uint8_t {
     kInit,           // ucc_collective_init returned a request (req, coll, flags, timeout)
@@ -48,6 +48,10 @@ enum class UserMark : uint8_t {
     kThawed,           // ... and resumes
     kSnapshot,         // resource counts at a checkpoint (resources)
     kUseAfterDestroy,  // a call on a destroyed object returned (status)
+    // The program calls a destroy (key: 0 for its context, 1 + k for its
+    // team k) / the call returned (key, status): P38.
+    kDestroyBegin,
+    kDestroyEnd,
 };
 
 struct TraceEvent {
@@ -71,6 +75,9 @@ struct TraceEvent {
     bool ordered = true;     // post: the team matches by sequence number
     bool active_set = false;
     bool has_cb = false;  // init: a completion callback is set
+    // init: the algorithm chosen (1 + its index in the library's registry; 0:
+    // none runs, a zero-size collective completes at post): P42.
+    uint16_t alg = 0;
     uint64_t req = 0;     // per-rank request number (1, 2, ... in ucc_collective_init order)
     uint64_t flags = 0;
     uint64_t signature = 0;

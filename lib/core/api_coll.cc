@@ -364,6 +364,10 @@ ucc_status_t coll_init(ucc_coll_args_t *coll_args, ucc_coll_req_h *request, ucc_
         e.team = t.id;
         e.team_rank = t.rank;
         e.team_size = t.size;
+        if (r->alg != nullptr) {
+            const std::span<const ucc::coll::Algorithm> algs = ucc::coll::algorithms(r->alg->type);
+            e.alg = static_cast<uint16_t>(r->alg - algs.data() + 1);
+        }
         r->record(e);
     }
     coll_trace(*r, ucc::core::LogLevel::kInfo, "init");

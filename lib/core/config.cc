@@ -3,6 +3,7 @@
 #include "lib/core/config.h"
 
 #include <cctype>
+#include <cerrno>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -18,8 +19,9 @@ bool parse_size(const std::string &s, int64_t *out) {
         return false;
     }
     char *end = nullptr;
+    errno = 0;
     long long v = std::strtoll(s.c_str(), &end, 10);
-    if (end == s.c_str()) {
+    if (end == s.c_str() || errno == ERANGE) {
         return false;
     }
     std::string suffix(trim(end));
@@ -37,6 +39,9 @@ bool parse_size(const std::string &s, int64_t *out) {
         mult = 1024LL * 1024 * 1024;
     } else {
         return false;
+    }
+    if (v > INT64_MAX / mult || v < INT64_MIN / mult) {
+        return false;  // not a size an int64_t holds
     }
     *out = v * mult;
     return true;

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <iosfwd>
 #include <span>
 #include <string>
 #include <vector>
@@ -68,6 +69,9 @@ struct ConfigLine {
 // line, an unknown section key or a duplicate name (*error says where).
 ucc_status_t read_config_file(const std::string &path, std::vector<ConfigLine> *out,
                               std::string *error);
+// The same on text already open (`path` names it in *error).
+ucc_status_t read_config(std::istream &in, const std::string &path, std::vector<ConfigLine> *out,
+                         std::string *error);
 
 class Config {
   public:
@@ -114,7 +118,8 @@ class Config {
     std::vector<std::vector<Setting>> settings_;  // per variable: per-component settings
 };
 
-// Parses sizes like "64K", "1M", "4096" and plain integers.
+// Parses sizes like "64K", "1M", "4096" and plain integers; false for one an
+// int64_t cannot hold.
 bool parse_size(const std::string &s, int64_t *out);
 
 }  // namespace ucc::core

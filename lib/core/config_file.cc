@@ -9,6 +9,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <fstream>
+#include <istream>
 #include <string>
 #include <vector>
 
@@ -114,6 +115,11 @@ ucc_status_t read_config_file(const std::string &path, std::vector<ConfigLine> *
         *error = path + ": cannot be opened";
         return UCC_ERR_NOT_FOUND;
     }
+    return read_config(in, path, out, error);
+}
+
+ucc_status_t read_config(std::istream &in, const std::string &path, std::vector<ConfigLine> *out,
+                         std::string *error) {
     std::string line;
     std::string section;
     int lineno = 0;

@@ -161,7 +161,10 @@ bool parse_token(const std::string &token, TuneRule *rule, std::string *why) {
     std::string alg;
     for (const std::string &f : split(token, ':')) {
         uint32_t bit = 0;
-        if (!have_colls && coll_from_name(split(f, ',').front(), &bit)) {
+        // A list's first item says what the field is (a field of commas has none).
+        const std::vector<std::string> items = split(f, ',');
+        const std::string first = items.empty() ? std::string() : items.front();
+        if (!have_colls && coll_from_name(first, &bit)) {
             rule->colls = 0;
             for (const std::string &c : split(f, ',')) {
                 if (!coll_from_name(c, &bit)) {
@@ -171,7 +174,7 @@ bool parse_token(const std::string &token, TuneRule *rule, std::string *why) {
                 rule->colls |= 1u << bit;
             }
             have_colls = true;
-        } else if (!have_mem && mem_from_name(split(f, ',').front(), &bit)) {
+        } else if (!have_mem && mem_from_name(first, &bit)) {
             rule->mem_types = 0;
             for (const std::string &m : split(f, ',')) {
                 if (!mem_from_name(m, &bit)) {

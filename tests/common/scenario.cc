@@ -748,8 +748,7 @@ void rank_program(const Shared &sh, uint32_t rank) {
 
 struct InitShared {
     const InitCase *c;
-    std::vector<ucc_status_t> *status;
-    std::vector<bool> *request_ok;
+    InitOutcome *out;
     std::vector<std::string> *errors;
 };
 
@@ -762,12 +761,12 @@ void init_program(const InitShared &sh, uint32_t rank) {
     RankEnv env;
     std::string &error = (*sh.errors)[rank];
     error = setup(ep, rank, c.n, &env);
-    if (error.empty()) {
-        ucc_coll_args_t args = c.args[rank];
+    for (size_t k = 0; k < c.sets.size() && error.empty(); ++k) {
+        ucc_coll_args_t args = c.sets[k][rank];
         ucc_coll_req_h req = nullptr;
         ucc_status_t st = ucc_collective_init(&args, &req, env.team);
-        (*sh.status)[rank] = st;
-        (*sh.request_ok)[rank] = st != UCC_OK || req != nullptr;
+        sh.out->status[k][rank] = st;
+        sh.out->request_ok[k][rank] = st != UCC_OK || req != nullptr;
         if (st == UCC_OK && req != nullptr) {
             st = ucc_collective_finalize(req);
             if (st != UCC_OK) {
@@ -911,15 +910,17 @@ Outcome run_scenario(const Scenario &s) {
 
 InitOutcome run_init_only(const InitCase &c) {
     InitOutcome out;
-    if (c.args.size() != c.n) {
-        out.failure = "InitCase: args.size() " + std::to_string(c.args.size()) + " != n " +
-                      std::to_string(c.n);
-        return out;
+    for (size_t k = 0; k < c.sets.size(); ++k) {
+        if (c.sets[k].size() != c.n) {
+            out.failure = "InitCase: sets[" + std::to_string(k) + "].size() " +
+                          std::to_string(c.sets[k].size()) + " != n " + std::to_string(c.n);
+            return out;
+        }
     }
-    out.status.assign(c.n, UCC_ERR_LAST);
-    out.request_ok.assign(c.n, true);
+    out.status.assign(c.sets.size(), std::vector<ucc_status_t>(c.n, UCC_ERR_LAST));
+    out.request_ok.assign(c.sets.size(), std::vector<bool>(c.n, true));
     std::vector<std::string> errors(c.n);
-    InitShared sh{&c, &out.status, &out.request_ok, &errors};
+    InitShared sh{&c, &out, &errors};
     sim::ClusterParams cp;
     cp.n_ranks = c.n;
     cp.seed = c.seed;

@@ -172,24 +172,27 @@ struct InitCase {
     bool quiet = true;         // context LOG_LEVEL=FATAL: no error lines for rejected args
     std::string network = "ideal";
     uint64_t seed = 1;
-    // What each rank passes to ucc_collective_init (size n). Pointers inside
-    // (buffers, counts and displacement arrays) belong to the caller and must
-    // stay valid during run_init_only. The kit passes a private copy of each
-    // rank's args, so the library cannot change the caller's.
-    std::vector<ucc_coll_args_t> args;
+    // Argument sets, each what every rank passes to ucc_collective_init (size
+    // n); the ranks initialise every set in turn on the same team (one team
+    // creation for many cases). Pointers inside (buffers, counts and
+    // displacement arrays) belong to the caller and must stay valid during
+    // run_init_only. The kit passes a private copy of each rank's args, so
+    // the library cannot change the caller's.
+    std::vector<std::vector<ucc_coll_args_t>> sets;
 };
 
 struct InitOutcome {
     std::string failure;  // setup/teardown problems (not init statuses); empty if clean
     sim::RunResult run;
-    std::vector<ucc_status_t> status;  // ucc_collective_init's result per rank
-    // Per rank: false when init returned UCC_OK without handing back a request.
-    // A returned request is finalized without being posted.
-    std::vector<bool> request_ok;
+    // [set][rank]: ucc_collective_init's result, and false when it returned
+    // UCC_OK without handing back a request. A returned request is finalized
+    // without being posted.
+    std::vector<std::vector<ucc_status_t>> status;
+    std::vector<std::vector<bool>> request_ok;
 };
 
-// Creates lib, context and team on every rank, calls ucc_collective_init once
-// with args[rank], finalizes the request if one was returned, and tears down.
+// Creates lib, context and team on every rank, calls ucc_collective_init with
+// each set's args[rank], finalizes each request it got, and tears down.
 InitOutcome run_init_only(const InitCase &c);
 
 // "1", "2", "pow2", "prime", "non-pow2" (prime wins over non-pow2; 2 is its own class).

@@ -27,6 +27,16 @@ void mark(UserMark m, uint64_t req = 0, ucc_status_t st = UCC_OK) {
     sim::record_user_event(e);
 }
 
+// P38: the program begins a destroy of its context (object 0) or team k
+// (object 1 + k), and the call returned `st`.
+void mark_destroy(UserMark m, uint32_t object, ucc_status_t st = UCC_OK) {
+    TraceEvent e;
+    e.mark = m;
+    e.key = object;
+    e.status = st;
+    sim::record_user_event(e);
+}
+
 // Lets simulated time pass on the calling rank without calling the library.
 void pause_ps(uint32_t rank, int64_t ps) {
     sim::Cluster *c = sim::Cluster::current();
@@ -447,9 +457,18 @@ class RankProgram {
             std::reverse(my_teams.begin(), my_teams.end());
         }
         for (uint32_t t : my_teams) {
-            ucc_status_t st;
-            while ((st = ucc_team_destroy(teams_[t])) == UCC_INPROGRESS) {
+            // With skew, ranks also reach each destroy at different times
+            // (P38: some have long finished destroying, some have not begun).
+            if (w_.skew_ps > 0) {
+                pause_ps(rank_, static_cast<int64_t>(mix(w_.seed ^ (rank_ * 131 + t + cycle * 7)) %
+                                                     w_.skew_ps));
             }
+            ucc_status_t st;
+            do {
+                mark_destroy(UserMark::kDestroyBegin, 1 + t);
+                st = ucc_team_destroy(teams_[t]);
+                mark_destroy(UserMark::kDestroyEnd, 1 + t, st);
+            } while (st == UCC_INPROGRESS);
             if (st != UCC_OK) {
                 fail("team " + std::to_string(t) + " destroy: " + ucc_status_string(st));
             }
@@ -531,7 +550,9 @@ class RankProgram {
 
     void teardown() {
         if (ctx_ != nullptr) {
+            mark_destroy(UserMark::kDestroyBegin, 0);
             ucc_status_t st = ucc_context_destroy(ctx_);
+            mark_destroy(UserMark::kDestroyEnd, 0, st);
             if (st != UCC_OK) {
                 fail(std::string("ucc_context_destroy: ") + ucc_status_string(st));
             }

@@ -19,7 +19,7 @@ inline void expect_init_statuses(const std::vector<ucc_coll_args_t> &args,
                                  const std::vector<ucc_status_t> &want) {
     ucc::testkit::InitCase c;
     c.n = static_cast<uint32_t>(args.size());
-    c.args = args;
+    c.sets = {args};
     const ucc::testkit::InitOutcome o = ucc::testkit::run_init_only(c);
     ASSERT_TRUE(o.failure.empty()) << o.failure;
     for (uint32_t r = 0; r < c.n; ++r) {
@@ -28,8 +28,8 @@ inline void expect_init_statuses(const std::vector<ucc_coll_args_t> &args,
             ucc::model::expected_init_status(args[r], ucc::model::TeamView{c.n, r, true}, &why);
         EXPECT_EQ(model, want[r]) << "rank " << r << ": the model disagrees with the test (" << why
                                   << ")";
-        EXPECT_EQ(o.status[r], want[r])
-            << "rank " << r << ": ucc_collective_init returned " << ucc_status_string(o.status[r])
+        EXPECT_EQ(o.status[0][r], want[r])
+            << "rank " << r << ": ucc_collective_init returned " << ucc_status_string(o.status[0][r])
             << ", expected " << ucc_status_string(want[r]) << " (" << why << ")";
     }
 }

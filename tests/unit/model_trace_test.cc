@@ -200,8 +200,8 @@ TEST(ModelTrace, RealTracesAreClean) {
 }
 
 TEST(ModelTrace, EveryListedPropertyHasAChecker) {
-    const std::vector<int> want = {14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 25, 27, 28,
-                                   29, 30, 31, 32, 33, 34, 35, 36, 39, 40, 44, 45};
+    const std::vector<int> want = {14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 25, 27, 28, 29,
+                                   30, 31, 32, 33, 34, 35, 36, 38, 39, 40, 42, 44, 45};
     EXPECT_EQ(ucc::model::checked_properties(), want);
 }
 
@@ -437,6 +437,40 @@ TEST(ModelTrace, P36UseAfterDestroySucceedingFires) {
         return e.kind == TraceKind::kUser && e.mark == UserMark::kUseAfterDestroy;
     })].status = UCC_OK;
     EXPECT_TRUE(fires(t, 36));
+}
+
+TEST(ModelTrace, P38DestroyThatNeverReturnsOrStaysInProgressFires) {
+    auto is_mark = [](UserMark m) {
+        return [m](const TraceEvent &e) { return e.kind == TraceKind::kUser && e.mark == m; };
+    };
+    {
+        Trace t = mixed_workload();
+        ASSERT_FALSE(fires(t, 38));
+        t.erase(t.begin() + static_cast<ptrdiff_t>(find(t, is_mark(UserMark::kDestroyEnd))));
+        EXPECT_TRUE(fires(t, 38));  // a team destroy that never returned
+    }
+    {
+        Trace t = mixed_workload();
+        size_t last = 0;
+        for (size_t i = 0; i < t.size(); ++i) {
+            if (is_mark(UserMark::kDestroyEnd)(t[i]) && t[i].key == 0) {
+                last = i;
+            }
+        }
+        ASSERT_NE(last, 0u);
+        t[last].status = UCC_INPROGRESS;
+        EXPECT_TRUE(fires(t, 38));  // the context destroy left in progress
+    }
+}
+
+TEST(ModelTrace, P42ParticipantsChoosingDifferentAlgorithmsFire) {
+    Trace t = mixed_workload();
+    ASSERT_FALSE(fires(t, 42));
+    const size_t init = find(t, [](const TraceEvent &e) {
+        return e.kind == TraceKind::kInit && e.rank == 1 && e.alg != 0;
+    });
+    t[init].alg = static_cast<uint16_t>(t[init].alg + 1);
+    EXPECT_TRUE(fires(t, 42));
 }
 
 TEST(ModelTrace, P39EarlyAndLateTimeoutsFire) {
