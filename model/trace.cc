@@ -3,9 +3,9 @@
 // trace_ordering.cc (P18-P22), trace_ownership.cc (P23, P25),
 // trace_lifecycle.cc (P27-P30), trace_active_sets.cc (P31, P32),
 // trace_teams.cc (P33-P36, P38), trace_faults.cc (P39, P40),
-// trace_support.cc (P42) and trace_arguments.cc (P44, P45); the index is in trace_index.cc and what they
-// share in trace_util.h. Each is written for clarity, not speed: traces of
-// property-test cases hold thousands of events, not millions.
+// trace_support.cc (P42) and trace_arguments.cc (P44, P45); the index is in
+// trace_index.cc and what they share in trace_util.h. Each is written for clarity, not speed:
+// traces of property-test cases hold thousands of events, not millions.
 #include "model/trace.h"
 
 #include <algorithm>

@@ -168,7 +168,8 @@ Findings check_p38_destroy_terminates(const TraceIndex &ix) {
     }
     for (const auto &[k, s] : calls) {
         if (s.inside) {
-            add(&f, 38, rank_str(k.first) + ": destroy of its " + object(k.second) + " never returned");
+            add(&f, 38,
+                rank_str(k.first) + ": destroy of its " + object(k.second) + " never returned");
         } else if (s.last == UCC_INPROGRESS) {
             add(&f, 38,
                 rank_str(k.first) + ": destroy of its " + object(k.second) +
