@@ -1,4 +1,4 @@
-// Rules V1..V11 of model/VALIDITY.md, applied in order. Each rule is a small function that returns
+// Rules V1..V12 of model/VALIDITY.md, applied in order. Each rule is a small function that returns
 // a verdict when it fires; the first one that fires decides. Fields are read only where VALIDITY.md
 // ("Fields read") allows: error_type never (V2 is withdrawn), root for rooted types only.
 #include "model/validity.h"
@@ -405,6 +405,54 @@ Result v11_sizes(const ucc_coll_args_t &a, const TeamView &t, const std::vector<
     return {};
 }
 
+// The bytes [lo, hi) of a used description this rank touches (lo == hi: none),
+// as addresses; sizes already passed V11.
+struct Region {
+    UInt128 lo = 0;
+    UInt128 hi = 0;
+};
+
+Region region_of(const ucc_coll_args_t &a, const TeamView &t, const Used &u) {
+    const auto base = static_cast<UInt128>(reinterpret_cast<uintptr_t>(u.buffer()));
+    const UInt128 esize = element_size(u.datatype());
+    Region r;
+    if (u.info != nullptr) {
+        r.hi = times(u.info->count, esize);
+    } else if (u.displacements) {
+        bool any = false;
+        for (uint32_t i = 0; i < t.size; ++i) {
+            const uint64_t count = v_count(a, *u.info_v, i);
+            if (count == 0) {
+                continue;
+            }
+            const UInt128 start = times(v_displacement(a, *u.info_v, i), esize);
+            const UInt128 end = times(UInt128{v_displacement(a, *u.info_v, i)} + count, esize);
+            r.lo = any ? std::min(r.lo, start) : start;
+            r.hi = any ? std::max(r.hi, end) : end;
+            any = true;
+        }
+    } else {  // reduce_scatterv's dst, not in place (V12 needs both src and dst)
+        r.hi = times(v_count(a, *u.info_v, t.rank), esize);
+    }
+    return Region{base + r.lo, base + r.hi};
+}
+
+Result v12_overlap(const ucc_coll_args_t &a, const TeamView &t, const std::vector<Used> &used) {
+    if (used.size() != 2) {
+        return {};  // in place, or one buffer only
+    }
+    const Region s = region_of(a, t, used[0]);
+    const Region d = region_of(a, t, used[1]);
+    if (s.lo == s.hi || d.lo == d.hi || s.hi <= d.lo || d.hi <= s.lo) {
+        return {};
+    }
+    if (coll_type(a) == UCC_COLL_TYPE_ALLREDUCE && s.lo == d.lo && s.hi == d.hi) {
+        return {};  // the same bytes: run in place
+    }
+    return invalid(12, "the " + str(s.hi - s.lo) + " src bytes and the " + str(d.hi - d.lo) +
+                           " dst bytes this rank touches overlap, without IN_PLACE");
+}
+
 }  // namespace
 
 Verdict validate(const ucc_coll_args_t &a, const TeamView &t) {
@@ -418,11 +466,17 @@ Verdict validate(const ucc_coll_args_t &a, const TeamView &t) {
     const TeamView &vt = view.team;
     const std::vector<Used> used = used_buffers(va, vt);
     const std::function<Result()> rules[] = {
-        [&] { return v1_coll_type(a); },        [&] { return v3_timeout(a); },
-        [&] { return v4_tag(a, t); },           [&] { return v5_active_set(a, t); },
-        [&] { return v6_root(va, vt); },        [&] { return v7_descriptions(used); },
-        [&] { return v8_reduction(va, used); }, [&] { return v9_element_sizes(va, used); },
-        [&] { return v10_counts(va, vt); },     [&] { return v11_sizes(va, vt, used); },
+        [&] { return v1_coll_type(a); },
+        [&] { return v3_timeout(a); },
+        [&] { return v4_tag(a, t); },
+        [&] { return v5_active_set(a, t); },
+        [&] { return v6_root(va, vt); },
+        [&] { return v7_descriptions(used); },
+        [&] { return v8_reduction(va, used); },
+        [&] { return v9_element_sizes(va, used); },
+        [&] { return v10_counts(va, vt); },
+        [&] { return v11_sizes(va, vt, used); },
+        [&] { return v12_overlap(va, vt, used); },
     };
     for (const auto &rule : rules) {
         if (Result verdict = rule()) {

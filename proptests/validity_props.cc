@@ -1,4 +1,4 @@
-// P45 and rules V1-V11 of model/VALIDITY.md: ucc_collective_init on the
+// P45 and rules V1-V12 of model/VALIDITY.md: ucc_collective_init on the
 // simulator returns exactly model::expected_init_status on every rank, for
 // valid arguments (UCC_OK) and for arguments broken in one or two ways at
 // random, never crashing. Fields the mask does not select, buffer descriptions
@@ -359,6 +359,7 @@ enum class Mut {
     kToggleInPlace,   // which buffers are used
     kDropFlagsField,  // flags become unread junk
     kFlagBits,        // 64-bit array flags, hints
+    kOverlap,         // V12: dst points into src's bytes
 };
 
 const char *mut_name(Mut m) {
@@ -366,7 +367,7 @@ const char *mut_name(Mut m) {
         "coll_type",      "error_type",      "timeout",          "drop_tag",    "active_set",
         "root",           "datatype",        "mem_type",         "null_array",  "op",
         "unsupported_op", "dt_mismatch",     "count_mismatch",   "null_buffer", "huge_count",
-        "huge_v_entry",   "toggle_in_place", "drop_flags_field", "flag_bits"};
+        "huge_v_entry",   "toggle_in_place", "drop_flags_field", "flag_bits",   "overlap"};
     return names[static_cast<int>(m)];
 }
 
@@ -391,7 +392,7 @@ Mutation draw_mutation(uint32_t n) {
                                     Mut::kCountMismatch, Mut::kNullBuffer,
                                     Mut::kHugeCount,     Mut::kHugeVEntry,
                                     Mut::kToggleInPlace, Mut::kDropFlagsField,
-                                    Mut::kFlagBits};
+                                    Mut::kFlagBits,      Mut::kOverlap};
     m.kind = *rc::gen::elementOf(kinds);
     m.all_ranks = *rc::gen::arbitrary<bool>();
     if (!m.all_ranks) {
@@ -588,6 +589,12 @@ void apply(const Mutation &m, const Base &b, uint32_t n, uint32_t r, const Seat 
         case Mut::kNullBuffer:
             (v ? info_v.buffer : info.buffer) = nullptr;
             break;
+        case Mut::kOverlap: {
+            // dst starts at src, or a few elements into it (init reads no byte of either).
+            void *at = st.src.data() + (h % 4 == 0 ? 0 : h % (st.src.size() + 1));
+            (uses_info_v(b.type, false) ? a.dst.info_v.buffer : a.dst.info.buffer) = at;
+            break;
+        }
         case Mut::kHugeCount: {
             // Boundaries of the 2^63 - 1 byte limit for this element size and team size.
             const uint64_t es = std::max<uint64_t>(esize(b.dt), 1);
@@ -948,15 +955,14 @@ DrawnSet draw_set(uint32_t n, bool unordered) {
         const ucc_coll_args_t &a = c.args[r];
         const bool in_place = (a.mask & UCC_COLL_ARGS_FIELD_FLAGS) != 0 &&
                               (a.flags & UCC_COLL_ARGS_FLAG_IN_PLACE) != 0;
-        const ucc::model::Layout l = ucc::model::layout_of(get_raw(a.coll_type), in_place,
-                                                           a.root == r);
+        const ucc::model::Layout l =
+            ucc::model::layout_of(get_raw(a.coll_type), in_place, a.root == r);
         constexpr uint64_t kBig = uint64_t{1} << 32;
         huge = (l.src.used() && !l.src.v() && a.src.info.count >= kBig) ||
                (l.dst.used() && !l.dst.v() && a.dst.info.count >= kBig);
     }
-    const bool invalid = std::any_of(want.begin(), want.end(), [](const ucc::model::Verdict &v) {
-        return v.status != UCC_OK;
-    });
+    const bool invalid = std::any_of(
+        want.begin(), want.end(), [](const ucc::model::Verdict &v) { return v.status != UCC_OK; });
     RC_TAG(std::string("set=") + (invalid ? "invalid on some rank" : "valid"));
     DrawnSet d;
     d.b = b;
@@ -971,7 +977,7 @@ DrawnSet draw_set(uint32_t n, bool unordered) {
 
 }  // namespace
 
-// P45 / V1-V11: every rank's ucc_collective_init status equals the model's.
+// P45 / V1-V12: every rank's ucc_collective_init status equals the model's.
 // Each case creates one team and initialises 40-100 argument sets on it
 // (about 220,000 sets per run at the default scale, over 100,000 of them
 // invalid on some rank: bad input at volume for the price of 4,000 team

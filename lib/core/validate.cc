@@ -1,4 +1,4 @@
-// Validation of ucc_coll_args_t at ucc_collective_init: rules V1..V11 of
+// Validation of ucc_coll_args_t at ucc_collective_init: rules V1..V12 of
 // model/VALIDITY.md, checked in that order, local information only. Fields a
 // rule does not name are never read (they may hold junk); like the reference,
 // nothing here reads error_type (V2 is withdrawn) or the root of a type
@@ -80,6 +80,38 @@ uint64_t mul_sat(uint64_t a, uint64_t b) {
 }
 
 }  // namespace
+
+// The bytes [lo, hi) of a buffer description a rank touches (V12); sizes
+// have passed V11, so nothing here overflows.
+struct ByteRegion {
+    uintptr_t lo = 0;
+    uintptr_t hi = 0;
+};
+
+ByteRegion info_region(const ucc_coll_buffer_info_t &b, size_t es) {
+    const auto base = reinterpret_cast<uintptr_t>(b.buffer);
+    return ByteRegion{base, base + b.count * es};
+}
+
+ByteRegion info_v_region(const ucc_coll_buffer_info_v_t &b, size_t es, uint32_t n, bool c64,
+                         bool d64) {
+    const auto base = reinterpret_cast<uintptr_t>(b.buffer);
+    ByteRegion r{base, base};
+    bool any = false;
+    for (uint32_t i = 0; i < n; ++i) {
+        const uint64_t c = read_entry(b.counts, c64, i);
+        if (c == 0) {
+            continue;
+        }
+        const uint64_t d = read_entry(b.displacements, d64, i);
+        const uintptr_t lo = base + d * es;
+        const uintptr_t hi = base + (d + c) * es;
+        r.lo = any ? std::min(r.lo, lo) : lo;
+        r.hi = any ? std::max(r.hi, hi) : hi;
+        any = true;
+    }
+    return r;
+}
 
 bool is_reduction(ucc_coll_type_t t) {
     return t == UCC_COLL_TYPE_ALLREDUCE || t == UCC_COLL_TYPE_REDUCE ||
@@ -464,6 +496,29 @@ ucc_status_t validate_coll_args(const ucc_coll_args_t &a, uint32_t n, uint32_t r
         mul_sat(mul_sat(n, a.dst.info.count), dst_es) >= kMaxBytes) {
         return fail(UCC_ERR_INVALID_PARAM, "team size * dst.count overflows");
     }
+    // V12: the bytes of src and dst this rank touches do not overlap (an
+    // allreduce whose src and dst are the same bytes runs in place).
+    const bool uses_src_bytes = u.src || u.src_v;
+    const bool uses_dst_bytes = u.dst || u.dst_v || u.dst_v_nodispl;
+    if (uses_src_bytes && uses_dst_bytes && !timing_only) {
+        const ByteRegion sr = u.src ? info_region(a.src.info, src_es)
+                                    : info_v_region(a.src.info_v, src_es, n, c64, d64);
+        const ByteRegion dr =
+            u.dst     ? info_region(a.dst.info, dst_es)
+            : u.dst_v ? info_v_region(a.dst.info_v, dst_es, n, c64, d64)
+                      : ByteRegion{reinterpret_cast<uintptr_t>(a.dst.info_v.buffer),
+                                   reinterpret_cast<uintptr_t>(a.dst.info_v.buffer) +
+                                       read_entry(a.dst.info_v.counts, c64, rank) * dst_es};
+        const bool same = sr.lo == dr.lo && sr.hi == dr.hi;
+        if (sr.lo < sr.hi && dr.lo < dr.hi && sr.lo < dr.hi && dr.lo < sr.hi &&
+            !(same && t == UCC_COLL_TYPE_ALLREDUCE)) {
+            return fail(
+                UCC_ERR_INVALID_PARAM,
+                "the " + std::to_string(sr.hi - sr.lo) + " src bytes and the " +
+                    std::to_string(dr.hi - dr.lo) +
+                    " dst bytes this rank touches overlap; set UCC_COLL_ARGS_FLAG_IN_PLACE");
+        }
+    }
     return UCC_OK;
 }
 
@@ -476,6 +531,13 @@ void normalize_coll_args(const ucc_coll_args_t &a, uint32_t n, uint32_t rank, co
     x.root = is_rooted(t) ? static_cast<uint32_t>(a.root) : 0;
     const bool is_root = is_rooted(t) && a.root == rank;
     x.inplace = (flags & UCC_COLL_ARGS_FLAG_IN_PLACE) && inplace_applies(t, is_root);
+    // V12: an allreduce whose src and dst are the same bytes runs in place.
+    if (t == UCC_COLL_TYPE_ALLREDUCE && !x.inplace && !timing_only &&
+        a.src.info.buffer == a.dst.info.buffer && a.src.info.buffer != nullptr &&
+        a.src.info.count * dt::size_of(a.src.info.datatype) ==
+            a.dst.info.count * dt::size_of(a.dst.info.datatype)) {
+        x.inplace = true;
+    }
     x.counts64 = (flags & UCC_COLL_ARGS_FLAG_COUNT_64BIT) != 0;
     x.displs64 = (flags & UCC_COLL_ARGS_FLAG_DISPLACEMENTS_64BIT) != 0;
     x.op = UCC_OP_SUM;
