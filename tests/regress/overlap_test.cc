@@ -2,7 +2,8 @@
 // IN_PLACE, a collective whose src and dst bytes overlap is rejected with
 // UCC_ERR_INVALID_PARAM rather than run into wrong output; an allreduce whose
 // src and dst are exactly the same bytes runs in place, with the right result
-// on every algorithm.
+// on every algorithm (before V12 an algorithm gave wrong output for it: the
+// regression test of that bug).
 #include <gtest/gtest.h>
 
 #include <cstdint>
