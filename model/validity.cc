@@ -405,52 +405,67 @@ Result v11_sizes(const ucc_coll_args_t &a, const TeamView &t, const std::vector<
     return {};
 }
 
-// The bytes [lo, hi) of a used description this rank touches (lo == hi: none),
-// as addresses; sizes already passed V11.
+// The byte ranges [lo, hi) of a used description this rank touches, as
+// addresses (empty ones left out); sizes already passed V11.
 struct Region {
     UInt128 lo = 0;
     UInt128 hi = 0;
 };
 
-Region region_of(const ucc_coll_args_t &a, const TeamView &t, const Used &u) {
+std::vector<Region> regions_of(const ucc_coll_args_t &a, const TeamView &t, const Used &u) {
     const auto base = static_cast<UInt128>(reinterpret_cast<uintptr_t>(u.buffer()));
     const UInt128 esize = element_size(u.datatype());
-    Region r;
+    std::vector<Region> r;
+    auto add = [&](UInt128 lo, UInt128 hi) {
+        if (lo < hi) {
+            r.push_back(Region{base + lo, base + hi});
+        }
+    };
     if (u.info != nullptr) {
-        r.hi = times(u.info->count, esize);
+        add(0, times(u.info->count, esize));
     } else if (u.displacements) {
-        bool any = false;
         for (uint32_t i = 0; i < t.size; ++i) {
-            const uint64_t count = v_count(a, *u.info_v, i);
-            if (count == 0) {
-                continue;
-            }
-            const UInt128 start = times(v_displacement(a, *u.info_v, i), esize);
-            const UInt128 end = times(UInt128{v_displacement(a, *u.info_v, i)} + count, esize);
-            r.lo = any ? std::min(r.lo, start) : start;
-            r.hi = any ? std::max(r.hi, end) : end;
-            any = true;
+            const UInt128 d = v_displacement(a, *u.info_v, i);
+            add(times(d, esize), times(d + v_count(a, *u.info_v, i), esize));
         }
     } else {  // reduce_scatterv's dst, not in place (V12 needs both src and dst)
-        r.hi = times(v_count(a, *u.info_v, t.rank), esize);
+        add(0, times(v_count(a, *u.info_v, t.rank), esize));
     }
-    return Region{base + r.lo, base + r.hi};
+    std::sort(r.begin(), r.end(), [](const Region &x, const Region &y) { return x.lo < y.lo; });
+    return r;
+}
+
+// Whether a range of x meets a range of y (both sorted by lo): whichever of
+// two disjoint ranges lies wholly before the other cannot meet any later one.
+bool meet(const std::vector<Region> &x, const std::vector<Region> &y) {
+    size_t i = 0;
+    size_t j = 0;
+    while (i < x.size() && j < y.size()) {
+        if (x[i].hi <= y[j].lo) {
+            ++i;
+        } else if (y[j].hi <= x[i].lo) {
+            ++j;
+        } else {
+            return true;
+        }
+    }
+    return false;
 }
 
 Result v12_overlap(const ucc_coll_args_t &a, const TeamView &t, const std::vector<Used> &used) {
     if (used.size() != 2) {
         return {};  // in place, or one buffer only
     }
-    const Region s = region_of(a, t, used[0]);
-    const Region d = region_of(a, t, used[1]);
-    if (s.lo == s.hi || d.lo == d.hi || s.hi <= d.lo || d.hi <= s.lo) {
+    const std::vector<Region> s = regions_of(a, t, used[0]);
+    const std::vector<Region> d = regions_of(a, t, used[1]);
+    if (!meet(s, d)) {
         return {};
     }
-    if (coll_type(a) == UCC_COLL_TYPE_ALLREDUCE && s.lo == d.lo && s.hi == d.hi) {
+    if (coll_type(a) == UCC_COLL_TYPE_ALLREDUCE && s.size() == 1 && d.size() == 1 &&
+        s[0].lo == d[0].lo && s[0].hi == d[0].hi) {
         return {};  // the same bytes: run in place
     }
-    return invalid(12, "the " + str(s.hi - s.lo) + " src bytes and the " + str(d.hi - d.lo) +
-                           " dst bytes this rank touches overlap, without IN_PLACE");
+    return invalid(12, "bytes of src and dst that this rank touches overlap, without IN_PLACE");
 }
 
 }  // namespace

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Quick start (b): build and run every test — unit, integration, property tests,
 # multi-process runs over UCX, the thread stress test, the C99 header test and
-# the symbol check — then the same under ASan+UBSan, and the thread stress test
-# under TSan.
+# the symbol check — then the same under ASan+UBSan, the thread stress test
+# under TSan, and the libFuzzer targets (scripts/fuzz.sh, UCC_FUZZ_SECONDS=15
+# each; skipped without clang++).
 # UCC_PROPTEST_SCALE=10 runs ten times as many property-test cases.
 #
 # Time (CI's budget is 25 minutes on 2 cores): ctest runs one test per core;
@@ -66,4 +67,11 @@ stage "tests (TSan)"
 # UCX's memory hooks and TSan's interceptors do not mix: the hooks stay off.
 UCX_MEM_EVENTS=no UCX_MEM_MALLOC_HOOKS=no UCX_MEM_MMAP_HOOK_MODE=none UCX_NET_DEVICES=lo \
     TSAN_OPTIONS="suppressions=$PWD/tests/threads/tsan.supp halt_on_error=1" build-tsan/thread_stress
+if command -v clang++ >/dev/null; then
+    # The libFuzzer targets (fuzz/), UCC_FUZZ_SECONDS each (README, Fuzzing).
+    stage "fuzzers"
+    ./scripts/fuzz.sh "${UCC_FUZZ_SECONDS:-15}"
+else
+    echo "== fuzzers: skipped (no clang++) =="
+fi
 echo "== done ($((SECONDS - start)) s) =="

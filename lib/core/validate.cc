@@ -3,6 +3,7 @@
 // rule does not name are never read (they may hold junk); like the reference,
 // nothing here reads error_type (V2 is withdrawn) or the root of a type
 // without one (VALIDITY.md, "Fields read").
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <numeric>
@@ -12,6 +13,7 @@
 #include "lib/core/core.h"
 #include "lib/dt/dt.h"
 #include "lib/util/common.h"
+#include "lib/util/small_vector.h"
 
 namespace ucc::core {
 
@@ -81,36 +83,42 @@ uint64_t mul_sat(uint64_t a, uint64_t b) {
 
 }  // namespace
 
-// The bytes [lo, hi) of a buffer description a rank touches (V12); sizes
-// have passed V11, so nothing here overflows.
+// The byte ranges [lo, hi) of a buffer description a rank touches (V12),
+// empty ones left out, sorted by lo; sizes have passed V11, so nothing here
+// overflows. One range inline: only v-descriptions allocate.
 struct ByteRegion {
     uintptr_t lo = 0;
     uintptr_t hi = 0;
 };
+using ByteRegions = SmallVector<ByteRegion, 1>;
 
-ByteRegion info_region(const ucc_coll_buffer_info_t &b, size_t es) {
-    const auto base = reinterpret_cast<uintptr_t>(b.buffer);
-    return ByteRegion{base, base + b.count * es};
+void add_region(ByteRegions *r, const void *buffer, uint64_t lo, uint64_t hi) {
+    if (lo < hi) {
+        const auto base = reinterpret_cast<uintptr_t>(buffer);
+        r->push_back(ByteRegion{base + lo, base + hi});
+    }
 }
 
-ByteRegion info_v_region(const ucc_coll_buffer_info_v_t &b, size_t es, uint32_t n, bool c64,
-                         bool d64) {
-    const auto base = reinterpret_cast<uintptr_t>(b.buffer);
-    ByteRegion r{base, base};
-    bool any = false;
-    for (uint32_t i = 0; i < n; ++i) {
-        const uint64_t c = read_entry(b.counts, c64, i);
-        if (c == 0) {
-            continue;
+void sort_regions(ByteRegions *r) {
+    std::sort(r->begin(), r->end(),
+              [](const ByteRegion &x, const ByteRegion &y) { return x.lo < y.lo; });
+}
+
+// Whether a range of x meets a range of y (both sorted): whichever of two
+// disjoint ranges lies wholly before the other cannot meet any later one.
+bool regions_meet(const ByteRegions &x, const ByteRegions &y) {
+    size_t i = 0;
+    size_t j = 0;
+    while (i < x.size() && j < y.size()) {
+        if (x.begin()[i].hi <= y.begin()[j].lo) {
+            ++i;
+        } else if (y.begin()[j].hi <= x.begin()[i].lo) {
+            ++j;
+        } else {
+            return true;
         }
-        const uint64_t d = read_entry(b.displacements, d64, i);
-        const uintptr_t lo = base + d * es;
-        const uintptr_t hi = base + (d + c) * es;
-        r.lo = any ? std::min(r.lo, lo) : lo;
-        r.hi = any ? std::max(r.hi, hi) : hi;
-        any = true;
     }
-    return r;
+    return false;
 }
 
 bool is_reduction(ucc_coll_type_t t) {
@@ -501,22 +509,36 @@ ucc_status_t validate_coll_args(const ucc_coll_args_t &a, uint32_t n, uint32_t r
     const bool uses_src_bytes = u.src || u.src_v;
     const bool uses_dst_bytes = u.dst || u.dst_v || u.dst_v_nodispl;
     if (uses_src_bytes && uses_dst_bytes && !timing_only) {
-        const ByteRegion sr = u.src ? info_region(a.src.info, src_es)
-                                    : info_v_region(a.src.info_v, src_es, n, c64, d64);
-        const ByteRegion dr =
-            u.dst     ? info_region(a.dst.info, dst_es)
-            : u.dst_v ? info_v_region(a.dst.info_v, dst_es, n, c64, d64)
-                      : ByteRegion{reinterpret_cast<uintptr_t>(a.dst.info_v.buffer),
-                                   reinterpret_cast<uintptr_t>(a.dst.info_v.buffer) +
-                                       read_entry(a.dst.info_v.counts, c64, rank) * dst_es};
-        const bool same = sr.lo == dr.lo && sr.hi == dr.hi;
-        if (sr.lo < sr.hi && dr.lo < dr.hi && sr.lo < dr.hi && dr.lo < sr.hi &&
-            !(same && t == UCC_COLL_TYPE_ALLREDUCE)) {
-            return fail(
-                UCC_ERR_INVALID_PARAM,
-                "the " + std::to_string(sr.hi - sr.lo) + " src bytes and the " +
-                    std::to_string(dr.hi - dr.lo) +
-                    " dst bytes this rank touches overlap; set UCC_COLL_ARGS_FLAG_IN_PLACE");
+        ByteRegions sr;
+        ByteRegions dr;
+        auto v_regions = [&](const ucc_coll_buffer_info_v_t &b, size_t es, ByteRegions *r) {
+            for (uint32_t i = 0; i < n; ++i) {
+                const uint64_t c = read_entry(b.counts, c64, i);
+                const uint64_t d = c == 0 ? 0 : read_entry(b.displacements, d64, i);
+                add_region(r, b.buffer, d * es, (d + c) * es);
+            }
+        };
+        if (u.src) {
+            add_region(&sr, a.src.info.buffer, 0, a.src.info.count * src_es);
+        } else {
+            v_regions(a.src.info_v, src_es, &sr);
+        }
+        if (u.dst) {
+            add_region(&dr, a.dst.info.buffer, 0, a.dst.info.count * dst_es);
+        } else if (u.dst_v) {
+            v_regions(a.dst.info_v, dst_es, &dr);
+        } else {
+            add_region(&dr, a.dst.info_v.buffer, 0,
+                       read_entry(a.dst.info_v.counts, c64, rank) * dst_es);
+        }
+        sort_regions(&sr);
+        sort_regions(&dr);
+        const bool same = sr.size() == 1 && dr.size() == 1 && sr.begin()->lo == dr.begin()->lo &&
+                          sr.begin()->hi == dr.begin()->hi;
+        if (regions_meet(sr, dr) && !(same && t == UCC_COLL_TYPE_ALLREDUCE)) {
+            return fail(UCC_ERR_INVALID_PARAM,
+                        "bytes of src and dst that this rank touches overlap; set "
+                        "UCC_COLL_ARGS_FLAG_IN_PLACE");
         }
     }
     return UCC_OK;

@@ -2,7 +2,8 @@
 // its data for round r; a round is complete when all n deposited. Lets tests
 // create several UCX contexts in one process, as if each were a process.
 // Context creation waits for the round, so each member creates its context on
-// a thread of its own.
+// a thread of its own. A round is dropped once every member has freed its
+// request: the OOB keeps only rounds in progress, however many run.
 #pragma once
 
 #include <cstdint>
@@ -17,10 +18,14 @@ namespace ucc::testkit {
 
 struct InprocOob {
     explicit InprocOob(uint32_t n) : n(n), round(n, 0) {}
+    struct Round {
+        std::vector<std::vector<uint8_t>> slots;  // per member
+        uint32_t freed = 0;                       // members done with it
+    };
     uint32_t n;
     std::mutex m;
-    std::map<uint64_t, std::vector<std::vector<uint8_t>>> data;  // round -> per member
-    std::vector<uint64_t> round;                                 // next round per member
+    std::map<uint64_t, Round> data;  // rounds in progress
+    std::vector<uint64_t> round;     // next round per member
 };
 
 struct OobMember {
@@ -42,7 +47,7 @@ inline ucc_status_t allgather(void *src, void *dst, size_t len, void *info, void
     InprocOob &o = *me->oob;
     std::lock_guard<std::mutex> lk(o.m);
     const uint64_t r = o.round[me->rank]++;
-    auto &slots = o.data[r];
+    auto &slots = o.data[r].slots;
     slots.resize(o.n);
     const auto *p = static_cast<const uint8_t *>(src);
     slots[me->rank].assign(p, p + len);
@@ -54,7 +59,7 @@ inline ucc_status_t test(void *req) {
     auto *q = static_cast<Req *>(req);
     InprocOob &o = *q->member->oob;
     std::lock_guard<std::mutex> lk(o.m);
-    auto &slots = o.data[q->round];
+    auto &slots = o.data[q->round].slots;
     for (uint32_t i = 0; i < o.n; ++i) {
         if (slots.size() < o.n || slots[i].size() != q->len) {
             return UCC_INPROGRESS;
@@ -67,7 +72,16 @@ inline ucc_status_t test(void *req) {
 }
 
 inline ucc_status_t free_req(void *req) {
-    delete static_cast<Req *>(req);
+    auto *q = static_cast<Req *>(req);
+    InprocOob &o = *q->member->oob;
+    {
+        std::lock_guard<std::mutex> lk(o.m);
+        auto it = o.data.find(q->round);
+        if (it != o.data.end() && ++it->second.freed == o.n) {
+            o.data.erase(it);
+        }
+    }
+    delete q;
     return UCC_OK;
 }
 

@@ -112,6 +112,29 @@ TEST(Overlap, OverlappingBuffersWithoutInPlaceAreRejected) {
         for (uint32_t r = 0; r < kRanks; ++r) {
             EXPECT_EQ(mem[2 * r], static_cast<int32_t>(r));
         }
+        // Allgatherv whose src lies in a gap between dst's blocks: accepted.
+        std::vector<int32_t> v(4 * kRanks, -1);
+        std::vector<uint32_t> counts(kRanks, 2), displs(kRanks);
+        for (uint32_t r = 0; r < kRanks; ++r) {
+            displs[r] = 4 * r;  // blocks at 4r, 4r + 1; gaps at 4r + 2, 4r + 3
+        }
+        v[4 * rank + 2] = static_cast<int32_t>(rank * 10);
+        v[4 * rank + 3] = static_cast<int32_t>(rank * 10 + 1);
+        ucc_coll_args_t g{};
+        g.coll_type = UCC_COLL_TYPE_ALLGATHERV;
+        g.src.info = {v.data() + 4 * rank + 2, 2, UCC_DT_INT32, UCC_MEMORY_TYPE_HOST};
+        // 32-bit arrays (no COUNT_64BIT / DISPLACEMENTS_64BIT flags).
+        g.dst.info_v = {v.data(), reinterpret_cast<ucc_count_t *>(counts.data()),
+                        reinterpret_cast<ucc_aint_t *>(displs.data()), UCC_DT_INT32,
+                        UCC_MEMORY_TYPE_HOST};
+        EXPECT_EQ(run_coll(g, env), UCC_OK);
+        for (uint32_t r = 0; r < kRanks; ++r) {
+            EXPECT_EQ(v[4 * r], static_cast<int32_t>(r * 10));
+            EXPECT_EQ(v[4 * r + 1], static_cast<int32_t>(r * 10 + 1));
+        }
+        // ... but not one that meets a block.
+        g.src.info.buffer = v.data() + 4 * ((rank + 1) % kRanks) + 1;
+        EXPECT_EQ(run_coll(g, env), UCC_ERR_INVALID_PARAM);
     });
 }
 

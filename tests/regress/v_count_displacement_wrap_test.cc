@@ -16,6 +16,7 @@
 
 TEST(Regress, VCountDisplacementWrap) {
     std::vector<uint8_t> buf(16);
+    std::vector<uint8_t> out(16);  // dst apart from src (V12)
     uint64_t counts[2] = {1, UINT64_MAX};
     uint64_t displs[2] = {0, 1};
     uint64_t ok_counts[2] = {1, 1};
@@ -28,7 +29,7 @@ TEST(Regress, VCountDisplacementWrap) {
         a.coll_type = UCC_COLL_TYPE_ALLTOALLV;
         a.src.info_v = {buf.data(), ok_counts, reinterpret_cast<ucc_aint_t *>(ok_displs),
                         UCC_DT_UINT8, UCC_MEMORY_TYPE_HOST};
-        a.dst.info_v = {buf.data(), ok_counts, reinterpret_cast<ucc_aint_t *>(ok_displs),
+        a.dst.info_v = {out.data(), ok_counts, reinterpret_cast<ucc_aint_t *>(ok_displs),
                         UCC_DT_UINT8, UCC_MEMORY_TYPE_HOST};
     }
     args[0].src.info_v.counts = counts;  // block 1 ends at byte 2^64

@@ -1,26 +1,19 @@
-// The simulated cluster: fibers, the deterministic scheduler, the event loop,
-// the network timing and the OOB allgather.
+// The simulated cluster: fibers, the deterministic scheduler, the event loop
+// and the network timing. Elsewhere: the OOB (cluster_oob.cc), reports and
+// diagnosis (cluster_report.cc), the public functions (cluster_api.cc), fiber
+// stacks (stack_pool.cc), the PRNG (rng.h), a rank's threads (sim_threads.cc).
 #include "transports/sim/cluster.h"
-
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <boost/context/detail/exception.hpp>
 #include <boost/context/fiber.hpp>
-#include <boost/context/stack_context.hpp>
-#include <cinttypes>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <new>
-#include <system_error>
-#include <thread>
 
+#include "transports/sim/cluster_internal.h"
 #include "transports/sim/fiber_switch.h"
 #include "transports/sim/sim_transport.h"
-#include "transports/sim/timeline.h"
+#include "transports/sim/stack_pool.h"
 
 namespace ucc::sim {
 
@@ -28,203 +21,19 @@ namespace {
 
 thread_local Cluster *tls_cluster = nullptr;
 
-constexpr uint32_t kSpinLimit = 1'000'000;
-constexpr uint32_t kPollLimit = 100'000'000;
-constexpr size_t kReportRanksMax = 64;
 // Guard pages cost one extra memory mapping per stack; the kernel allows
 // about 65,530 per process, so big clusters run without them.
 constexpr uint32_t kGuardRanksMax = 8192;
-constexpr size_t kSlabBytes = 64ull << 20;
 // Payload buffers of freed messages are kept for reuse (a fresh buffer costs
 // page faults): each up to 4 MiB, all of them up to 256 MiB.
 constexpr size_t kPayloadKeepBytes = 4ull << 20;
 constexpr size_t kPayloadPoolBytes = 256ull << 20;
-
-uint64_t splitmix64(uint64_t *state) {
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
 
 uint64_t mix64(uint64_t z) {
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     return z ^ (z >> 31);
 }
-
-std::string seconds(int64_t ps) {
-    char buf[64];
-    std::snprintf(buf, sizeof(buf), "%.9g s", static_cast<double>(ps) / 1e12);
-    return buf;
-}
-
-}  // namespace
-
-// ---------------------------------------------------------------------------
-// Rng
-// ---------------------------------------------------------------------------
-
-Rng::Rng(uint64_t seed) {
-    uint64_t st = seed;
-    for (uint64_t &w : s_) {
-        w = splitmix64(&st);
-    }
-}
-
-uint64_t Rng::next() {
-    auto rotl = [](uint64_t x, int k) { return (x << k) | (x >> (64 - k)); };
-    uint64_t result = rotl(s_[1] * 5, 7) * 9;
-    uint64_t t = s_[1] << 17;
-    s_[2] ^= s_[0];
-    s_[3] ^= s_[1];
-    s_[1] ^= s_[2];
-    s_[0] ^= s_[3];
-    s_[2] ^= t;
-    s_[3] = rotl(s_[3], 45);
-    return result;
-}
-
-uint64_t Rng::upto(uint64_t bound) {
-    if (bound == UINT64_MAX) {
-        return next();
-    }
-    // Lemire's multiply-shift with rejection: unbiased.
-    uint64_t range = bound + 1;
-    unsigned __int128 m = static_cast<unsigned __int128>(next()) * range;
-    uint64_t low = static_cast<uint64_t>(m);
-    if (low < range) {
-        uint64_t threshold = (0 - range) % range;
-        while (low < threshold) {
-            m = static_cast<unsigned __int128>(next()) * range;
-            low = static_cast<uint64_t>(m);
-        }
-    }
-    return static_cast<uint64_t>(m >> 64);
-}
-
-// ---------------------------------------------------------------------------
-// Stacks: mmap'd slabs carved into stacks (lowest page a guard when affordable),
-// committed lazily by the kernel, recycled through a free list.
-// ---------------------------------------------------------------------------
-
-class StackPool {
-  public:
-    StackPool(size_t stack_bytes, bool guard) : guard_(guard) {
-        long page = ::sysconf(_SC_PAGESIZE);
-        page_ = page > 0 ? static_cast<size_t>(page) : 4096;
-        size_t want = std::max<size_t>(stack_bytes, 16 * 1024);
-        stack_bytes_ = (want + page_ - 1) / page_ * page_;
-        slot_bytes_ = stack_bytes_ + (guard_ ? page_ : 0);
-        slots_per_slab_ = std::max<size_t>(1, kSlabBytes / slot_bytes_);
-    }
-    ~StackPool() {
-        for (auto &[base, len] : slabs_) {
-            ::munmap(base, len);
-        }
-    }
-    StackPool(const StackPool &) = delete;
-    StackPool &operator=(const StackPool &) = delete;
-
-    // Shared by the cluster and every fiber's allocator, on one thread. (Not
-    // std::shared_ptr: its type info would leak out of libucc.so.)
-    void ref() { ++refs_; }
-    void unref() {
-        if (--refs_ == 0) {
-            delete this;
-        }
-    }
-
-    // Top of a fresh or recycled stack of stack_bytes(); nullptr when out of memory.
-    void *take() {
-        if (!free_.empty()) {
-            void *top = free_.back();
-            free_.pop_back();
-            unpoison(static_cast<char *>(top) - stack_bytes_, stack_bytes_);
-            last_top_ = top;
-            return top;
-        }
-        if (slabs_.empty() || next_slot_ == slots_per_slab_) {
-            size_t len = slots_per_slab_ * slot_bytes_;
-            void *base = ::mmap(nullptr, len, PROT_READ | PROT_WRITE,
-                                MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-            if (base == MAP_FAILED) {
-                return nullptr;
-            }
-            slabs_.emplace_back(static_cast<char *>(base), len);
-            next_slot_ = 0;
-            unpoison(base, len);
-        }
-        char *slot = slabs_.back().first + next_slot_ * slot_bytes_;
-        ++next_slot_;
-        if (guard_) {
-            ::mprotect(slot, page_, PROT_NONE);
-        }
-        last_top_ = slot + slot_bytes_;
-        return last_top_;
-    }
-    void give(void *top) { free_.push_back(top); }
-    size_t stack_bytes() const { return stack_bytes_; }
-    void *last_top() const { return last_top_; }  // of the latest take()
-
-    // A fiber that ends switches away without returning from its frames, so
-    // AddressSanitizer's redzones of those frames stay poisoned; so do those
-    // of an earlier mapping at the same addresses. Boost.Context on Debian
-    // does not annotate its switches: clear the shadow of every stack handed
-    // out, or stale redzones read as stack-buffer-overflows in the next run.
-    static void unpoison(void *p, size_t n) {
-#if defined(__SANITIZE_ADDRESS__)
-        ASAN_UNPOISON_MEMORY_REGION(p, n);
-#else
-        (void)p;
-        (void)n;
-#endif
-    }
-
-  private:
-    bool guard_;
-    void *last_top_ = nullptr;
-    size_t page_ = 4096;
-    size_t stack_bytes_ = 0;
-    size_t slot_bytes_ = 0;
-    size_t slots_per_slab_ = 1;
-    size_t next_slot_ = 0;
-    std::vector<std::pair<char *, size_t>> slabs_;
-    std::vector<void *> free_;
-    size_t refs_ = 1;
-};
-
-namespace {
-
-// Boost.Context stack allocator over a StackPool. Each copy holds a reference
-// so that the pool outlives every fiber, whenever Boost.Context releases them.
-class PooledStack {
-  public:
-    explicit PooledStack(StackPool *pool) : pool_(pool) { pool_->ref(); }
-    PooledStack(const PooledStack &o) : pool_(o.pool_) { pool_->ref(); }
-    PooledStack(PooledStack &&o) noexcept : pool_(o.pool_) { o.pool_ = nullptr; }
-    PooledStack &operator=(const PooledStack &) = delete;
-    PooledStack &operator=(PooledStack &&) = delete;
-    ~PooledStack() {
-        if (pool_ != nullptr) {
-            pool_->unref();
-        }
-    }
-    boost::context::stack_context allocate() {
-        void *top = pool_->take();
-        if (top == nullptr) {
-            throw std::bad_alloc();  // on the event loop's fiber, never inside a rank
-        }
-        boost::context::stack_context sc;
-        sc.size = pool_->stack_bytes();
-        sc.sp = top;
-        return sc;
-    }
-    void deallocate(boost::context::stack_context &sc) noexcept { pool_->give(sc.sp); }
-
-  private:
-    StackPool *pool_;
-};
 
 }  // namespace
 
@@ -263,10 +72,8 @@ Cluster::~Cluster() {
             ep->detach_cluster();
         }
     }
-    for (SimTransport *ep : extra_) {
-        if (ep != nullptr) {
-            ep->detach_cluster();
-        }
+    for (const auto &[id, ep] : extra_) {
+        ep->detach_cluster();
     }
     events_.drain([](const Event &e) { delete e.msg; });
     for (Message *m : free_messages_) {
@@ -299,14 +106,6 @@ void Cluster::fold(uint64_t v) {
     hash_ = mix64(hash_ ^ v) + 0x9e3779b97f4a7c15ull;
 }
 
-void Cluster::note(const std::string &line) {
-    report_ += line;
-    if (line.empty() || line.back() != '\n') {
-        report_ += '\n';
-    }
-    std::fprintf(stderr, "%s%s", line.c_str(), (line.empty() || line.back() != '\n') ? "\n" : "");
-}
-
 // ---- endpoints ----
 
 std::unique_ptr<SimTransport> Cluster::create_endpoint(uint32_t rank) {
@@ -316,14 +115,14 @@ std::unique_ptr<SimTransport> Cluster::create_endpoint(uint32_t rank) {
         rs.primary_used = true;
         id = rank;
     } else {
-        id = static_cast<uint64_t>(n_) + extra_.size();
+        id = static_cast<uint64_t>(n_) * (uint64_t{rs.later_endpoints} + 1) + rank;
     }
     auto ep = std::make_unique<SimTransport>(this, rank, id);
     if (id < n_) {
         primary_[id] = ep.get();
     } else {
-        extra_.push_back(ep.get());
-        extra_rank_.push_back(rank);
+        extra_.emplace(id, ep.get());
+        ++rs.later_endpoints;
     }
     ep->next_in_rank_ = rs.endpoints;
     rs.endpoints = ep.get();
@@ -334,8 +133,8 @@ void Cluster::remove_endpoint(SimTransport *ep) {
     uint64_t id = ep->id();
     if (id < n_) {
         primary_[id] = nullptr;
-    } else if (id - n_ < extra_.size()) {
-        extra_[id - n_] = nullptr;
+    } else {
+        extra_.erase(id);
     }
     for (SimTransport **p = &ranks_[ep->rank()].endpoints; *p != nullptr;
          p = &(*p)->next_in_rank_) {
@@ -350,18 +149,16 @@ SimTransport *Cluster::endpoint(uint64_t id) const {
     if (id < n_) {
         return primary_[id];
     }
-    return id - n_ < extra_.size() ? extra_[id - n_] : nullptr;
+    auto it = extra_.find(id);
+    return it != extra_.end() ? it->second : nullptr;
 }
 
 bool Cluster::endpoint_id_valid(uint64_t id) const {
-    return id < n_ || id - n_ < extra_.size();
+    return id < n_ || id / n_ - 1 < ranks_[id % n_].later_endpoints;
 }
 
 uint32_t Cluster::rank_of_endpoint(uint64_t id) const {
-    if (id < n_) {
-        return static_cast<uint32_t>(id);
-    }
-    return id - n_ < extra_rank_.size() ? extra_rank_[id - n_] : kNoRank;
+    return endpoint_id_valid(id) ? static_cast<uint32_t>(id % n_) : kNoRank;
 }
 
 // ---- packets and events ----
@@ -636,27 +433,6 @@ void Cluster::block(uint32_t r) {
     suspend_running();
 }
 
-void Cluster::count_spin(uint32_t r, const char *what) {
-    if (++ranks_[r].spins <= kSpinLimit) {
-        return;
-    }
-    std::fprintf(stderr,
-                 "ucc_sim: rank %u called %s %u times in a row without blocking; giving up\n%s", r,
-                 what, kSpinLimit, report_.c_str());
-    std::abort();
-}
-
-void Cluster::count_empty_poll(uint32_t r) {
-    if (++ranks_[r].polls <= kPollLimit) {
-        return;
-    }
-    std::fprintf(stderr,
-                 "ucc_sim: rank %u called progress() %u times without calling idle(); a rank "
-                 "that finds nothing to do must call idle() or the simulation cannot advance\n",
-                 r, kPollLimit);
-    std::abort();
-}
-
 void Cluster::idle(uint32_t r, double deadline_s, bool lazy) {
     if (ranks_[r].threads != nullptr && thread_of(r) != 0) [[unlikely]] {
         // A thread waits: the rank's scheduler runs another or idles the rank.
@@ -812,69 +588,6 @@ bool Cluster::arm_ahead_timers() {
     return armed;
 }
 
-std::string Cluster::describe_blocked(size_t max_ranks) const {
-    std::string s;
-    size_t shown = 0;
-    size_t more = 0;
-    for (uint32_t r = 0; r < n_; ++r) {
-        const RankState &rs = ranks_[r];
-        if (rs.finished) {
-            continue;
-        }
-        if (shown == max_ranks) {
-            ++more;
-            continue;
-        }
-        ++shown;
-        s += "  rank " + std::to_string(r) + " (local time " + seconds(rs.clock_ps) + ")" +
-             (rs.blocked ? "" : " [running]") + ":\n";
-        size_t before = s.size();
-        for (const SimTransport *ep = rs.endpoints; ep != nullptr; ep = ep->next_in_rank_) {
-            ep->describe_waits(&s);
-        }
-        if (rs.oob != nullptr) {
-            const OobRequest *q = rs.oob;
-            uint32_t arrived = q->round != nullptr ? q->round->arrived : n_;
-            const bool exchange = (q->round_id >> 63) != 0;
-            const uint64_t k = q->round_id & ~(uint64_t{1} << 63);
-            s += exchange ? "    inside OOB peer exchange #" + std::to_string(k) + " ("
-                          : "    inside OOB allgather #" + std::to_string(k) + " (" +
-                                std::to_string(q->size) + " bytes; ";
-            s += std::to_string(arrived) + " of " + std::to_string(n_) + " ranks have called it)\n";
-        }
-        if (s.size() == before) {
-            s += "    blocked in idle() with nothing posted\n";
-        }
-    }
-    if (more > 0) {
-        s += "  ... and " + std::to_string(more) + " more unfinished ranks\n";
-    }
-    return s;
-}
-
-void Cluster::deadlock() {
-    if (aborted_) {
-        // In abort mode no rank blocks; this is a bug in the simulator.
-        std::fprintf(stderr, "ucc_sim: internal error: ranks blocked after abort\n%s",
-                     report_.c_str());
-        std::abort();
-    }
-    uint32_t unfinished = n_ - finished_;
-    std::string rep = "ucc_sim: DEADLOCK at virtual time " + seconds(now_ps_) + ": " +
-                      std::to_string(unfinished) + " of " + std::to_string(n_) +
-                      " ranks have not finished, none can run and no event is pending\n" +
-                      describe_blocked(kReportRanksMax);
-    note(rep);
-    if (status_ == UCC_OK) {
-        status_ = UCC_ERR_NO_MESSAGE;
-    }
-    // Abort mode: wake everyone; from now on idle() and OOB tests return at once.
-    aborted_ = true;
-    for (uint32_t r = 0; r < n_; ++r) {
-        wake(r);
-    }
-}
-
 RunResult Cluster::execute() {
     tls_cluster = this;
     // One fiber per rank, started in rank order. A rank's fiber switches
@@ -930,330 +643,6 @@ RunResult Cluster::execute() {
     return res;
 }
 
-// ---- OOB allgather over all ranks ----
-
-ucc_status_t Cluster::oob_allgather(const void *src, void *recv, size_t size, void **request) {
-    uint32_t r = running_rank();
-    if (r == kNoRank || request == nullptr || (size > 0 && (src == nullptr || recv == nullptr))) {
-        return UCC_ERR_INVALID_PARAM;
-    }
-    RankState &rs = ranks_[r];
-    uint64_t id = rs.oob_calls++;
-    auto it = oob_rounds_.find(id);
-    if (it == oob_rounds_.end()) {
-        auto round = std::make_unique<OobRound>();
-        round->id = id;
-        round->size = size;
-        round->data.resize(static_cast<size_t>(n_) * size);
-        round->reqs.assign(n_, nullptr);
-        it = oob_rounds_.emplace(id, std::move(round)).first;
-    }
-    OobRound *round = it->second.get();
-    if (size != round->size) {
-        if (!round->mismatch) {
-            note("ucc_sim: OOB allgather #" + std::to_string(id) + ": rank " + std::to_string(r) +
-                 " gives " + std::to_string(size) + " bytes, others " +
-                 std::to_string(round->size));
-        }
-        round->mismatch = true;
-    } else if (size > 0) {
-        std::memcpy(round->data.data() + static_cast<size_t>(r) * size, src, size);
-    }
-    auto *req = new OobRequest();
-    req->round = round;
-    req->recv_buf = recv;
-    req->size = size;
-    req->round_id = id;
-    req->rank = r;
-    round->reqs[r] = req;
-    rs.oob = req;
-    round->max_entry_ps = std::max(round->max_entry_ps, clock_ps(r));
-    *request = req;
-    if (++round->arrived < n_) {
-        return UCC_OK;
-    }
-    // Everyone has called: the data lands now, completion after a log-depth
-    // exchange of inter-node latencies.
-    if (!round->mismatch) {
-        for (OobRequest *q : round->reqs) {
-            if (q != nullptr && size > 0) {
-                std::memcpy(q->recv_buf, round->data.data(), round->data.size());
-            }
-        }
-    }
-    std::vector<uint8_t>().swap(round->data);
-    int64_t depth = 0;
-    while ((uint64_t{1} << depth) < n_) {
-        ++depth;
-    }
-    push_event(Event{round->max_entry_ps + depth * params_.net.lat_inter_ps, 0, 0, nullptr, id, 0,
-                     EventKind::kOobDone});
-    return UCC_OK;
-}
-
-ucc_status_t Cluster::exchange_start(uint64_t endpoint, uint64_t value, uint64_t check,
-                                     OobRequest **request) {
-    uint32_t r = running_rank();
-    if (r == kNoRank || request == nullptr) {
-        return UCC_ERR_INVALID_PARAM;
-    }
-    RankState &rs = ranks_[r];
-    const uint64_t id = (uint64_t{1} << 63) | rs.exchange_calls++;
-    auto it = oob_rounds_.find(id);
-    if (it == oob_rounds_.end()) {
-        auto round = std::make_unique<OobRound>();
-        round->id = id;
-        round->exchange = true;
-        round->endpoints.assign(n_, 0);
-        round->reqs.assign(n_, nullptr);
-        it = oob_rounds_.emplace(id, std::move(round)).first;
-    }
-    OobRound *round = it->second.get();
-    round->endpoints[r] = endpoint;
-    round->max_value = std::max(round->max_value, value);
-    round->min_check = std::min(round->min_check, check);
-    round->max_check = std::max(round->max_check, check);
-    // Owned here until the end: if publishing the result fails (out of
-    // memory), the caller never sees the request and it must not stay behind.
-    auto owned = std::make_unique<OobRequest>();
-    OobRequest *req = owned.get();
-    req->round = round;
-    req->round_id = id;
-    req->rank = r;
-    round->reqs[r] = req;
-    rs.oob = req;
-    round->max_entry_ps = std::max(round->max_entry_ps, clock_ps(r));
-    if (++round->arrived < n_) {
-        *request = owned.release();
-        return UCC_OK;
-    }
-    try {
-        publish_exchange(round, id);
-    } catch (...) {
-        round->reqs[r] = nullptr;
-        rs.oob = nullptr;
-        --round->arrived;
-        throw;
-    }
-    *request = owned.release();
-    return UCC_OK;
-}
-
-// Everyone is in: publish the table once (or just its progression).
-void Cluster::publish_exchange(OobRound *round, uint64_t id) {
-    bool arithmetic = true;
-    const uint64_t first = round->endpoints[0];
-    const int64_t stride =
-        n_ > 1 ? static_cast<int64_t>(round->endpoints[1] - round->endpoints[0]) : 1;
-    for (uint32_t i = 0; i < n_ && arithmetic; ++i) {
-        arithmetic =
-            round->endpoints[i] == static_cast<uint64_t>(static_cast<int64_t>(round->endpoints[0]) +
-                                                         static_cast<int64_t>(i) * stride);
-    }
-    std::shared_ptr<const std::vector<uint64_t>> table;
-    if (!arithmetic) {
-        table = std::make_shared<const std::vector<uint64_t>>(std::move(round->endpoints));
-    }
-    for (OobRequest *q : round->reqs) {
-        q->table = table;
-        q->start = first;
-        q->stride = stride;
-        q->max_value = round->max_value;
-        q->checks_agree = round->min_check == round->max_check;
-    }
-    std::vector<uint64_t>().swap(round->endpoints);
-    int64_t depth = 0;
-    while ((uint64_t{1} << depth) < n_) {
-        ++depth;
-    }
-    push_event(Event{round->max_entry_ps + depth * params_.net.lat_inter_ps, 0, 0, nullptr, id, 0,
-                     EventKind::kOobDone});
-}
-
-void Cluster::complete_oob_round(uint64_t id) {
-    auto it = oob_rounds_.find(id);
-    if (it == oob_rounds_.end()) {
-        return;
-    }
-    OobRound *round = it->second.get();
-    fold(round->size);
-    for (uint32_t r = 0; r < n_; ++r) {
-        OobRequest *q = round->reqs[r];
-        if (q == nullptr) {
-            continue;
-        }
-        q->status = round->mismatch ? UCC_ERR_INVALID_PARAM : UCC_OK;
-        q->done = true;
-        q->round = nullptr;
-        if (ranks_[r].oob == q) {
-            ranks_[r].oob = nullptr;
-        }
-        wake(r);
-    }
-    if (round->mismatch && status_ == UCC_OK) {
-        status_ = UCC_ERR_INVALID_PARAM;
-    }
-    oob_rounds_.erase(it);
-}
-
-bool Cluster::oob_round_lost(const OobRound &round) const {
-    if (crashed_ == 0) {
-        return false;
-    }
-    for (uint32_t r = 0; r < n_; ++r) {
-        if (ranks_[r].crashed && round.reqs[r] == nullptr) {
-            return true;  // a crashed rank never joined it (one that did never freed it)
-        }
-    }
-    return false;
-}
-
-ucc_status_t Cluster::oob_test(OobRequest *req) {
-    if (req == nullptr) {
-        return UCC_ERR_INVALID_PARAM;
-    }
-    if (req->done) {
-        return req->status;
-    }
-    if (aborted_) {
-        return UCC_ERR_NO_MESSAGE;
-    }
-    uint32_t r = running_rank();
-    if (r == kNoRank) {
-        return UCC_INPROGRESS;
-    }
-    // An exchange that a crashed rank will never join fails, as an OOB over a
-    // failed process does (faults.h).
-    if (req->round != nullptr && oob_round_lost(*req->round)) {
-        return UCC_ERR_NO_MESSAGE;
-    }
-    idle(r, INFINITY);
-    if (req->done) {
-        return req->status;
-    }
-    if (req->round != nullptr && oob_round_lost(*req->round)) {
-        return UCC_ERR_NO_MESSAGE;
-    }
-    return aborted_ ? UCC_ERR_NO_MESSAGE : UCC_INPROGRESS;
-}
-
-ucc_status_t Cluster::oob_free(OobRequest *req) {
-    if (req == nullptr) {
-        return UCC_ERR_INVALID_PARAM;
-    }
-    if (req->round != nullptr) {
-        req->round->reqs[req->rank] = nullptr;
-    }
-    if (ranks_[req->rank].oob == req) {
-        ranks_[req->rank].oob = nullptr;
-    }
-    delete req;
-    return UCC_OK;
-}
-
-namespace {
-
-ucc_status_t oob_allgather_cb(void *src_buf, void *recv_buf, size_t size, void *allgather_info,
-                              void **request) {
-    Cluster *c = Cluster::current();
-    if (c == nullptr || c != allgather_info) {
-        return UCC_ERR_INVALID_PARAM;
-    }
-    return c->oob_allgather(src_buf, recv_buf, size, request);
-}
-
-ucc_status_t oob_test_cb(void *request) {
-    Cluster *c = Cluster::current();
-    if (c == nullptr) {
-        return UCC_ERR_INVALID_PARAM;
-    }
-    return c->oob_test(static_cast<OobRequest *>(request));
-}
-
-ucc_status_t oob_free_cb(void *request) {
-    Cluster *c = Cluster::current();
-    if (c == nullptr) {
-        // The cluster is gone; the request is no longer referenced by it.
-        delete static_cast<OobRequest *>(request);
-        return UCC_OK;
-    }
-    return c->oob_free(static_cast<OobRequest *>(request));
-}
-
-}  // namespace
-
-// ---------------------------------------------------------------------------
-// Public functions
-// ---------------------------------------------------------------------------
-
-RunResult run(const ClusterParams &p, std::function<void(uint32_t rank)> program) {
-    RunResult res;
-    if (p.n_ranks == 0 || !program) {
-        res.status = UCC_ERR_INVALID_PARAM;
-        res.report = p.n_ranks == 0 ? "ucc_sim: n_ranks must be at least 1\n"
-                                    : "ucc_sim: no program to run\n";
-        return res;
-    }
-    std::unique_ptr<Timeline> timeline;
-    if (!p.timeline.empty()) {
-        std::string error;
-        timeline = Timeline::open(p.timeline, p.timeline_ranks, p.n_ranks, p.seed, p.net.describe(),
-                                  &error);
-        if (!timeline) {
-            res.status = UCC_ERR_INVALID_PARAM;
-            res.report = "ucc_sim: " + error + "\n";
-            return res;
-        }
-    }
-    auto body = [&]() {
-        try {
-            Cluster c(p, std::move(program));
-            c.set_timeline(timeline.get());
-            res = c.execute();
-            std::string error;
-            if (timeline &&
-                !timeline->close([&c](uint32_t r) { return c.rank_state(r).clock_ps; }, &error)) {
-                c.note("ucc_sim: " + error);
-                res.report += "ucc_sim: " + error + "\n";
-                if (res.status == UCC_OK) {
-                    res.status = UCC_ERR_NO_RESOURCE;
-                }
-            }
-        } catch (const std::bad_alloc &) {
-            res = RunResult();
-            res.status = UCC_ERR_NO_MEMORY;
-            res.report = "ucc_sim: out of memory setting up the cluster\n";
-        }
-    };
-    try {
-        std::thread t(body);
-        t.join();
-    } catch (const std::system_error &) {
-        res.status = UCC_ERR_NO_RESOURCE;
-        res.report = "ucc_sim: cannot start the simulation thread\n";
-    }
-    return res;
-}
-
-bool in_rank() {
-    Cluster *c = Cluster::current();
-    return c != nullptr && c->running_rank() != kNoRank;
-}
-
-uint32_t current_rank() {
-    Cluster *c = Cluster::current();
-    if (c == nullptr) {
-        return 0;
-    }
-    uint32_t r = c->running_rank();
-    return r == kNoRank ? 0 : r;
-}
-
-uint32_t cluster_size() {
-    Cluster *c = Cluster::current();
-    return c == nullptr ? 0 : c->size();
-}
-
 void Cluster::record(uint32_t rank, TraceEvent &e) {
     if (!recording()) {
         return;
@@ -1261,53 +650,6 @@ void Cluster::record(uint32_t rank, TraceEvent &e) {
     e.rank = rank;
     e.time_ps = std::max(ranks_[rank].clock_ps, now_ps_);
     trace_.push_back(e);
-}
-
-void record_user_event(TraceEvent e) {
-    Cluster *c = Cluster::current();
-    if (c == nullptr || c->running_rank() == kNoRank) {
-        return;
-    }
-    e.kind = TraceKind::kUser;
-    c->record(c->running_rank(), e);
-}
-
-double now_s() {
-    Cluster *c = Cluster::current();
-    if (c == nullptr || c->running_rank() == kNoRank) {
-        return 0;
-    }
-    return static_cast<double>(c->clock_ps(c->running_rank())) / 1e12;
-}
-
-bool compute(double seconds) {
-    Cluster *c = Cluster::current();
-    if (c == nullptr || c->running_rank() == kNoRank) {
-        return false;
-    }
-    if (seconds > 0) {
-        c->advance(c->running_rank(), static_cast<int64_t>(std::llround(seconds * 1e12)));
-    }
-    return true;
-}
-
-bool Cluster::is_cluster_oob(const ucc_oob_coll_t &oob) const {
-    return oob.allgather == oob_allgather_cb && oob.req_test == oob_test_cb &&
-           oob.coll_info == this && oob.n_oob_eps == n_ && oob.oob_ep == running_rank();
-}
-
-ucc_status_t oob(ucc_oob_coll_t *out) {
-    Cluster *c = Cluster::current();
-    if (out == nullptr || c == nullptr || c->running_rank() == kNoRank) {
-        return UCC_ERR_INVALID_PARAM;
-    }
-    out->allgather = oob_allgather_cb;
-    out->req_test = oob_test_cb;
-    out->req_free = oob_free_cb;
-    out->coll_info = c;
-    out->n_oob_eps = c->size();
-    out->oob_ep = c->running_rank();
-    return UCC_OK;
 }
 
 }  // namespace ucc::sim

@@ -44,6 +44,7 @@
 #include "transports/sim/event_queue.h"
 #include "transports/sim/faults.h"
 #include "transports/sim/network.h"
+#include "transports/sim/rng.h"
 #include "ucc/api/ucc.h"
 
 namespace ucc::sim {
@@ -111,7 +112,7 @@ ucc_status_t run_threads(uint32_t k, const std::function<void(uint32_t thread)> 
 ucc_status_t oob(ucc_oob_coll_t *out);
 
 // ---------------------------------------------------------------------------
-// Internals shared by cluster.cc and sim_transport.cc
+// Internals shared by the cluster's files (cluster*.cc, sim_threads.cc) and sim_transport.cc
 // ---------------------------------------------------------------------------
 
 class Cluster;
@@ -123,18 +124,6 @@ struct OobRequest;
 struct OobRound;
 
 constexpr uint32_t kNoRank = UINT32_MAX;
-
-// xoshiro256**, seeded through splitmix64.
-class Rng {
-  public:
-    explicit Rng(uint64_t seed);
-    uint64_t next();
-    // Uniform in [0, bound] (bound inclusive).
-    uint64_t upto(uint64_t bound);
-
-  private:
-    uint64_t s_[4];
-};
 
 // What an Xfer's transport_priv points at while it is pending.
 enum class OpKind : uint8_t { kRecv, kGet, kFlush };
@@ -222,6 +211,7 @@ struct RankState {
     bool crashed = false;          // stopped by the fault plan (never resumed; counts as finished)
     int64_t stalled_until_ps = 0;  // stalled by the fault plan: not resumed before this
     bool primary_used = false;     // the endpoint id == rank has been handed out
+    uint32_t later_endpoints = 0;  // endpoints handed out after the first (ids n * k + rank)
     RankThreads *threads = nullptr;  // while the rank runs threads (run_threads)
 };
 
@@ -301,7 +291,9 @@ class Cluster {
     // hang the whole simulation, so that is fatal after many polls.
     void count_empty_poll(uint32_t r);
 
-    // Endpoints: the first of a rank gets id == rank, later ones n + k.
+    // Endpoints: the first of a rank gets id == rank, its k-th later one
+    // n * k + rank (k >= 1). Every id ever handed out names its rank, and only
+    // live endpoints take memory: a rank may make and drop endpoints forever.
     std::unique_ptr<SimTransport> create_endpoint(uint32_t rank);
     void remove_endpoint(SimTransport *ep);
     SimTransport *endpoint(uint64_t id) const;
@@ -427,9 +419,14 @@ class Cluster {
                spike_ps_ == 0;
     }
     std::string describe_blocked(size_t max_ranks) const;
+    // Rank r joins an OOB round with its request; true when it is the last.
+    bool join_oob_round(uint32_t r, OobRound *round, OobRequest *req);
+    // Everyone has joined: the round completes (kOobDone) after a log-depth
+    // exchange of inter-node latencies.
+    void schedule_oob_done(const OobRound &round);
     void complete_oob_round(uint64_t id);
     // The last rank joined a peer exchange: its result to every request.
-    void publish_exchange(OobRound *round, uint64_t id);
+    void publish_exchange(OobRound *round);
     // Stops rank r (faults.h) and tells every other rank's endpoints.
     void crash(uint32_t r);
     // An OOB round that a crashed rank never joined (it can never complete).
@@ -445,9 +442,8 @@ class Cluster {
     uint64_t spike_threshold_ = 0;  // a packet is delayed when fault_rng_ draws below it
     int64_t spike_ps_ = 0;
     std::vector<RankState> ranks_;
-    std::vector<SimTransport *> primary_;  // endpoint id r < n
-    std::vector<SimTransport *> extra_;    // endpoint id n + k
-    std::vector<uint32_t> extra_rank_;
+    std::vector<SimTransport *> primary_;                 // endpoint id r < n
+    std::unordered_map<uint64_t, SimTransport *> extra_;  // the live ones with id >= n
     EventQueue<Event> events_;
     std::unordered_map<OrderKey, OrderState, OrderKeyHash> order_;  // find/insert/erase only
     std::map<uint64_t, std::unique_ptr<OobRound>> oob_rounds_;

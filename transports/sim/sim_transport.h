@@ -2,8 +2,8 @@
 //
 // A SimTransport belongs to the rank that created it (through make_transport()
 // from inside that rank) and must only be used from that rank. Its address is
-// its 8-byte endpoint id: a rank's first endpoint has id == rank, later ones
-// ids >= n_ranks in creation order.
+// its 8-byte endpoint id: a rank's first endpoint has id == rank, its k-th
+// later one n_ranks * k + rank.
 //
 // Semantics (see lib/transport.h for the interface):
 //  * isend copies the payload (eager; no copy in timing-only mode) and
