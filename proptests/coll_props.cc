@@ -210,7 +210,7 @@ UCC_PROP(CollProps, ReplayIsDeterministic, 400, ()) {
 // network and posting skew) leaves the same bytes in every dst, floating
 // point included: each algorithm reduces in an order fixed by ranks and
 // steps, never by arrival order.
-UCC_PROP(CollProps, ResultsIndependentOfTheSchedule, 500, ()) {
+UCC_PROP(CollProps, ResultsIndependentOfTheSchedule, 300, ()) {
     DrawOptions opt;
     opt.float_types = *rc::gen::arbitrary<bool>();
     const Scenario s = draw_scenario(opt);

@@ -2,7 +2,7 @@
 # Quick start (b): build and run every test — unit, integration, property tests,
 # multi-process runs over UCX, the thread stress test, the C99 header test and
 # the symbol check — then the same under ASan+UBSan, the thread stress test
-# under TSan, and the libFuzzer targets (scripts/fuzz.sh, UCC_FUZZ_SECONDS=15
+# under TSan, and the libFuzzer targets (scripts/fuzz.sh, UCC_FUZZ_SECONDS=10
 # each; skipped without clang++).
 # UCC_PROPTEST_SCALE=10 runs ten times as many property-test cases.
 #
@@ -70,7 +70,7 @@ UCX_MEM_EVENTS=no UCX_MEM_MALLOC_HOOKS=no UCX_MEM_MMAP_HOOK_MODE=none UCX_NET_DE
 if command -v clang++ >/dev/null; then
     # The libFuzzer targets (fuzz/), UCC_FUZZ_SECONDS each (README, Fuzzing).
     stage "fuzzers"
-    ./scripts/fuzz.sh "${UCC_FUZZ_SECONDS:-15}"
+    ./scripts/fuzz.sh "${UCC_FUZZ_SECONDS:-10}"
 else
     echo "== fuzzers: skipped (no clang++) =="
 fi
