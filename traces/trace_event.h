@@ -78,7 +78,7 @@ struct TraceEvent {
     // init: the algorithm chosen (1 + its index in the library's registry; 0:
     // none runs, a zero-size collective completes at post): P42.
     uint16_t alg = 0;
-    uint64_t req = 0;     // per-rank request number (1, 2, ... in ucc_collective_init order)
+    uint64_t req = 0;  // per-rank request number (1, 2, ... in ucc_collective_init order)
     uint64_t flags = 0;
     uint64_t signature = 0;
     uint64_t offset = 0;  // access: byte offset in the buffer; team created: the ep

@@ -28,9 +28,9 @@ inline void expect_init_statuses(const std::vector<ucc_coll_args_t> &args,
             ucc::model::expected_init_status(args[r], ucc::model::TeamView{c.n, r, true}, &why);
         EXPECT_EQ(model, want[r]) << "rank " << r << ": the model disagrees with the test (" << why
                                   << ")";
-        EXPECT_EQ(o.status[0][r], want[r])
-            << "rank " << r << ": ucc_collective_init returned " << ucc_status_string(o.status[0][r])
-            << ", expected " << ucc_status_string(want[r]) << " (" << why << ")";
+        EXPECT_EQ(o.status[0][r], want[r]) << "rank " << r << ": ucc_collective_init returned "
+                                           << ucc_status_string(o.status[0][r]) << ", expected "
+                                           << ucc_status_string(want[r]) << " (" << why << ")";
     }
 }
 
