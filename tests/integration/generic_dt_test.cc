@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "tests/common/scenario.h"
+#include "tools/perf/lifecycle.h"
 #include "transports/sim/cluster.h"
 #include "ucc/api/ucc.h"
 
@@ -196,19 +197,7 @@ void run_ranks(uint32_t n, const std::function<void(uint32_t, ucc::testkit::Rank
 
 // Init, post, wait, finalize; the status it ended with.
 ucc_status_t run_coll(ucc::testkit::RankEnv &env, ucc_coll_args_t &args) {
-    ucc_coll_req_h req = nullptr;
-    ucc_status_t st = ucc_collective_init(&args, &req, env.team);
-    if (st != UCC_OK) {
-        return st;
-    }
-    st = ucc_collective_post(req);
-    if (st == UCC_OK) {
-        while ((st = ucc_collective_test(req)) == UCC_INPROGRESS) {
-            ucc_context_progress(env.ctx);
-        }
-    }
-    ucc_collective_finalize(req);
-    return st;
+    return ucc::perf::run_collective(&args, env.team, env.ctx);
 }
 
 #define EXPECT_AT(errs, cond, what) \

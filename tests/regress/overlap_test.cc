@@ -12,6 +12,7 @@
 
 #include "lib/coll/coll.h"
 #include "tests/common/scenario.h"
+#include "tools/perf/lifecycle.h"
 #include "transports/sim/cluster.h"
 #include "ucc/api/ucc.h"
 
@@ -42,19 +43,7 @@ void on_team(const std::string &allreduce_alg, Body body) {
 }
 
 ucc_status_t run_coll(ucc_coll_args_t &args, const ucc::testkit::RankEnv &env) {
-    ucc_coll_req_h req = nullptr;
-    ucc_status_t st = ucc_collective_init(&args, &req, env.team);
-    if (st != UCC_OK) {
-        return st;
-    }
-    st = ucc_collective_post(req);
-    if (st == UCC_OK) {
-        while ((st = ucc_collective_test(req)) == UCC_INPROGRESS) {
-            ucc_context_progress(env.ctx);
-        }
-    }
-    ucc_collective_finalize(req);
-    return st;
+    return ucc::perf::run_collective(&args, env.team, env.ctx);
 }
 
 TEST(Overlap, AllreduceWithSrcEqualToDstRunsInPlaceOnEveryAlgorithm) {
