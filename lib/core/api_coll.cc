@@ -242,6 +242,7 @@ ucc_status_t coll_init(ucc_coll_args_t *coll_args, ucc_coll_req_h *request, ucc_
         UCC_LOG(ctx.log, kError, "ucc_collective_init: %s", why.c_str());
         return st;
     }
+    ucc::alloc_site(ctx.sim, ucc::AllocSite::kCollRequest);
     auto r = std::make_unique<CollRequest>();
     r->super.status = UCC_OPERATION_INITIALIZED;
     r->team = &t;
@@ -333,7 +334,9 @@ ucc_status_t coll_init(ucc_coll_args_t *coll_args, ucc_coll_req_h *request, ucc_
             // Scratch memory is allocated here, once: a post never allocates it.
             ucc::coll::ScratchPlan plan;
             r->alg->scratch(r->nargs, view_rank, view_size, plan);
-            if (r->scratch.reserve(plan, ctx.tl_timing_only) != UCC_OK) {
+            const bool refused =
+                ctx.sim != nullptr && ctx.sim->fail_allocation(ucc::AllocSite::kCollScratch);
+            if (refused || r->scratch.reserve(plan, ctx.tl_timing_only) != UCC_OK) {
                 UCC_LOG(ctx.log, kError,
                         "ucc_collective_init: out of memory for the %s algorithm's scratch "
                         "buffers",
@@ -507,6 +510,7 @@ ucc_status_t coll_post(ucc_coll_req_h request) {
         sp.tag_base = t.tag_base(seq);
         ctx.sim->trace_begin(sp);
     }
+    ucc::alloc_site(ctx.sim, ucc::AllocSite::kCollTask);
     r->task = t.sync_type == UCC_SYNC_COLLECTIVES
                   ? ucc::coll::run_synchronized(*r->coll, r->alg->run)
                   : r->alg->run(*r->coll);

@@ -442,6 +442,7 @@ UCC_EXPORT ucc_status_t ucc_context_create(ucc_lib_h lib_handle, const ucc_conte
             ctx.mem_segments.assign(mp.segments, mp.segments + mp.n_segments);
         }
         ucc::core::trace_open(ctx, has_oob ? &params->oob : nullptr);
+        ucc::alloc_site(ctx.sim, ucc::AllocSite::kContextAddress);
         ctx.address.resize(ctx.transport->address_length());
         ctx.transport->address(ctx.address.data());
 
@@ -450,7 +451,17 @@ UCC_EXPORT ucc_status_t ucc_context_create(ucc_lib_h lib_handle, const ucc_conte
             ctx.oob = params->oob;
             uint32_t n = ctx.oob.n_oob_eps;
             void *xreq = nullptr;
-            if (ctx.sim != nullptr && ctx.sim->exchange_post(ctx.oob, 0, 0, &xreq) == UCC_OK) {
+            // The world's peer exchange where it offers one (an error other
+            // than UCC_ERR_NOT_SUPPORTED is the exchange failing).
+            const ucc_status_t xst = ctx.sim != nullptr
+                                         ? ctx.sim->exchange_post(ctx.oob, 0, 0, &xreq)
+                                         : UCC_ERR_NOT_SUPPORTED;
+            if (xst != UCC_OK && xst != UCC_ERR_NOT_SUPPORTED) {
+                log_error("ucc_context_create: OOB peer exchange failed: %s",
+                          ucc_status_string(xst));
+                return xst;
+            }
+            if (xst == UCC_OK) {
                 // The world shares the table: no O(n) copy per context.
                 ucc::SimulatedWorld::Exchange ex;
                 ucc_status_t st;
@@ -461,6 +472,7 @@ UCC_EXPORT ucc_status_t ucc_context_create(ucc_lib_h lib_handle, const ucc_conte
                               ucc_status_string(st));
                     return st;
                 }
+                ucc::alloc_site(ctx.sim, ucc::AllocSite::kContextPeers);
                 ctx.peers = ucc::core::PeerMap::from_exchange(ex, n);
                 ctx.log.set_prefix("ctx_ep=" + std::to_string(ctx.oob.oob_ep));
                 {

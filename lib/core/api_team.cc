@@ -312,6 +312,7 @@ UCC_EXPORT ucc_status_t ucc_team_create_post(ucc_context_h *contexts, uint32_t n
             return UCC_ERR_NO_RESOURCE;
         }
 
+        ucc::alloc_site(ctx.sim, ucc::AllocSite::kTeamHandle);
         std::unique_ptr<ucc_team> h(new ucc_team{Team(&ctx)});
         Team &t = h->team;
         t.size = static_cast<uint32_t>(size);

@@ -43,9 +43,16 @@ uint32_t hash32(const void *data, size_t n, uint32_t h) {
 
 ucc_status_t OobExchange::start() {
     Context &ctx = *t_->ctx;
-    if (ctx.sim != nullptr &&
-        ctx.sim->exchange_post(oob_, ctx.next_team_id, t_->has_user_id ? (t_->user_id + 1) : 0,
-                               &req_) == UCC_OK) {
+    // The world's peer exchange where it offers one (an error other than
+    // UCC_ERR_NOT_SUPPORTED is the exchange failing).
+    const ucc_status_t xst =
+        ctx.sim != nullptr ? ctx.sim->exchange_post(oob_, ctx.next_team_id,
+                                                    t_->has_user_id ? (t_->user_id + 1) : 0, &req_)
+                           : UCC_ERR_NOT_SUPPORTED;
+    if (xst != UCC_OK && xst != UCC_ERR_NOT_SUPPORTED) {
+        return xst;
+    }
+    if (xst == UCC_OK) {
         // The world shares the peer table: nothing O(n) per member.
         shared_ = true;
     } else {
@@ -75,9 +82,19 @@ ucc_status_t OobExchange::post_records() {
 }
 
 bool OobExchange::poll() {
-    if (shared_) {
-        return poll_shared();
+    try {
+        return shared_ ? poll_shared() : poll_oob();
+    } catch (...) {
+        // An allocation that failed on the way to the peer map: the creation
+        // fails with its status (ucc_team_create_test reports it and the team
+        // can be destroyed), never left half made.
+        unlist();
+        finish_creation(t_, status_of_current_exception());
+        return true;
     }
+}
+
+bool OobExchange::poll_oob() {
     ucc_status_t st = oob_.req_test(req_);
     if (st == UCC_INPROGRESS) {
         return false;
@@ -110,6 +127,7 @@ bool OobExchange::poll_shared() {
         st = UCC_ERR_INVALID_PARAM;
     }
     if (st == UCC_OK) {
+        alloc_site(ctx.sim, AllocSite::kTeamPeers);
         t_->peers = PeerMap::from_exchange(ex, oob_.n_oob_eps);
         if (t_->peers.at(t_->rank) != ctx.transport->self()) {
             UCC_LOG(ctx.log, kError, "team OOB position %u does not hold this process's address",
@@ -164,6 +182,7 @@ ucc_status_t OobExchange::conclude() {
                 t_->rank);
         return UCC_ERR_INVALID_PARAM;
     }
+    alloc_site(ctx.sim, AllocSite::kTeamPeers);
     t_->peers = PeerMap::from_table(std::move(table));
     ctx.next_team_id = max_proposal + 1;
     t_->id = (t_->has_user_id && t_->user_id <= kUserIdMax) ? static_cast<uint16_t>(t_->user_id)

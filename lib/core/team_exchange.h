@@ -38,7 +38,8 @@ class OobExchange final : public Poller {
     bool poll() override;
 
   private:
-    bool poll_shared();
+    bool poll_oob();     // through the OOB's allgathers
+    bool poll_shared();  // through the world's peer exchange
     void unlist();
     ucc_status_t post_records();
     ucc_status_t conclude();

@@ -535,6 +535,25 @@ std::string status_error(const char *what, ucc_status_t st) {
 
 }  // namespace
 
+namespace {
+
+// P37 for one call (RankEnv::defect): `failed` is sim::failed_allocations()
+// before it, `handle` whether it wrote its handle.
+void p37_check(RankEnv *env, const char *call, uint32_t failed, ucc_status_t st, bool handle) {
+    if (!env->defect.empty()) {
+        return;
+    }
+    if (st != UCC_OK && handle) {
+        env->defect =
+            std::string(call) + " returned " + ucc_status_string(st) + " but wrote its handle";
+    } else if (sim::failed_allocations() != failed && st != UCC_ERR_NO_MEMORY) {
+        env->defect = std::string(call) + " returned " + ucc_status_string(st) +
+                      " after an allocation in it failed (expected UCC_ERR_NO_MEMORY)";
+    }
+}
+
+}  // namespace
+
 std::string setup(const EnvParams &p, uint32_t rank, uint32_t n, RankEnv *env) {
     ucc_lib_config_h lcfg;
     ucc_status_t st = ucc_lib_config_read(nullptr, nullptr, &lcfg);
@@ -579,8 +598,10 @@ std::string setup(const EnvParams &p, uint32_t rank, uint32_t n, RankEnv *env) {
         ucc_context_config_release(ccfg);
         return status_error("context configuration", st);
     }
+    uint32_t failed = sim::failed_allocations();
     st = ucc_context_create(env->lib, &cp, ccfg, &env->ctx);
     ucc_context_config_release(ccfg);
+    p37_check(env, "ucc_context_create", failed, st, env->ctx != nullptr);
     if (st != UCC_OK) {
         env->ctx = nullptr;
         return status_error("ucc_context_create", st);
@@ -608,14 +629,19 @@ std::string setup(const EnvParams &p, uint32_t rank, uint32_t n, RankEnv *env) {
         tp.mask |= UCC_TEAM_PARAM_FIELD_SYNC_TYPE;
         tp.sync_type = UCC_SYNC_COLLECTIVES;
     }
-    ucc_team_h team;
+    ucc_team_h team = nullptr;
+    failed = sim::failed_allocations();
     st = ucc_team_create_post(&env->ctx, 1, &tp, &team);
+    p37_check(env, "ucc_team_create_post", failed, st, team != nullptr);
     if (st != UCC_OK) {
         return status_error("ucc_team_create_post", st);
     }
     env->team = team;
-    while ((st = ucc_team_create_test(team)) == UCC_INPROGRESS) {
-    }
+    do {
+        failed = sim::failed_allocations();
+        st = ucc_team_create_test(team);
+    } while (st == UCC_INPROGRESS);
+    p37_check(env, "ucc_team_create_test", failed, st, false);
     if (st != UCC_OK) {
         return std::string("team creation: ") + ucc_status_string(st);
     }

@@ -133,6 +133,10 @@ struct RankEnv {
     ucc_lib_h lib = nullptr;
     ucc_context_h ctx = nullptr;
     ucc_team_h team = nullptr;
+    // P37, set by setup(): a call that failed yet wrote its handle, or during
+    // which the simulator failed an allocation (faults.h) but that did not
+    // return UCC_ERR_NO_MEMORY. Empty when none.
+    std::string defect;
 };
 
 struct EnvParams {

@@ -75,26 +75,38 @@ TEST(Crash, SurvivorsGetAnErrorOrExactDataAndFinish) {
 }
 
 // Swarm: allreduce algorithms in turn, team sizes 2..9, a mix and intensity
-// of crashes, stalls and delay spikes drawn from each case's seed.
+// of crashes, stalls, delay spikes, failed allocations and failed or stalled
+// OOB exchanges drawn from each case's seed.
 // UCC_TEST_SWARM_CASES sets the number of cases (CI: 300; run it for hours
-// with a large number).
+// with a large number), UCC_TEST_SWARM_FIRST the first case's seed (1; set it
+// to a failure's seed, with 1 case, to replay that case alone).
 TEST(Crash, SwarmOfDrawnFaultPlans) {
     uint64_t cases = 300;
     if (const char *env = std::getenv("UCC_TEST_SWARM_CASES")) {
         cases = std::strtoull(env, nullptr, 10);
     }
+    uint64_t first = 1;
+    if (const char *env = std::getenv("UCC_TEST_SWARM_FIRST")) {
+        first = std::strtoull(env, nullptr, 10);
+    }
     const char *algs[] = {"", "ring", "recursive_doubling", "rabenseifner"};
     uint64_t crashes = 0;
     uint64_t stalls = 0;
     uint64_t spiky = 0;
-    for (uint64_t seed = 1; seed <= cases; ++seed) {
+    uint64_t nomem = 0;     // cases with allocation failures
+    uint64_t oob = 0;       // OOB faults
+    uint64_t injected = 0;  // failed allocations and OOB faults that happened
+    for (uint64_t seed = first; seed < first + cases; ++seed) {
         const uint32_t n = 2 + static_cast<uint32_t>(seed % 8);
         const ucc::sim::FaultPlan plan = ucc::sim::FaultPlan::draw(seed, n, 4e-5);
         crashes += plan.crashes.size();
         stalls += plan.stalls.size();
         spiky += plan.spike_p > 0 ? 1 : 0;
+        nomem += plan.nomem_p > 0 ? 1 : 0;
+        oob += plan.oob.size();
         const std::string alg = algs[seed % 4];
         const FaultOutcome o = run_fault_case(n, 12, plan, seed, alg);
+        injected += o.run.faults_injected;
         expect_survivors_sound(n, plan, o,
                                "seed " + std::to_string(seed) + " n " + std::to_string(n) +
                                    " allreduce alg '" + alg + "' faults " + plan.describe());
@@ -102,10 +114,17 @@ TEST(Crash, SwarmOfDrawnFaultPlans) {
             return;
         }
     }
-    std::printf("swarm: %llu cases, %llu crashes, %llu stalls, %llu with delay spikes\n",
-                static_cast<unsigned long long>(cases), static_cast<unsigned long long>(crashes),
-                static_cast<unsigned long long>(stalls), static_cast<unsigned long long>(spiky));
+    std::printf(
+        "swarm: %llu cases, %llu crashes, %llu stalls, %llu with delay spikes, %llu with "
+        "allocation failures, %llu OOB faults; %llu allocation and OOB faults injected\n",
+        static_cast<unsigned long long>(cases), static_cast<unsigned long long>(crashes),
+        static_cast<unsigned long long>(stalls), static_cast<unsigned long long>(spiky),
+        static_cast<unsigned long long>(nomem), static_cast<unsigned long long>(oob),
+        static_cast<unsigned long long>(injected));
     EXPECT_GT(crashes, 0u);
     EXPECT_GT(stalls, 0u);
     EXPECT_GT(spiky, 0u);
+    EXPECT_GT(nomem, 0u);
+    EXPECT_GT(oob, 0u);
+    EXPECT_GT(injected, 0u);
 }

@@ -25,6 +25,8 @@ FaultOutcome run_fault_case(uint32_t n, uint32_t iters, const ucc::sim::FaultPla
     o.ok.assign(n, 0);
     o.failed.assign(n, 0);
     o.finished.assign(n, false);
+    o.injected.assign(n, 0);
+    o.no_memory.assign(n, 0);
     ucc::sim::ClusterParams cp;
     cp.n_ranks = n;
     cp.seed = seed;
@@ -34,19 +36,35 @@ FaultOutcome run_fault_case(uint32_t n, uint32_t iters, const ucc::sim::FaultPla
         ep.alg = alg;
         ucc::testkit::RankEnv env;
         std::string &error = o.errors[rank];
+        // The end of the rank's program: destroy what it made; after an
+        // error it cannot go on from, exit.
+        auto finish = [&](bool exit) {
+            const std::string down = ucc::testkit::teardown(&env);
+            if (!down.empty() && error.empty()) {
+                error = "teardown: " + down;
+            }
+            o.injected[rank] = ucc::sim::failed_allocations();
+            o.finished[rank] = true;
+            if (exit) {
+                ucc::sim::exit_rank();
+            }
+        };
         const std::string made = ucc::testkit::setup(ep, rank, n, &env);
+        if (!env.defect.empty()) {
+            error = env.defect;
+        }
         if (!made.empty()) {
             // A crash during context or team creation fails it on the
-            // survivors (their OOB exchange lost a member): an error, not a hang.
+            // survivors (their OOB exchange lost a member): an error, not a
+            // hang. So does a failed allocation or OOB exchange on this rank.
             if (plan.empty()) {
                 error = made;
             }
-            ++o.failed[rank];
-            const std::string down = ucc::testkit::teardown(&env);
-            if (!down.empty() && error.empty()) {
-                error = "teardown after a failed setup: " + down;
+            if (made.find(ucc_status_string(UCC_ERR_NO_MEMORY)) != std::string::npos) {
+                ++o.no_memory[rank];
             }
-            o.finished[rank] = true;
+            ++o.failed[rank];
+            finish(true);
             return;
         }
         std::vector<int32_t> src(kCount * n);
@@ -75,8 +93,14 @@ FaultOutcome run_fault_case(uint32_t n, uint32_t iters, const ucc::sim::FaultPla
                               UCC_MEMORY_TYPE_HOST};
             }
             ucc_coll_req_h req = nullptr;
+            uint32_t allocs_failed = ucc::sim::failed_allocations();
             ucc_status_t st = ucc_collective_init(&a, &req, env.team);
+            if (st != UCC_OK && req != nullptr && error.empty()) {
+                error = "ucc_collective_init returned " + std::string(ucc_status_string(st)) +
+                        " but wrote its request";
+            }
             if (st == UCC_OK) {
+                allocs_failed = ucc::sim::failed_allocations();
                 st = ucc_collective_post(req);
                 // Bounded in count: a survivor must never wait forever (P46).
                 for (uint64_t polls = 0; st == UCC_OK; ++polls) {
@@ -92,6 +116,22 @@ FaultOutcome run_fault_case(uint32_t n, uint32_t iters, const ucc::sim::FaultPla
                     st = UCC_OK;
                 }
                 ucc_collective_finalize(req);
+            }
+            // P37: an allocation failed during the init or the post: the
+            // collective reports UCC_ERR_NO_MEMORY.
+            if (ucc::sim::failed_allocations() != allocs_failed && st != UCC_ERR_NO_MEMORY &&
+                error.empty()) {
+                error = "collective " + std::to_string(it) + " ended with " +
+                        ucc_status_string(st) +
+                        " after an allocation in it failed (expected UCC_ERR_NO_MEMORY)";
+            }
+            if (st == UCC_ERR_NO_MEMORY) {
+                // Out of memory: this rank gives up (its peers' collectives
+                // fail once they see it gone).
+                ++o.no_memory[rank];
+                ++o.failed[rank];
+                finish(true);
+                return;
             }
             if (st != UCC_OK) {
                 ++o.failed[rank];
@@ -130,11 +170,7 @@ FaultOutcome run_fault_case(uint32_t n, uint32_t iters, const ucc::sim::FaultPla
                 }
             }
         }
-        const std::string down = ucc::testkit::teardown(&env);
-        if (!down.empty() && error.empty()) {
-            error = "teardown: " + down;
-        }
-        o.finished[rank] = true;
+        finish(false);
     });
     return o;
 }
@@ -161,8 +197,13 @@ void expect_survivors_sound(uint32_t n, const ucc::sim::FaultPlan &plan, const F
         }
         EXPECT_TRUE(o.finished[r]) << what << ": survivor " << r << " did not finish";
         EXPECT_EQ(o.errors[r], "") << what << ": rank " << r;
-        if (plan.crashes.empty()) {
-            // Stalls and delay spikes only delay: everything succeeds.
+        if (o.injected[r] > 0) {
+            EXPECT_GT(o.no_memory[r], 0u)
+                << what << ": rank " << r << " had an allocation fail but saw no UCC_ERR_NO_MEMORY";
+        }
+        if (plan.crashes.empty() && !plan.fails_calls()) {
+            // Stalls, delay spikes and late OOB exchanges only delay:
+            // everything succeeds.
             EXPECT_EQ(o.failed[r], 0u) << what << ": rank " << r;
         }
     }

@@ -299,25 +299,37 @@ void Cluster::crash(uint32_t r) {
     if (rs.finished) {
         return;  // its program had ended: nothing left to stop
     }
-    rs.crashed = true;
     rs.finished = true;
     rs.blocked = false;
     ++finished_;
     // Its stack stays as it was, never unwound: unwinding would run the
     // library's destructors and handlers as if the rank had returned. Its
     // memory is lost, as a killed process's is.
+    // Its stack goes back to the kernel with the pool (a swarm of thousands
+    // of crashing runs would otherwise run out of mappings).
     new boost::context::fiber(std::move(rs.fiber));
-    ++crashed_;
+    stacks_->abandon();
     note("ucc_sim: rank " + std::to_string(r) + " crashed at virtual time " + seconds(now_ps_) +
          " (fault plan)");
+    announce_death(r);
+}
+
+void Cluster::announce_death(uint32_t r) {
+    RankState &rs = ranks_[r];
+    rs.crashed = true;
+    ++crashed_;
     // Ranks waiting in an OOB exchange the dead rank never joined: theirs fails.
     for (uint32_t q = 0; q < n_; ++q) {
         if (ranks_[q].oob != nullptr && ranks_[q].blocked) {
             wake(q);
         }
     }
+    // Every endpoint it ever had (ids n * k + r, lib: create_endpoint), also
+    // those it destroyed before it exited: a peer may still address them.
     const int64_t at = now_ps_ + static_cast<int64_t>(params_.faults.detect_s * 1e12);
-    for (const SimTransport *dead = rs.endpoints; dead != nullptr; dead = dead->next_in_rank_) {
+    const uint32_t ids = rs.primary_used ? rs.later_endpoints + 1 : 0;
+    for (uint32_t k = 0; k < ids; ++k) {
+        const uint64_t dead = static_cast<uint64_t>(n_) * k + r;
         for (uint32_t q = 0; q < n_; ++q) {
             if (q == r || ranks_[q].finished) {
                 continue;
@@ -327,7 +339,7 @@ void Cluster::crash(uint32_t r) {
                 Message *m = alloc_message();
                 m->kind = PacketKind::kPeerDown;
                 m->channel = Channel::kTagged;
-                m->src = dead->id();
+                m->src = dead;
                 m->dst = ep->id();
                 push_event(Event{at, 0, 0, m, 0, q, EventKind::kPacket});
             }
@@ -506,6 +518,11 @@ void Cluster::rank_main(uint32_t r) {
     clock_ps(r);
     rs.finished = true;
     ++finished_;
+    if (rs.exiting) {
+        note("ucc_sim: rank " + std::to_string(r) + " exited after an error at virtual time " +
+             seconds(clock_ps(r)));
+        announce_death(r);
+    }
 }
 
 // Every event lands on a rank whose state has gone cold since it last ran.
@@ -637,6 +654,7 @@ RunResult Cluster::execute() {
     res.trace_hash = hash_;
     res.virtual_time_s = static_cast<double>(end_ps) / 1e12;
     res.events = events_done_;
+    res.faults_injected = faults_injected_;
     res.report = report_;
     res.trace = std::move(trace_);
     tls_cluster = nullptr;

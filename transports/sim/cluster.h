@@ -40,6 +40,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "lib/simulated.h"
 #include "lib/transport.h"
 #include "transports/sim/event_queue.h"
 #include "transports/sim/faults.h"
@@ -75,6 +76,7 @@ struct RunResult {
     uint64_t trace_hash = 0;        // over every processed event and finish time
     double virtual_time_s = 0;      // when the last rank finished
     uint64_t events = 0;            // processed events
+    uint64_t faults_injected = 0;   // failed allocations and failed or stalled OOB exchanges
     std::string report;             // deadlock report and other notes; empty if clean
     std::vector<TraceEvent> trace;  // the event trace (ClusterParams::record_events)
 };
@@ -106,6 +108,14 @@ void record_user_event(TraceEvent e);
 // UCC_ERR_INVALID_PARAM outside a rank, with k == 0 or from inside a thread;
 // UCC_ERR_NO_MEMORY when the fibers cannot be made.
 ucc_status_t run_threads(uint32_t k, const std::function<void(uint32_t thread)> &body);
+
+// Fault injection (faults.h). exit_rank: the calling rank's program gives up
+// after an error, as a process that exits: once its program returns (having
+// destroyed what it made), its peers see it as a crashed rank. false outside
+// a rank. failed_allocations: how many of the calling rank's allocations the
+// fault plan has failed so far (0 outside a rank).
+bool exit_rank();
+uint32_t failed_allocations();
 
 // An OOB allgather over all ranks of the current cluster (oob_ep = rank).
 // UCC_ERR_INVALID_PARAM outside a rank.
@@ -208,10 +218,14 @@ struct RankState {
     uint32_t polls = 0;                    // empty progress() calls since the last idle()
     bool blocked = false;
     bool finished = false;
-    bool crashed = false;          // stopped by the fault plan (never resumed; counts as finished)
-    int64_t stalled_until_ps = 0;  // stalled by the fault plan: not resumed before this
-    bool primary_used = false;     // the endpoint id == rank has been handed out
-    uint32_t later_endpoints = 0;  // endpoints handed out after the first (ids n * k + rank)
+    bool crashed =
+        false;  // stopped by the fault plan or exited (never resumed; counts as finished)
+    bool exiting = false;  // its program gave up (exit_rank): dead to its peers once it returns
+    uint32_t alloc_visits = 0;       // visits to the library's allocation sites (faults.h nomem)
+    uint32_t alloc_failures = 0;     // ... that the fault plan failed
+    int64_t stalled_until_ps = 0;    // stalled by the fault plan: not resumed before this
+    bool primary_used = false;       // the endpoint id == rank has been handed out
+    uint32_t later_endpoints = 0;    // endpoints handed out after the first (ids n * k + rank)
     RankThreads *threads = nullptr;  // while the rank runs threads (run_threads)
 };
 
@@ -319,6 +333,11 @@ class Cluster {
     ucc_status_t oob_test(OobRequest *req);
     ucc_status_t oob_free(OobRequest *req);
 
+    // Fault injection (faults.h): whether rank r's current visit to `site`
+    // fails (lib/simulated.h), and the fault, if any, of its next OOB exchange.
+    bool fail_allocation(uint32_t r, AllocSite site);
+    const OobFault *oob_fault(uint32_t r) const;
+
     // Ordering keys with packets in flight (bounded memory check).
     size_t order_keys() const { return order_.size(); }
     size_t pending_events() const { return events_.size(); }
@@ -419,8 +438,12 @@ class Cluster {
                spike_ps_ == 0;
     }
     std::string describe_blocked(size_t max_ranks) const;
-    // Rank r joins an OOB round with its request; true when it is the last.
-    bool join_oob_round(uint32_t r, OobRound *round, OobRequest *req);
+    // Rank r joins an OOB round with its request, `late_ps` late (faults.h
+    // oob stalls); true when it is the last.
+    bool join_oob_round(uint32_t r, OobRound *round, OobRequest *req, int64_t late_ps);
+    // The fault plan for rank r's next OOB exchange: -1 when it fails, else
+    // how late it joins (0: no fault).
+    int64_t oob_fault_late_ps(uint32_t r);
     // Everyone has joined: the round completes (kOobDone) after a log-depth
     // exchange of inter-node latencies.
     void schedule_oob_done(const OobRound &round);
@@ -429,6 +452,10 @@ class Cluster {
     void publish_exchange(OobRound *round);
     // Stops rank r (faults.h) and tells every other rank's endpoints.
     void crash(uint32_t r);
+    // Rank r is dead (crashed, or exited after exit_rank): OOB rounds it never
+    // joined fail, and the endpoints of every other rank hear of each endpoint
+    // it ever had, detect_s from now.
+    void announce_death(uint32_t r);
     // An OOB round that a crashed rank never joined (it can never complete).
     bool oob_round_lost(const OobRound &round) const;
     void fold(uint64_t v);
@@ -466,6 +493,7 @@ class Cluster {
     uint64_t dropped_ = 0;
     uint32_t finished_ = 0;
     uint32_t crashed_ = 0;
+    uint64_t faults_injected_ = 0;
     bool aborted_ = false;
     ucc_status_t status_ = UCC_OK;
     std::string report_;

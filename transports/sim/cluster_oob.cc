@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "transports/sim/cluster.h"
+#include "transports/sim/cluster_internal.h"
 
 namespace ucc::sim {
 
@@ -19,7 +20,11 @@ ucc_status_t Cluster::oob_allgather(const void *src, void *recv, size_t size, vo
         return UCC_ERR_INVALID_PARAM;
     }
     RankState &rs = ranks_[r];
+    const int64_t late_ps = oob_fault_late_ps(r);
     uint64_t id = rs.oob_calls++;
+    if (late_ps < 0) {
+        return UCC_ERR_NO_MESSAGE;  // a failed OOB exchange (faults.h)
+    }
     auto it = oob_rounds_.find(id);
     if (it == oob_rounds_.end()) {
         auto round = std::make_unique<OobRound>();
@@ -44,7 +49,7 @@ ucc_status_t Cluster::oob_allgather(const void *src, void *recv, size_t size, vo
     req->recv_buf = recv;
     req->size = size;
     *request = req;
-    if (!join_oob_round(r, round, req)) {
+    if (!join_oob_round(r, round, req, late_ps)) {
         return UCC_OK;
     }
     // Everyone has called: the data lands now, completion after a log-depth
@@ -68,7 +73,11 @@ ucc_status_t Cluster::exchange_start(uint64_t endpoint, uint64_t value, uint64_t
         return UCC_ERR_INVALID_PARAM;
     }
     RankState &rs = ranks_[r];
+    const int64_t late_ps = oob_fault_late_ps(r);
     const uint64_t id = (uint64_t{1} << 63) | rs.exchange_calls++;
+    if (late_ps < 0) {
+        return UCC_ERR_NO_MESSAGE;  // a failed OOB exchange (faults.h)
+    }
     auto it = oob_rounds_.find(id);
     if (it == oob_rounds_.end()) {
         auto round = std::make_unique<OobRound>();
@@ -86,7 +95,7 @@ ucc_status_t Cluster::exchange_start(uint64_t endpoint, uint64_t value, uint64_t
     // Owned here until the end: if publishing the result fails (out of
     // memory), the caller never sees the request and it must not stay behind.
     auto owned = std::make_unique<OobRequest>();
-    if (!join_oob_round(r, round, owned.get())) {
+    if (!join_oob_round(r, round, owned.get(), late_ps)) {
         *request = owned.release();
         return UCC_OK;
     }
@@ -128,13 +137,28 @@ void Cluster::publish_exchange(OobRound *round) {
     schedule_oob_done(*round);
 }
 
-bool Cluster::join_oob_round(uint32_t r, OobRound *round, OobRequest *req) {
+int64_t Cluster::oob_fault_late_ps(uint32_t r) {
+    const OobFault *f = oob_fault(r);
+    if (f == nullptr) {
+        return 0;
+    }
+    ++faults_injected_;
+    const RankState &rs = ranks_[r];
+    note("ucc_sim: rank " + std::to_string(r) + ": OOB exchange " +
+         std::to_string(rs.oob_calls + rs.exchange_calls) +
+         (f->stall_s > 0 ? " stalls " + seconds(static_cast<int64_t>(f->stall_s * 1e12))
+                         : std::string(" fails")) +
+         " (fault plan)");
+    return f->stall_s > 0 ? static_cast<int64_t>(f->stall_s * 1e12) : -1;
+}
+
+bool Cluster::join_oob_round(uint32_t r, OobRound *round, OobRequest *req, int64_t late_ps) {
     req->round = round;
     req->round_id = round->id;
     req->rank = r;
     round->reqs[r] = req;
     ranks_[r].oob = req;
-    round->max_entry_ps = std::max(round->max_entry_ps, clock_ps(r));
+    round->max_entry_ps = std::max(round->max_entry_ps, clock_ps(r) + late_ps);
     return ++round->arrived >= n_;
 }
 

@@ -1,4 +1,6 @@
-// The simulator's fault plans: text form and seeded draws (faults.h).
+// The simulator's fault plans (faults.h): their text form, seeded draws, and
+// the injection of failed allocations and OOB faults (crashes, stalls and
+// delay spikes are events of the event loop, cluster.cc).
 #include "transports/sim/faults.h"
 
 #include <algorithm>
@@ -35,6 +37,18 @@ std::string format_seconds(double s) {
 
 }  // namespace
 
+bool FaultPlan::fails_calls() const {
+    if (!nomem.empty() || nomem_p > 0) {
+        return true;
+    }
+    for (const OobFault &f : oob) {
+        if (f.stall_s == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
 std::string FaultPlan::describe() const {
     std::string s;
     auto add = [&s](const std::string &item) { s += (s.empty() ? "" : ",") + item; };
@@ -47,6 +61,16 @@ std::string FaultPlan::describe() const {
     }
     if (spike_p > 0) {
         add("spike=" + format_seconds(spike_p) + ":" + format_seconds(spike_s));
+    }
+    for (const NoMemory &m : nomem) {
+        add("nomem=" + std::to_string(m.rank) + "#" + std::to_string(m.visit));
+    }
+    if (nomem_p > 0) {
+        add("nomem_p=" + format_seconds(nomem_p));
+    }
+    for (const OobFault &f : oob) {
+        add("oob=" + std::to_string(f.rank) + "#" + std::to_string(f.call) +
+            (f.stall_s > 0 ? ":" + format_seconds(f.stall_s) : ""));
     }
     if (!crashes.empty()) {
         add("detect=" + format_seconds(detect_s));
@@ -64,6 +88,17 @@ bool parse_rank(const std::string &s, uint32_t n_ranks, uint32_t *out) {
         return false;
     }
     *out = static_cast<uint32_t>(r);
+    return true;
+}
+
+bool parse_count(const std::string &s, uint32_t *out) {
+    char *end = nullptr;
+    errno = 0;
+    const unsigned long long v = std::strtoull(s.c_str(), &end, 10);
+    if (s.empty() || s[0] == '-' || errno != 0 || end != s.c_str() + s.size() || v > UINT32_MAX) {
+        return false;
+    }
+    *out = static_cast<uint32_t>(v);
     return true;
 }
 
@@ -122,6 +157,31 @@ bool FaultPlan::parse(const std::string &spec, uint32_t n_ranks, FaultPlan *out,
                 *error = "fault \"" + item + "\": expected spike=<probability 0..1>:<seconds>";
                 return false;
             }
+        } else if (kv && key == "nomem") {
+            NoMemory m;
+            if (!split(value, '#', &a, &b) || !parse_rank(a, n_ranks, &m.rank) ||
+                !parse_count(b, &m.visit)) {
+                *error = "fault \"" + item + "\": expected nomem=" + ranks + "#<visit>";
+                return false;
+            }
+            plan.nomem.push_back(m);
+        } else if (kv && key == "nomem_p") {
+            if (!parse_seconds(value, &plan.nomem_p) || plan.nomem_p > 1) {
+                *error = "fault \"" + item + "\": expected nomem_p=<probability 0..1>";
+                return false;
+            }
+        } else if (kv && key == "oob") {
+            OobFault f;
+            bool ok = split(value, '#', &a, &b) && parse_rank(a, n_ranks, &f.rank);
+            std::string call = b;
+            if (ok && split(b, ':', &call, &c)) {
+                ok = parse_seconds(c, &f.stall_s);
+            }
+            if (!ok || !parse_count(call, &f.call)) {
+                *error = "fault \"" + item + "\": expected oob=" + ranks + "#<call>[:<seconds>]";
+                return false;
+            }
+            plan.oob.push_back(f);
         } else if (kv && key == "detect") {
             if (!parse_seconds(value, &plan.detect_s)) {
                 *error = "fault \"" + item + "\": expected detect=<seconds>";
@@ -130,7 +190,8 @@ bool FaultPlan::parse(const std::string &spec, uint32_t n_ranks, FaultPlan *out,
         } else {
             *error = "fault \"" + item +
                      "\": unknown (crash=<rank>@<seconds>, stall=<rank>@<seconds>:<seconds>, "
-                     "spike=<probability>:<seconds>, detect=<seconds>)";
+                     "spike=<probability>:<seconds>, nomem=<rank>#<visit>, "
+                     "nomem_p=<probability>, oob=<rank>#<call>[:<seconds>], detect=<seconds>)";
             return false;
         }
     }
@@ -170,7 +231,72 @@ FaultPlan FaultPlan::draw(uint64_t seed, uint32_t n_ranks, double horizon_s) {
         plan.spike_p = 0.001 + uniform() * 0.199;
         plan.spike_s = uniform() * horizon_s;
     }
+    if (rng.next() % 4 == 0) {
+        plan.nomem_p = 0.002 + uniform() * 0.048;
+    }
+    if (rng.next() % 4 == 0) {
+        OobFault f;
+        f.rank = static_cast<uint32_t>(rng.next() % n_ranks);
+        f.call = static_cast<uint32_t>(rng.next() % 3);
+        f.stall_s = rng.next() % 2 == 0 ? 0 : uniform() * horizon_s;
+        plan.oob.push_back(f);
+    }
     return plan;
+}
+
+// ---- injection ----
+
+bool Cluster::fail_allocation(uint32_t r, AllocSite site) {
+    RankState &rs = ranks_[r];
+    const uint32_t visit = rs.alloc_visits++;
+    const FaultPlan &plan = params_.faults;
+    bool fail = false;
+    for (const NoMemory &m : plan.nomem) {
+        fail |= m.rank == r && m.visit == visit;
+    }
+    if (!fail && plan.nomem_p > 0) {
+        // A function of the seed, the rank and the visit: the same whatever
+        // order the ranks run in.
+        const uint64_t h =
+            Rng(params_.seed ^ 0x6e6f6d656d000000ull ^ (static_cast<uint64_t>(r) << 32) ^ visit)
+                .next();
+        fail = static_cast<double>(h >> 11) / 9007199254740992.0 < plan.nomem_p;
+    }
+    if (fail) {
+        ++rs.alloc_failures;
+        ++faults_injected_;
+        note("ucc_sim: rank " + std::to_string(r) + ": allocation " + std::to_string(visit) + " (" +
+             alloc_site_name(site) + ") fails (fault plan)");
+    }
+    return fail;
+}
+
+const OobFault *Cluster::oob_fault(uint32_t r) const {
+    const RankState &rs = ranks_[r];
+    const uint32_t call = rs.oob_calls + rs.exchange_calls;
+    for (const OobFault &f : params_.faults.oob) {
+        if (f.rank == r && f.call == call) {
+            return &f;
+        }
+    }
+    return nullptr;
+}
+
+bool exit_rank() {
+    Cluster *c = Cluster::current();
+    if (c == nullptr || c->running_rank() == kNoRank) {
+        return false;
+    }
+    c->rank_state(c->running_rank()).exiting = true;
+    return true;
+}
+
+uint32_t failed_allocations() {
+    Cluster *c = Cluster::current();
+    if (c == nullptr || c->running_rank() == kNoRank) {
+        return 0;
+    }
+    return c->rank_state(c->running_rank()).alloc_failures;
 }
 
 }  // namespace ucc::sim

@@ -78,6 +78,11 @@ ucc_status_t create(const TransportParams &p, std::unique_ptr<Transport> *out, s
     if (!in_simulated_rank(p, why)) {
         return UCC_ERR_NOT_SUPPORTED;
     }
+    Cluster *c = Cluster::current();
+    if (c->fail_allocation(c->running_rank(), AllocSite::kTransport)) {
+        *why = "out of memory";
+        return UCC_ERR_NO_MEMORY;
+    }
     *out = make_transport();
     return UCC_OK;
 }
@@ -381,6 +386,10 @@ void SimTransport::record(TraceEvent &e) {
     if (cluster_ != nullptr) {
         cluster_->record(rank_, e);
     }
+}
+
+bool SimTransport::fail_allocation(AllocSite site) {
+    return cluster_ != nullptr && cluster_->fail_allocation(rank_, site);
 }
 
 size_t SimTransport::pending_ops(Tag base, Tag mask) const {

@@ -109,6 +109,7 @@ class SimTransport final : public ucc::Transport, public ucc::SimulatedWorld {
     bool recording() const override;
     void record(TraceEvent &e) override;
     size_t pending_ops(Tag base, Tag mask) const override;
+    bool fail_allocation(AllocSite site) override;
     uint32_t thread() const override;
     void yield_thread(bool blocked) override;
 

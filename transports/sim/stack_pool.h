@@ -27,6 +27,11 @@ class StackPool {
             delete this;
         }
     }
+    // A fiber that will never give its stack back (a crashed rank's, never
+    // unwound) gives up its reference now, so that the pool, that stack
+    // included, still goes back to the kernel with its last owner. The
+    // caller holds a reference of its own.
+    void abandon() { --refs_; }
 
     // Top of a fresh or recycled stack of stack_bytes(); nullptr when out of memory.
     void *take();
