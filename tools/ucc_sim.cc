@@ -73,6 +73,7 @@ struct Options {
     Format format = Format::kTable;
     std::string timeline;
     std::string timeline_ranks;
+    std::string faults;  // empty: none
     bool progress = true;
 };
 
@@ -89,6 +90,9 @@ const char kUsage[] =
     "  --seed S              seed of every random choice (default 1)\n"
     "  --timing-only         move and reduce no payload: only messages, sizes and costs\n"
     "  --stack-size BYTES    fiber stack per rank (default 256K)\n"
+    "  --faults PLAN         inject faults: crash=R@T, stall=R@T:D, spike=P:D, nomem=R#K,\n"
+    "                        nomem_p=P, oob=R#K[:D], detect=S (comma-separated), or swarm[:H]\n"
+    "                        for a mix drawn from the seed (README: Faults on the simulator)\n"
     "Collective sweep (ucc_perftest style):\n"
     "  -c COLL               collective (default allreduce): %s\n"
     "  -b BYTES              smallest message size (default 8; K, M, G suffixes)\n"
@@ -242,6 +246,8 @@ Options parse_options(int argc, char **argv) {
             o.format = Format::kCsv;
         } else if (a == "--json") {
             o.format = Format::kJson;
+        } else if (a == "--faults") {
+            o.faults = value(&i);
         } else if (a == "--timeline") {
             o.timeline = value(&i);
         } else if (a == "--timeline-ranks") {
@@ -396,6 +402,7 @@ void sweep_rank(void *arg) {
     const std::string down = lc.teardown();
     if (!err.empty() || !down.empty()) {
         sh->failures.note(w.rank, err.empty() ? down : err);
+        ucc_sim_exit();  // as a process that exits on the error: its peers see it gone
     }
 }
 
@@ -411,9 +418,12 @@ void program_rank(void *arg) {
     }
     argv.push_back(nullptr);
     int rc = sh->program_main(static_cast<int>(strs.size()), argv.data());
-    if (rc != 0 && sh->nonzero_exits++ == 0) {
-        sh->first_exit = "rank " + std::to_string(ucc_sim_rank()) + ": ucc_sim_main returned " +
-                         std::to_string(rc);
+    if (rc != 0) {
+        ucc_sim_exit();  // a process that exits with a failure: its peers see it gone
+        if (sh->nonzero_exits++ == 0) {
+            sh->first_exit = "rank " + std::to_string(ucc_sim_rank()) + ": ucc_sim_main returned " +
+                             std::to_string(rc);
+        }
     }
     sh->progress->tick();
 }
@@ -547,10 +557,22 @@ int main(int argc, char **argv) {
     // The run itself is quiet: the tool prints the simulator's first and last
     // lines, so that they never collide with the progress bar.
     ucc_sim_params_t p = sim_params(o, o.ranks);
+    if (!o.faults.empty()) {
+        p.mask |= UCC_SIM_PARAM_FIELD_FAULTS;
+        p.faults = o.faults.c_str();
+    }
     p.mask |= UCC_SIM_PARAM_FIELD_FLAGS;
     p.flags = UCC_SIM_FLAG_QUIET;
     std::fprintf(stderr, "ucc_sim: seed=%" PRIu64 " ranks=%u network=%s%s\n", o.seed, o.ranks,
                  o.network.described.c_str(), o.timing_only ? " timing-only" : "");
+    if (!o.faults.empty()) {
+        std::vector<char> plan(64 + 64 * static_cast<size_t>(std::min<uint32_t>(o.ranks, 4096)));
+        if (ucc_sim_faults_describe(o.faults.c_str(), o.ranks, o.seed, plan.data(), plan.size()) !=
+            UCC_OK) {
+            die_usage("--faults: " + std::string(plan.data()));
+        }
+        std::fprintf(stderr, "ucc_sim: faults=%s\n", plan.data());
+    }
     if (!o.timeline.empty()) {
         p.mask |= UCC_SIM_PARAM_FIELD_TIMELINE | UCC_SIM_PARAM_FIELD_TIMELINE_RANKS;
         p.timeline = o.timeline.c_str();

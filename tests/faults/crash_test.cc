@@ -36,9 +36,27 @@ TEST(Crash, FaultPlansParseAndDescribe) {
     EXPECT_DOUBLE_EQ(p.stalls[0].for_s, 3e-6);
     EXPECT_DOUBLE_EQ(p.spike_p, 0.25);
     EXPECT_EQ(p.describe(), "stall=2@1e-06:3e-06,spike=0.25:1e-06");
+    ASSERT_TRUE(ucc::sim::FaultPlan::parse("nomem=1#7,nomem=0#0,nomem_p=0.01,oob=3#2,oob=2#0:1e-5",
+                                           8, &p, &error))
+        << error;
+    ASSERT_EQ(p.nomem.size(), 2u);
+    EXPECT_EQ(p.nomem[0].rank, 1u);
+    EXPECT_EQ(p.nomem[0].visit, 7u);
+    EXPECT_DOUBLE_EQ(p.nomem_p, 0.01);
+    ASSERT_EQ(p.oob.size(), 2u);
+    EXPECT_EQ(p.oob[0].call, 2u);
+    EXPECT_EQ(p.oob[0].stall_s, 0.0);
+    EXPECT_DOUBLE_EQ(p.oob[1].stall_s, 1e-5);
+    EXPECT_TRUE(p.fails_calls());
+    EXPECT_EQ(p.describe(), "nomem=1#7,nomem=0#0,nomem_p=0.01,oob=3#2,oob=2#0:1e-05");
+    ASSERT_TRUE(ucc::sim::FaultPlan::parse("oob=2#0:1e-5", 8, &p, &error)) << error;
+    EXPECT_FALSE(p.fails_calls());  // a late exchange only delays
     for (const char *bad :
-         {"crash=8@0", "crash=1", "crash=x@1", "crash=1@-1", "spike=1", "detect=abc",
-          "crash=1@1e999", "spike=2:1", "stall=1@0", "crash=-1@0", "bogus"}) {
+         {"crash=8@0",   "crash=1",       "crash=x@1", "crash=1@-1", "spike=1",
+          "detect=abc",  "crash=1@1e999", "spike=2:1", "stall=1@0",  "crash=-1@0",
+          "bogus",       "nomem=8#0",     "nomem=1",   "nomem=1#-1", "nomem=1#99999999999",
+          "nomem_p=1.5", "nomem_p=x",     "oob=1",     "oob=1#",     "oob=1#2:",
+          "oob=1#2:-1",  "oob=9#0"}) {
         EXPECT_FALSE(ucc::sim::FaultPlan::parse(bad, 8, &p, &error)) << bad;
         EXPECT_NE(error.find("fault"), std::string::npos) << bad << ": " << error;
     }

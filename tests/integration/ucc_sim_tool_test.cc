@@ -375,3 +375,36 @@ TEST(UccSimTool, DeadlockReportComesBeforeTheClosingLines) {
 }
 
 }  // namespace
+
+// --faults: the plan is printed, each injected fault is named, the rank that
+// failed exits and its peers get an error (no deadlock); the same seed and
+// plan replay the same run; a bad plan is a usage error naming the item.
+TEST(UccSimTool, FaultsArePrintedInjectedAndReplayed) {
+    REQUIRE_TOOL();
+    const std::string cmd = tool() + " -np 8 -c allreduce -b 8 -e 1K -i 2 --no-progress --faults ";
+    Result nomem = run(cmd + "nomem=3#12");
+    EXPECT_EQ(nomem.rc, 1) << nomem.out;
+    EXPECT_NE(nomem.out.find("ucc_sim: faults=nomem=3#12"), std::string::npos) << nomem.out;
+    EXPECT_NE(nomem.out.find("rank 3: allocation 12 (collective.request) fails"), std::string::npos)
+        << nomem.out;
+    const size_t first = nomem.out.find("failed; first: rank 3: ");
+    EXPECT_NE(first, std::string::npos) << nomem.out;
+    EXPECT_NE(nomem.out.find("Out of memory", first), std::string::npos) << nomem.out;
+    EXPECT_EQ(nomem.out.find("DEADLOCK"), std::string::npos) << nomem.out;
+    Result a = run(cmd + "swarm --seed 5");
+    Result b = run(cmd + "swarm --seed 5");
+    EXPECT_NE(a.out.find("ucc_sim: faults="), std::string::npos) << a.out;
+    EXPECT_EQ(a.out.find("DEADLOCK"), std::string::npos) << a.out;
+    auto hash_line = [](const std::string &out) {
+        const size_t at = out.find("trace hash");
+        return at == std::string::npos ? std::string() : out.substr(at, 30);
+    };
+    EXPECT_FALSE(hash_line(a.out).empty()) << a.out;
+    EXPECT_EQ(hash_line(a.out), hash_line(b.out));
+    // Stalls and late OOB exchanges only delay: the sweep succeeds.
+    Result late = run(cmd + "stall=2@1e-6:5e-5,oob=1#0:2e-5");
+    EXPECT_EQ(late.rc, 0) << late.out;
+    Result bad = run(cmd + "nomem=9#1");
+    EXPECT_EQ(bad.rc, 2) << bad.out;
+    EXPECT_NE(bad.out.find("nomem=<rank below 8>#<visit>"), std::string::npos) << bad.out;
+}

@@ -190,6 +190,60 @@ TEST(SimCApi, RunsAndReportsHash) {
     EXPECT_EQ(one.failures, 0);
 }
 
+// A rank whose OOB allgather fails gives up (ucc_sim_exit), as a process
+// that exits on the error.
+void gives_up_on_error(void *arg) {
+    auto *failed = static_cast<std::vector<int> *>(arg);
+    ucc_oob_coll_t o;
+    if (ucc_sim_oob(&o) != UCC_OK) {
+        return;
+    }
+    uint32_t r = ucc_sim_rank();
+    std::vector<uint32_t> all(ucc_sim_size());
+    if (allgather(o, &r, all.data(), sizeof(r)) != UCC_OK) {
+        ++(*failed)[r];
+        ucc_sim_exit();
+    }
+}
+
+TEST(SimCApi, FaultsThroughTheCApi) {
+    char buf[256];
+    ASSERT_EQ(ucc_sim_faults_describe("oob=1#0,nomem_p=0.5", 4, 1, buf, sizeof buf), UCC_OK);
+    EXPECT_STREQ(buf, "nomem_p=0.5,oob=1#0");
+    ASSERT_EQ(ucc_sim_faults_describe("", 4, 1, buf, sizeof buf), UCC_OK);
+    EXPECT_STREQ(buf, "");
+    char again[256];
+    ASSERT_EQ(ucc_sim_faults_describe("swarm:1e-3", 64, 7, buf, sizeof buf), UCC_OK);
+    ASSERT_EQ(ucc_sim_faults_describe("swarm:1e-3", 64, 7, again, sizeof again), UCC_OK);
+    EXPECT_STREQ(buf, again);  // drawn from the seed
+    EXPECT_EQ(ucc_sim_faults_describe("crash=4@0", 4, 1, buf, sizeof buf), UCC_ERR_INVALID_PARAM);
+    EXPECT_NE(std::string(buf).find("crash=<rank below 4>"), std::string::npos) << buf;
+    EXPECT_EQ(ucc_sim_faults_describe("swarm:0", 4, 1, buf, sizeof buf), UCC_ERR_INVALID_PARAM);
+    EXPECT_EQ(ucc_sim_faults_describe("", 0, 1, buf, sizeof buf), UCC_ERR_INVALID_PARAM);
+    EXPECT_EQ(ucc_sim_faults_describe("", 4, 1, nullptr, 0), UCC_OK);
+
+    // Rank 1's allgather fails; it exits, and so the others' fails too
+    // instead of waiting for it forever.
+    std::vector<int> failed(4, 0);
+    ucc_sim_params_t p;
+    std::memset(&p, 0, sizeof(p));
+    p.mask = UCC_SIM_PARAM_FIELD_N_RANKS | UCC_SIM_PARAM_FIELD_FLAGS | UCC_SIM_PARAM_FIELD_FAULTS;
+    p.n_ranks = 4;
+    p.flags = UCC_SIM_FLAG_QUIET;
+    p.faults = "oob=1#0";
+    ASSERT_EQ(ucc_sim_run(&p, gives_up_on_error, &failed), UCC_OK);
+    EXPECT_EQ(failed, std::vector<int>(4, 1));
+    // Late, not failed: everyone's allgather succeeds, 50 us later.
+    std::fill(failed.begin(), failed.end(), 0);
+    p.faults = "oob=1#0:5e-5";
+    ASSERT_EQ(ucc_sim_run(&p, gives_up_on_error, &failed), UCC_OK);
+    EXPECT_EQ(failed, std::vector<int>(4, 0));
+    EXPECT_GT(ucc_sim_last_time(), 5e-5);
+    p.faults = "oob=1";
+    EXPECT_EQ(ucc_sim_run(&p, gives_up_on_error, &failed), UCC_ERR_INVALID_PARAM);
+    ucc_sim_exit();  // outside a rank: nothing
+}
+
 TEST(SimCApi, BadParameters) {
     CArgs a{1, 0};
     ucc_sim_params_t p;

@@ -244,6 +244,21 @@ FaultPlan FaultPlan::draw(uint64_t seed, uint32_t n_ranks, double horizon_s) {
     return plan;
 }
 
+bool FaultPlan::from_spec(const std::string &spec, uint32_t n_ranks, uint64_t seed, FaultPlan *out,
+                          std::string *error) {
+    if (spec.rfind("swarm", 0) == 0) {
+        double horizon = 1e-4;
+        if (spec.size() > 5 &&
+            (spec[5] != ':' || !parse_seconds(spec.substr(6), &horizon) || horizon <= 0)) {
+            *error = "faults \"" + spec + "\": expected swarm or swarm:<seconds above 0>";
+            return false;
+        }
+        *out = draw(seed, n_ranks, horizon);
+        return true;
+    }
+    return parse(spec, n_ranks, out, error);
+}
+
 // ---- injection ----
 
 bool Cluster::fail_allocation(uint32_t r, AllocSite site) {

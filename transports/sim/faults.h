@@ -98,6 +98,11 @@ struct FaultPlan {
     // three exchanges fails, or stalls up to a horizon); times uniform in
     // [0, horizon_s).
     static FaultPlan draw(uint64_t seed, uint32_t n_ranks, double horizon_s);
+    // What users write (ucc_sim --faults, ucc_sim_params_t.faults): "" for
+    // none, "swarm" or "swarm:<seconds>" for draw(seed, n_ranks, seconds)
+    // (default horizon 1e-4 s), else a plan for parse().
+    static bool from_spec(const std::string &spec, uint32_t n_ranks, uint64_t seed, FaultPlan *out,
+                          std::string *error);
 };
 
 }  // namespace ucc::sim

@@ -21,6 +21,15 @@ thread_local uint64_t tls_last_hash = 0;
 thread_local double tls_last_time_s = 0;
 thread_local uint64_t tls_last_events = 0;
 
+// `text` into buf, cut to len - 1 bytes and NUL-terminated (nothing when len is 0).
+void copy_out(const std::string &text, char *buf, size_t len) {
+    if (buf != nullptr && len > 0) {
+        const size_t n = std::min(len - 1, text.size());
+        std::memcpy(buf, text.data(), n);
+        buf[n] = '\0';
+    }
+}
+
 struct RankMain {
     void (*fn)(void *);
     void *arg;
@@ -69,6 +78,10 @@ ucc_status_t sim_run(const ucc_sim_params_t *params, void (*rank_main)(void *), 
     if ((params->mask & UCC_SIM_PARAM_FIELD_TIMELINE_RANKS) && params->timeline_ranks != nullptr) {
         p.timeline_ranks = params->timeline_ranks;
     }
+    const char *faults = "";
+    if ((params->mask & UCC_SIM_PARAM_FIELD_FAULTS) && params->faults != nullptr) {
+        faults = params->faults;
+    }
     if (p.n_ranks == 0 || p.n_ranks > kRanksMax) {
         std::fprintf(stderr, "[ucc] ERROR ucc_sim_run: n_ranks=%u is not in [1, %u]\n", p.n_ranks,
                      kRanksMax);
@@ -87,10 +100,17 @@ ucc_status_t sim_run(const ucc_sim_params_t *params, void (*rank_main)(void *), 
             return UCC_ERR_INVALID_PARAM;
         }
     }
+    if (!ucc::sim::FaultPlan::from_spec(faults, p.n_ranks, p.seed, &p.faults, &error)) {
+        std::fprintf(stderr, "[ucc] ERROR ucc_sim_run: %s\n", error.c_str());
+        return UCC_ERR_INVALID_PARAM;
+    }
     bool quiet = (flags & UCC_SIM_FLAG_QUIET) != 0;
     if (!quiet) {
         std::fprintf(stderr, "ucc_sim: seed=%" PRIu64 " ranks=%u network=%s%s\n", p.seed, p.n_ranks,
                      p.net.describe().c_str(), p.timing_only ? " timing-only" : "");
+        if (!p.faults.empty()) {
+            std::fprintf(stderr, "ucc_sim: faults=%s\n", p.faults.describe().c_str());
+        }
     }
     RankMain rm{rank_main, arg};
     ucc::sim::RunResult res = ucc::sim::run(p, [rm](uint32_t) { rm.fn(rm.arg); });
@@ -199,17 +219,36 @@ UCC_EXPORT const char *ucc_sim_last_algorithm(void) {
     }
 }
 
+UCC_EXPORT void ucc_sim_exit(void) {
+    ucc::sim::exit_rank();
+}
+
+UCC_EXPORT ucc_status_t ucc_sim_faults_describe(const char *spec, uint32_t n_ranks, uint64_t seed,
+                                                char *buf, size_t len) {
+    return ucc::api_guard("ucc_sim_faults_describe", [&] {
+        ucc::sim::FaultPlan plan;
+        std::string error;
+        ucc_status_t st = UCC_OK;
+        if (n_ranks == 0 || n_ranks > kRanksMax) {
+            error = "n_ranks=" + std::to_string(n_ranks) + " is not in [1, " +
+                    std::to_string(kRanksMax) + "]";
+            st = UCC_ERR_INVALID_PARAM;
+        } else if (!ucc::sim::FaultPlan::from_spec(spec != nullptr ? spec : "", n_ranks, seed,
+                                                   &plan, &error)) {
+            st = UCC_ERR_INVALID_PARAM;
+        }
+        const std::string text = st == UCC_OK ? plan.describe() : error;
+        copy_out(text, buf, len);
+        return st;
+    });
+}
+
 UCC_EXPORT ucc_status_t ucc_sim_network_describe(const char *spec, char *buf, size_t len) {
     return ucc::api_guard("ucc_sim_network_describe", [&] {
         ucc::sim::NetworkModel m;
         std::string error;
         ucc_status_t st = ucc::sim::parse_network(spec, &m, &error);
-        const std::string text = st == UCC_OK ? m.describe() : error;
-        if (buf != nullptr && len > 0) {
-            size_t n = std::min(len - 1, text.size());
-            std::memcpy(buf, text.data(), n);
-            buf[n] = '\0';
-        }
+        copy_out(st == UCC_OK ? m.describe() : error, buf, len);
         return st;
     });
 }

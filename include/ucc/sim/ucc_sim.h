@@ -22,14 +22,15 @@ BEGIN_C_DECLS
 
 /** Which fields of ucc_sim_params_t are set (others take their defaults). */
 enum ucc_sim_params_field {
-    UCC_SIM_PARAM_FIELD_N_RANKS = UCC_BIT(0),       /*!< n_ranks (default 1) */
-    UCC_SIM_PARAM_FIELD_SEED = UCC_BIT(1),          /*!< seed (default 1) */
-    UCC_SIM_PARAM_FIELD_NETWORK = UCC_BIT(2),       /*!< network (default "hdr") */
-    UCC_SIM_PARAM_FIELD_STACK_SIZE = UCC_BIT(3),    /*!< stack_size (default 256 KiB) */
-    UCC_SIM_PARAM_FIELD_FLAGS = UCC_BIT(4),         /*!< flags (default 0) */
-    UCC_SIM_PARAM_FIELD_TIMING_ONLY = UCC_BIT(5),   /*!< timing_only (default 0) */
-    UCC_SIM_PARAM_FIELD_TIMELINE = UCC_BIT(6),      /*!< timeline (default NULL: none) */
-    UCC_SIM_PARAM_FIELD_TIMELINE_RANKS = UCC_BIT(7) /*!< timeline_ranks (default: all) */
+    UCC_SIM_PARAM_FIELD_N_RANKS = UCC_BIT(0),        /*!< n_ranks (default 1) */
+    UCC_SIM_PARAM_FIELD_SEED = UCC_BIT(1),           /*!< seed (default 1) */
+    UCC_SIM_PARAM_FIELD_NETWORK = UCC_BIT(2),        /*!< network (default "hdr") */
+    UCC_SIM_PARAM_FIELD_STACK_SIZE = UCC_BIT(3),     /*!< stack_size (default 256 KiB) */
+    UCC_SIM_PARAM_FIELD_FLAGS = UCC_BIT(4),          /*!< flags (default 0) */
+    UCC_SIM_PARAM_FIELD_TIMING_ONLY = UCC_BIT(5),    /*!< timing_only (default 0) */
+    UCC_SIM_PARAM_FIELD_TIMELINE = UCC_BIT(6),       /*!< timeline (default NULL: none) */
+    UCC_SIM_PARAM_FIELD_TIMELINE_RANKS = UCC_BIT(7), /*!< timeline_ranks (default: all) */
+    UCC_SIM_PARAM_FIELD_FAULTS = UCC_BIT(8)          /*!< faults (default NULL: none) */
 };
 
 /** Run options. */
@@ -59,6 +60,19 @@ typedef struct ucc_sim_params {
     /** Ranks the timeline records, e.g. "0-7,512" (NULL, "" or "all": every
      *  rank). Ranks must be below n_ranks. */
     const char *timeline_ranks;
+    /** Faults to inject, decided before the run from this text and the seed,
+     *  so that the run replays exactly: comma-separated items
+     *  "crash=<rank>@<s>" (the rank stops, its peers see a dead peer),
+     *  "stall=<rank>@<s>:<s>" (it stops progressing for a while),
+     *  "spike=<p>:<s>" (packets delayed), "nomem=<rank>#<k>" (its k-th pass
+     *  through one of the library's allocation sites fails: the call returns
+     *  UCC_ERR_NO_MEMORY), "nomem_p=<p>" (each pass fails with probability
+     *  p), "oob=<rank>#<k>[:<s>]" (its k-th OOB exchange fails, or joins
+     *  late), "detect=<s>" (from a crash to its peers' errors); or "swarm" /
+     *  "swarm:<s>" for a mix and intensity of them all drawn from the seed,
+     *  times within <s> virtual seconds (default 1e-4). NULL or "": none.
+     *  Unless UCC_SIM_FLAG_QUIET, the plan is printed after the seed line. */
+    const char *faults;
 } ucc_sim_params_t;
 
 /**
@@ -69,7 +83,7 @@ typedef struct ucc_sim_params {
  *
  * @return UCC_OK; UCC_ERR_INVALID_PARAM for bad parameters (n_ranks 0 or above
  *         1,048,576, a bad network spec, a bad timeline_ranks list, a timeline
- *         file that cannot be created); UCC_ERR_NO_MESSAGE when the ranks
+ *         file that cannot be created, a bad faults spec); UCC_ERR_NO_MESSAGE when the ranks
  *         deadlocked (a report of what each rank waited for goes to stderr);
  *         UCC_ERR_NO_RESOURCE when the timeline could not be written in full.
  */
@@ -102,6 +116,23 @@ ucc_status_t ucc_sim_oob(ucc_oob_coll_t *oob);
  */
 ucc_status_t ucc_sim_run_threads(uint32_t n_threads,
                                  void (*thread_main)(uint32_t thread, void *arg), void *arg);
+
+/**
+ * Inside a rank: its program gives up after an error, as a process that
+ * exits. It should destroy what it made and return; once it has returned, its
+ * peers see it as a crashed process (transfers with it fail), so that they get
+ * an error instead of waiting for it forever. Nothing outside a rank.
+ */
+void ucc_sim_exit(void);
+
+/**
+ * Writes the fault plan that @a spec (as ucc_sim_params_t.faults takes it)
+ * gives for @a n_ranks ranks and @a seed into @a buf, in the item form ("" for
+ * none), or on UCC_ERR_INVALID_PARAM the reason. At most @a len bytes are
+ * written, the terminating NUL included (nothing when len is 0).
+ */
+ucc_status_t ucc_sim_faults_describe(const char *spec, uint32_t n_ranks, uint64_t seed, char *buf,
+                                     size_t len);
 
 /** The calling rank's virtual clock in seconds; 0 outside a rank. */
 double ucc_sim_now(void);
