@@ -32,42 +32,6 @@ struct SpanInfo {
     Tag tag_base = 0;  // tags of its messages share this prefix (lib/tag.h kInstanceMask)
 };
 
-// Where the library allocates on the way to a context, a team or a
-// collective: the sites a simulated world may fail (transports/sim/faults.h,
-// "nomem"). Each is checked just before its allocation, so an injected
-// failure takes the path a real one would.
-enum class AllocSite : uint8_t {
-    kTransport,       // the context's transport (checked by the world itself)
-    kContextAddress,  // the context's address
-    kContextPeers,    // the context's peer map from its OOB exchange
-    kTeamHandle,      // ucc_team_create_post: the team and its creation state
-    kTeamPeers,       // ucc_team_create_test: the team's peer map
-    kCollRequest,     // ucc_collective_init: the request (and its active set)
-    kCollScratch,     // ucc_collective_init: the algorithm's scratch memory
-    kCollTask,        // ucc_collective_post: the algorithm's coroutine frames
-};
-inline const char *alloc_site_name(AllocSite site) {
-    switch (site) {
-        case AllocSite::kTransport:
-            return "context.transport";
-        case AllocSite::kContextAddress:
-            return "context.address";
-        case AllocSite::kContextPeers:
-            return "context.peers";
-        case AllocSite::kTeamHandle:
-            return "team.handle";
-        case AllocSite::kTeamPeers:
-            return "team.peers";
-        case AllocSite::kCollRequest:
-            return "collective.request";
-        case AllocSite::kCollScratch:
-            return "collective.scratch";
-        case AllocSite::kCollTask:
-            return "collective.task";
-    }
-    return "?";
-}
-
 // Compute-cost classes the world charges virtual time for.
 enum class Work : uint8_t { kCopy, kReduce };
 

@@ -2,7 +2,7 @@
 // checkers live one file per property group: trace_sync.cc (P14-P17),
 // trace_ordering.cc (P18-P22), trace_ownership.cc (P23, P25),
 // trace_lifecycle.cc (P27-P30), trace_active_sets.cc (P31, P32),
-// trace_teams.cc (P33-P36, P38), trace_faults.cc (P39, P40),
+// trace_teams.cc (P33-P36, P38), trace_faults.cc (P37, P39, P40),
 // trace_support.cc (P42) and trace_arguments.cc (P44, P45); the index is in
 // trace_index.cc and what they share in trace_util.h. Each is written for clarity, not speed:
 // traces of property-test cases hold thousands of events, not millions.
@@ -46,6 +46,7 @@ constexpr Checker kCheckers[] = {
     {34, "team_destroy", index_only<check_p34_team_destroy>},
     {35, "resource_drift", index_only<check_p35_resource_drift>},
     {36, "use_after_destroy", index_only<check_p36_use_after_destroy>},
+    {37, "failed_allocation", index_only<check_p37_failed_allocation>},
     {38, "destroy_terminates", index_only<check_p38_destroy_terminates>},
     {39, "timeout_bounds", p39_timeout_bounds},
     {40, "no_write_after_failure", index_only<check_p40_no_write_after_failure>},

@@ -176,6 +176,13 @@ Findings check_p36_use_after_destroy(const TraceIndex &ix);
 // other ranks were doing (some long done, some not yet destroying).
 Findings check_p38_destroy_terminates(const TraceIndex &ix);
 
+// P37: after the simulator failed an allocation of a rank (a kAllocFailed
+// mark), the rank's call it happened in returns UCC_ERR_NO_MEMORY (its next
+// kCallReturned mark) and hands back no request (no kInit in between); when
+// it failed the frames of a post (AllocSite::kCollTask), that request
+// completes with UCC_ERR_NO_MEMORY instead (the post itself succeeds).
+Findings check_p37_failed_allocation(const TraceIndex &ix);
+
 // ---- timeouts and failure (P39, P40)
 // P39: a post with the TIMEOUT flag that fails with UCC_ERR_TIMED_OUT does so
 // no earlier than post + timeout and no later than one quantum after the later

@@ -1,6 +1,8 @@
-// Timeouts and failure (P39, P40; trace.h states each property): a timed-out
-// post fails no earlier than its deadline and at most one progress quantum
-// late, and a failed post writes no user buffer afterwards.
+// Failed allocations, timeouts and failure (P37, P39, P40; trace.h states
+// each property): a call whose allocation failed returns UCC_ERR_NO_MEMORY and
+// no handle, a timed-out post fails no earlier than its deadline and at most
+// one progress quantum late, and a failed post writes no user buffer
+// afterwards.
 #include "model/trace.h"
 
 #include <algorithm>
@@ -15,6 +17,59 @@ using detail::add;
 using detail::op_name;
 using detail::pos;
 using detail::time_str;
+
+Findings check_p37_failed_allocation(const TraceIndex &ix) {
+    Findings f;
+    // Per rank: the failed allocation still waiting for its call to return,
+    // the rank's latest post, and the requests whose frames failed.
+    struct Pending {
+        const TraceEvent *failed = nullptr;
+        uint64_t last_post_req = 0;
+        std::map<uint64_t, const TraceEvent *> failed_posts;  // req -> the failure
+    };
+    std::map<uint32_t, Pending> ranks;
+    auto where = [](const TraceEvent &e) {
+        return "rank " + std::to_string(e.rank) + ": allocation site " + std::to_string(e.key) +
+               " failed at " + time_str(e.time_ps);
+    };
+    for (const TraceEvent &e : ix.trace()) {
+        Pending &p = ranks[e.rank];
+        if (e.kind == TraceKind::kPost) {
+            p.last_post_req = e.req;
+        } else if (e.kind == TraceKind::kUser && e.mark == UserMark::kAllocFailed) {
+            if (e.key == static_cast<uint32_t>(AllocSite::kCollTask)) {
+                p.failed_posts[p.last_post_req] = &e;
+            } else {
+                p.failed = &e;
+            }
+        } else if (e.kind == TraceKind::kInit && p.failed != nullptr) {
+            add(&f, 37,
+                where(*p.failed) + ", yet its ucc_collective_init made request " +
+                    std::to_string(e.req));
+            p.failed = nullptr;
+        } else if (e.kind == TraceKind::kUser && e.mark == UserMark::kCallReturned &&
+                   p.failed != nullptr) {
+            if (e.status != UCC_ERR_NO_MEMORY) {
+                add(&f, 37,
+                    where(*p.failed) + ", yet the call returned " +
+                        std::string(ucc_status_string(e.status)) + " at " + time_str(e.time_ps));
+            }
+            p.failed = nullptr;
+        } else if (e.kind == TraceKind::kComplete) {
+            auto it = p.failed_posts.find(e.req);
+            if (it != p.failed_posts.end()) {
+                if (e.status != UCC_ERR_NO_MEMORY) {
+                    add(&f, 37,
+                        where(*it->second) + " while request " + std::to_string(e.req) +
+                            " was posted, yet it completed with " +
+                            std::string(ucc_status_string(e.status)));
+                }
+                p.failed_posts.erase(it);
+            }
+        }
+    }
+    return f;
+}
 
 Findings check_p39_timeout_bounds(const TraceIndex &ix, int64_t quantum_ps) {
     Findings f;

@@ -38,6 +38,43 @@ enum class TraceKind : uint8_t {
 
 enum class TraceBuffer : uint8_t { kNone, kSrc, kDst };
 
+// Where the library allocates on the way to a context, a team or a
+// collective: the sites a simulated world may fail (transports/sim/faults.h,
+// "nomem"; lib/simulated.h alloc_site). Each is checked just before its
+// allocation, so an injected failure takes the path a real one would. The
+// trace names them in UserMark::kAllocFailed.
+enum class AllocSite : uint8_t {
+    kTransport,       // the context's transport (checked by the world itself)
+    kContextAddress,  // the context's address
+    kContextPeers,    // the context's peer map from its OOB exchange
+    kTeamHandle,      // ucc_team_create_post: the team and its creation state
+    kTeamPeers,       // ucc_team_create_test: the team's peer map
+    kCollRequest,     // ucc_collective_init: the request (and its active set)
+    kCollScratch,     // ucc_collective_init: the algorithm's scratch memory
+    kCollTask,        // ucc_collective_post: the algorithm's coroutine frames
+};
+inline const char *alloc_site_name(AllocSite site) {
+    switch (site) {
+        case AllocSite::kTransport:
+            return "context.transport";
+        case AllocSite::kContextAddress:
+            return "context.address";
+        case AllocSite::kContextPeers:
+            return "context.peers";
+        case AllocSite::kTeamHandle:
+            return "team.handle";
+        case AllocSite::kTeamPeers:
+            return "team.peers";
+        case AllocSite::kCollRequest:
+            return "collective.request";
+        case AllocSite::kCollScratch:
+            return "collective.scratch";
+        case AllocSite::kCollTask:
+            return "collective.task";
+    }
+    return "?";
+}
+
 // Marks a program may add (sim::record_user_event), e.g. what the program did
 // to its buffers, for the checkers that tell user errors from library bugs.
 enum class UserMark : uint8_t {
@@ -52,6 +89,12 @@ enum class UserMark : uint8_t {
     // team k) / the call returned (key, status): P38.
     kDestroyBegin,
     kDestroyEnd,
+    // Recorded by the simulator: the fault plan failed an allocation of the
+    // rank (key: the lib/simulated.h AllocSite). P37.
+    kAllocFailed,
+    // The program's library call on a context or team returned (status): a
+    // create, init or post whose allocation failed returns UCC_ERR_NO_MEMORY.
+    kCallReturned,
 };
 
 struct TraceEvent {

@@ -535,11 +535,19 @@ std::string status_error(const char *what, ucc_status_t st) {
 
 }  // namespace
 
+void mark_call_returned(ucc_status_t st) {
+    TraceEvent e;
+    e.mark = UserMark::kCallReturned;
+    e.status = st;
+    sim::record_user_event(e);
+}
+
 namespace {
 
 // P37 for one call (RankEnv::defect): `failed` is sim::failed_allocations()
 // before it, `handle` whether it wrote its handle.
 void p37_check(RankEnv *env, const char *call, uint32_t failed, ucc_status_t st, bool handle) {
+    mark_call_returned(st);
     if (!env->defect.empty()) {
         return;
     }

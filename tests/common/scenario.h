@@ -154,6 +154,9 @@ struct EnvParams {
 // team of all ranks; "" on success, else what failed (whatever was created is
 // left in env for teardown()).
 std::string setup(const EnvParams &p, uint32_t rank, uint32_t n, RankEnv *env);
+// The event trace's P37 mark (UserMark::kCallReturned): the program's call on
+// a context or team returned `st`. setup() marks each of its creates.
+void mark_call_returned(ucc_status_t st);
 // Destroys whatever setup() created; "" on success.
 std::string teardown(RankEnv *env);
 

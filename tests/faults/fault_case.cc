@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "model/trace.h"
 #include "tests/common/scenario.h"
 #include "ucc/api/ucc.h"
 
@@ -31,6 +32,7 @@ FaultOutcome run_fault_case(uint32_t n, uint32_t iters, const ucc::sim::FaultPla
     cp.n_ranks = n;
     cp.seed = seed;
     cp.faults = plan;
+    cp.record_events = true;  // for the P37 checker
     o.run = ucc::sim::run(cp, [&](uint32_t rank) {
         ucc::testkit::EnvParams ep;
         ep.alg = alg;
@@ -95,6 +97,7 @@ FaultOutcome run_fault_case(uint32_t n, uint32_t iters, const ucc::sim::FaultPla
             ucc_coll_req_h req = nullptr;
             uint32_t allocs_failed = ucc::sim::failed_allocations();
             ucc_status_t st = ucc_collective_init(&a, &req, env.team);
+            ucc::testkit::mark_call_returned(st);
             if (st != UCC_OK && req != nullptr && error.empty()) {
                 error = "ucc_collective_init returned " + std::string(ucc_status_string(st)) +
                         " but wrote its request";
@@ -102,6 +105,7 @@ FaultOutcome run_fault_case(uint32_t n, uint32_t iters, const ucc::sim::FaultPla
             if (st == UCC_OK) {
                 allocs_failed = ucc::sim::failed_allocations();
                 st = ucc_collective_post(req);
+                ucc::testkit::mark_call_returned(st);
                 // Bounded in count: a survivor must never wait forever (P46).
                 for (uint64_t polls = 0; st == UCC_OK; ++polls) {
                     st = ucc_collective_test(req);
@@ -172,6 +176,9 @@ FaultOutcome run_fault_case(uint32_t n, uint32_t iters, const ucc::sim::FaultPla
         }
         finish(false);
     });
+    o.p37 = ucc::model::format(
+        ucc::model::check_p37_failed_allocation(ucc::model::TraceIndex(o.run.trace)));
+    o.run.trace.clear();
     return o;
 }
 
@@ -191,6 +198,7 @@ bool crashed(const ucc::sim::FaultPlan &plan, uint32_t r) {
 void expect_survivors_sound(uint32_t n, const ucc::sim::FaultPlan &plan, const FaultOutcome &o,
                             const std::string &what) {
     EXPECT_EQ(o.run.status, UCC_OK) << what << "\n" << o.run.report;
+    EXPECT_EQ(o.p37, "") << what;
     for (uint32_t r = 0; r < n; ++r) {
         if (crashed(plan, r) && !o.finished[r]) {
             continue;  // stopped by the plan

@@ -23,6 +23,7 @@ struct FaultOutcome {
     std::vector<bool> finished;       // per rank: its program ran to its end
     std::vector<uint32_t> injected;   // per rank: allocations the plan failed
     std::vector<uint32_t> no_memory;  // per rank: calls that returned UCC_ERR_NO_MEMORY
+    std::string p37;                  // the P37 trace checker's findings ("" if none)
     sim::RunResult run;
 };
 

@@ -201,7 +201,7 @@ TEST(ModelTrace, RealTracesAreClean) {
 
 TEST(ModelTrace, EveryListedPropertyHasAChecker) {
     const std::vector<int> want = {14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 25, 27, 28, 29,
-                                   30, 31, 32, 33, 34, 35, 36, 38, 39, 40, 42, 44, 45};
+                                   30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 42, 44, 45};
     EXPECT_EQ(ucc::model::checked_properties(), want);
 }
 
@@ -501,6 +501,52 @@ TEST(ModelTrace, P40WriteAfterFailureFires) {
     w.time_ps = t[done].time_ps + 10;
     t.insert(t.begin() + static_cast<ptrdiff_t>(done) + 1, w);
     EXPECT_TRUE(fires(t, 40));
+}
+
+// P37: the simulator failed an allocation of rank 0 (a kAllocFailed mark)
+// during its ucc_collective_init or its post.
+TEST(ModelTrace, P37CallThatSucceedsAfterAFailedAllocationFires) {
+    auto mark = [](const TraceEvent &at, ucc::UserMark m, uint32_t key, ucc_status_t st) {
+        TraceEvent e;
+        e.kind = TraceKind::kUser;
+        e.mark = m;
+        e.rank = at.rank;
+        e.key = key;
+        e.status = st;
+        e.time_ps = at.time_ps;
+        return e;
+    };
+    const auto request = static_cast<uint32_t>(ucc::AllocSite::kCollRequest);
+    const Trace base = fanin();
+    EXPECT_FALSE(fires(base, 37));
+    const size_t init =
+        find(base, [](const TraceEvent &e) { return e.kind == TraceKind::kInit && e.rank == 0; });
+    // The init made its request anyway.
+    Trace t = base;
+    t.insert(t.begin() + static_cast<ptrdiff_t>(init),
+             mark(t[init], ucc::UserMark::kAllocFailed, request, UCC_OK));
+    EXPECT_TRUE(fires(t, 37));
+    // The call returned another status.
+    for (ucc_status_t st : {UCC_OK, UCC_ERR_NO_MESSAGE}) {
+        Trace c = base;
+        c.insert(c.begin() + static_cast<ptrdiff_t>(init),
+                 {mark(c[init], ucc::UserMark::kAllocFailed, request, UCC_OK),
+                  mark(c[init], ucc::UserMark::kCallReturned, 0, st)});
+        EXPECT_TRUE(fires(c, 37)) << ucc_status_string(st);
+    }
+    // The consistent error: nothing to report.
+    Trace ok = base;
+    ok.insert(ok.begin() + static_cast<ptrdiff_t>(init),
+              {mark(ok[init], ucc::UserMark::kAllocFailed, request, UCC_OK),
+               mark(ok[init], ucc::UserMark::kCallReturned, 0, UCC_ERR_NO_MEMORY)});
+    EXPECT_FALSE(fires(ok, 37));
+    // A post whose frames failed, yet its request completed with UCC_OK.
+    Trace task = base;
+    const size_t post = post_of(task, 0, UCC_COLL_TYPE_FANIN);
+    task.insert(task.begin() + static_cast<ptrdiff_t>(post) + 1,
+                mark(task[post], ucc::UserMark::kAllocFailed,
+                     static_cast<uint32_t>(ucc::AllocSite::kCollTask), UCC_OK));
+    EXPECT_TRUE(fires(task, 37));
 }
 
 TEST(ModelTrace, P44ArgumentMismatchNamesTheField) {

@@ -280,6 +280,13 @@ bool Cluster::fail_allocation(uint32_t r, AllocSite site) {
     if (fail) {
         ++rs.alloc_failures;
         ++faults_injected_;
+        if (recording()) {
+            TraceEvent e;
+            e.kind = TraceKind::kUser;
+            e.mark = UserMark::kAllocFailed;
+            e.key = static_cast<uint32_t>(site);
+            record(r, e);
+        }
         note("ucc_sim: rank " + std::to_string(r) + ": allocation " + std::to_string(visit) + " (" +
              alloc_site_name(site) + ") fails (fault plan)");
     }
