@@ -4,7 +4,7 @@ set -euo pipefail
 # UCX (transport) and Open MPI (mpirun, for the multi-process tests); iproute2
 # (`ip netns`, for the two-host test); pkg-config and dpkg-dev (the install
 # tests: a pkg-config consumer, and `cpack -G DEB`, which runs dpkg-shlibdeps);
-# clang and its runtime libraries (libFuzzer, for tests/fuzz and fuzz/).
+# clang and its runtime libraries (libFuzzer, for fuzz/).
 pkgs=(cmake make g++ libboost-context-dev libboost-dev librapidcheck-dev libgtest-dev
   libucx-dev ucx-utils libopenmpi-dev openmpi-bin iproute2 pkg-config dpkg-dev clang
   libclang-rt-14-dev)

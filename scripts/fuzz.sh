@@ -2,7 +2,8 @@
 # The libFuzzer targets of fuzz/ (README, Fuzzing): configures build-fuzz/ with
 # clang and -DUCC_FUZZ=ON (the targets and the few library sources they reach,
 # nothing else), builds them, and runs each for a fixed time over its corpus in
-# fuzz/corpus/<target>/, one target per core at a time. New inputs go to a
+# fuzz/corpus/<target>/ (with the dictionary fuzz/<target>.dict where there is
+# one), one target per core at a time. New inputs go to a
 # temporary directory, never into the repository.
 #   scripts/fuzz.sh [SECONDS-PER-TARGET] [TARGET...]   (default 20 s, every target)
 # Prints one summary line per target,
@@ -16,7 +17,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-20}"
 shift $(($# > 0 ? 1 : 0))
 targets=("$@")
-[[ ${#targets[@]} -gt 0 ]] || targets=(fuzz_config fuzz_network fuzz_validate)
+[[ ${#targets[@]} -gt 0 ]] || targets=(fuzz_config fuzz_network fuzz_validate fuzz_trace_reader)
 [[ "$seconds" =~ ^[0-9]+$ && "$seconds" -gt 0 ]] || { echo "fuzz: seconds must be a positive integer" >&2; exit 2; }
 command -v clang++ >/dev/null || { echo "fuzz: no clang++ (scripts/deps.sh installs clang)" >&2; exit 1; }
 start=$SECONDS
@@ -40,9 +41,11 @@ trap 'rm -rf "$work"' EXIT
 run() {
     local t="$1"
     mkdir -p "$work/$t/new"
+    local dict=()
+    [[ -f "fuzz/$t.dict" ]] && dict=(-dict="fuzz/$t.dict")
     if ASAN_OPTIONS="detect_leaks=1" UBSAN_OPTIONS="print_stacktrace=1" \
         "build-fuzz/$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-        -close_fd_mask=2 -print_final_stats=1 -artifact_prefix="$work/$t/" \
+        -close_fd_mask=2 -print_final_stats=1 -artifact_prefix="$work/$t/" "${dict[@]}" \
         "$work/$t/new" "fuzz/corpus/$t" >"$work/$t/log" 2>&1; then
         echo 0 >"$work/$t/rc"
     else

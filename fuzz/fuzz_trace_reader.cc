@@ -1,7 +1,8 @@
 // libFuzzer target: the trace reader (traces/reader.h) on arbitrary bytes,
 // as one rank's file. It must never crash, hang or read out of bounds, and
 // every rejection must name a line; a trace it accepts must also survive the
-// desync check. Built and run by tests/fuzz/run.sh (clang, ASan+UBSan).
+// desync check. Built and run by scripts/fuzz.sh (clang, ASan+UBSan), with
+// the dictionary fuzz/fuzz_trace_reader.dict.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
