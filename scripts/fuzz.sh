@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-20}"
 shift $(($# > 0 ? 1 : 0))
 targets=("$@")
-[[ ${#targets[@]} -gt 0 ]] || targets=(fuzz_config fuzz_network fuzz_validate fuzz_trace_reader)
+[[ ${#targets[@]} -gt 0 ]] || targets=(fuzz_config fuzz_network fuzz_validate fuzz_trace_reader fuzz_faults)
 [[ "$seconds" =~ ^[0-9]+$ && "$seconds" -gt 0 ]] || { echo "fuzz: seconds must be a positive integer" >&2; exit 2; }
 command -v clang++ >/dev/null || { echo "fuzz: no clang++ (scripts/deps.sh installs clang)" >&2; exit 1; }
 start=$SECONDS

@@ -1,6 +1,5 @@
-// The simulator's fault plans (faults.h): their text form, seeded draws, and
-// the injection of failed allocations and OOB faults (crashes, stalls and
-// delay spikes are events of the event loop, cluster.cc).
+// The simulator's fault plans (faults.h): their text form and seeded draws.
+// Injecting them is the cluster's (cluster_faults.cc, cluster.cc).
 #include "transports/sim/faults.h"
 
 #include <algorithm>
@@ -9,7 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "transports/sim/cluster.h"
+#include "transports/sim/rng.h"
 
 namespace ucc::sim {
 
@@ -257,68 +256,6 @@ bool FaultPlan::from_spec(const std::string &spec, uint32_t n_ranks, uint64_t se
         return true;
     }
     return parse(spec, n_ranks, out, error);
-}
-
-// ---- injection ----
-
-bool Cluster::fail_allocation(uint32_t r, AllocSite site) {
-    RankState &rs = ranks_[r];
-    const uint32_t visit = rs.alloc_visits++;
-    const FaultPlan &plan = params_.faults;
-    bool fail = false;
-    for (const NoMemory &m : plan.nomem) {
-        fail |= m.rank == r && m.visit == visit;
-    }
-    if (!fail && plan.nomem_p > 0) {
-        // A function of the seed, the rank and the visit: the same whatever
-        // order the ranks run in.
-        const uint64_t h =
-            Rng(params_.seed ^ 0x6e6f6d656d000000ull ^ (static_cast<uint64_t>(r) << 32) ^ visit)
-                .next();
-        fail = static_cast<double>(h >> 11) / 9007199254740992.0 < plan.nomem_p;
-    }
-    if (fail) {
-        ++rs.alloc_failures;
-        ++faults_injected_;
-        if (recording()) {
-            TraceEvent e;
-            e.kind = TraceKind::kUser;
-            e.mark = UserMark::kAllocFailed;
-            e.key = static_cast<uint32_t>(site);
-            record(r, e);
-        }
-        note("ucc_sim: rank " + std::to_string(r) + ": allocation " + std::to_string(visit) + " (" +
-             alloc_site_name(site) + ") fails (fault plan)");
-    }
-    return fail;
-}
-
-const OobFault *Cluster::oob_fault(uint32_t r) const {
-    const RankState &rs = ranks_[r];
-    const uint32_t call = rs.oob_calls + rs.exchange_calls;
-    for (const OobFault &f : params_.faults.oob) {
-        if (f.rank == r && f.call == call) {
-            return &f;
-        }
-    }
-    return nullptr;
-}
-
-bool exit_rank() {
-    Cluster *c = Cluster::current();
-    if (c == nullptr || c->running_rank() == kNoRank) {
-        return false;
-    }
-    c->rank_state(c->running_rank()).exiting = true;
-    return true;
-}
-
-uint32_t failed_allocations() {
-    Cluster *c = Cluster::current();
-    if (c == nullptr || c->running_rank() == kNoRank) {
-        return 0;
-    }
-    return c->rank_state(c->running_rank()).alloc_failures;
 }
 
 }  // namespace ucc::sim
