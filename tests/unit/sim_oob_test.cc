@@ -48,12 +48,12 @@ void check_allgathers(uint32_t n) {
         for (uint32_t i = 0; i < n; ++i) {
             ASSERT_EQ(all[i], uint64_t(i) * 3 + 1);
         }
-        char name[24];
+        char name[24] = {};  // 21 bytes written: the rest must be defined too
         std::snprintf(name, sizeof(name), "rank-%07u-abcdefg", r);
         std::vector<char> names(size_t{n} * sizeof(name));
         ASSERT_EQ(allgather(o, name, names.data(), sizeof(name)), UCC_OK);
         for (uint32_t i = 0; i < n; ++i) {
-            char want[24];
+            char want[24] = {};
             std::snprintf(want, sizeof(want), "rank-%07u-abcdefg", i);
             ASSERT_EQ(std::memcmp(names.data() + i * sizeof(name), want, sizeof(want)), 0);
         }
