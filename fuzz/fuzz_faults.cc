@@ -20,28 +20,19 @@ void check(bool ok) {
     }
 }
 
-bool ranks_below(const FaultPlan &p, uint32_t n) {
-    for (const auto &c : p.crashes) {
-        if (c.rank >= n) {
-            return false;
-        }
-    }
-    for (const auto &s : p.stalls) {
-        if (s.rank >= n) {
-            return false;
-        }
-    }
-    for (const auto &m : p.nomem) {
-        if (m.rank >= n) {
-            return false;
-        }
-    }
-    for (const auto &f : p.oob) {
-        if (f.rank >= n) {
+// Every item of `items` names a rank below n.
+template <class Items>
+bool below(const Items &items, uint32_t n) {
+    for (const auto &item : items) {
+        if (item.rank >= n) {
             return false;
         }
     }
     return true;
+}
+
+bool ranks_below(const FaultPlan &p, uint32_t n) {
+    return below(p.crashes, n) && below(p.stalls, n) && below(p.nomem, n) && below(p.oob, n);
 }
 
 }  // namespace
