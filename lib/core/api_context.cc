@@ -64,6 +64,23 @@ bool context_destroyed(const ucc_context *context, const char *fn) {
     return true;
 }
 
+void release_context(Context &ctx) {
+    ctx.transport.reset();
+    ctx.sim = nullptr;
+    ctx.tl_recording = false;
+    ctx.peers = PeerMap();
+    ucc::free_storage(ctx.address);
+    ucc::free_storage(ctx.mem_segments);
+    ctx.tuning = Tuning();  // points into the configuration: first
+    ctx.config.release();
+    ctx.pool.release();
+    ctx.runq = RunQueue();
+    ucc::free_storage(ctx.pollers);
+    ucc::free_storage(ctx.live_teams);
+    ucc::free_storage(ctx.failed_peers);
+    ucc::free_storage(ctx.dead_peers);
+}
+
 void Context::on_complete(Xfer *x) {
     ++progress_events;
     auto *ws = static_cast<coll::WaitState *>(x->owner);
@@ -595,10 +612,7 @@ UCC_EXPORT ucc_status_t ucc_context_destroy(ucc_context_h context) {
         // tombstone) go without a time.
         ctx.log.set_clock(nullptr, nullptr);
         ucc::core::trace_close(ctx);
-        ctx.transport.reset();
-        ctx.peers = ucc::core::PeerMap();
-        ctx.address = {};
-        ctx.mem_segments = {};
+        ucc::core::release_context(ctx);
         ctx.lib->dead_contexts.emplace_back(context);
         return UCC_OK;
     });

@@ -153,8 +153,8 @@ void retire_team(ucc_team *team) {
     // Keep a tombstone: later calls on this handle fail cleanly (P36).
     t.state = TeamState::kDestroyed;
     t.peers = PeerMap();
-    t.eps_cache = {};
-    t.mem_segments = {};
+    ucc::free_storage(t.eps_cache);
+    ucc::free_storage(t.mem_segments);
     t.create_task.reset();
     t.create_poller.reset();
     ctx->dead_teams.emplace_back(team);

@@ -2,6 +2,7 @@
 // the environment and modify calls, in that order; printing.
 #include "lib/core/config.h"
 
+#include <strings.h>
 #include <cctype>
 #include <cerrno>
 #include <cstdint>
@@ -55,6 +56,14 @@ Config::Config(std::span<const ConfigVar> table, std::string prefix)
     for (const ConfigVar &v : table_) {
         values_.emplace_back(v.default_value);
     }
+}
+
+void Config::release() {
+    ucc::free_storage(prefix_);
+    ucc::free_storage(file_);
+    ucc::free_storage(set_);
+    ucc::free_storage(values_);
+    ucc::free_storage(settings_);
 }
 
 int Config::find(const std::string &name) const {
@@ -229,6 +238,16 @@ int64_t Config::get_int(const std::string &name) const {
     int64_t v = 0;
     parse_size(get(name), &v);
     return v;
+}
+
+bool Config::get_bool(const std::string &name) const {
+    const std::string &v = get(name);
+    for (const char *yes : {"y", "yes", "on", "1", "true"}) {
+        if (strcasecmp(v.c_str(), yes) == 0) {
+            return true;
+        }
+    }
+    return false;
 }
 
 void Config::log_ignored(const Logger &log) const {

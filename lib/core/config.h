@@ -92,6 +92,8 @@ class Config {
                         const char *component = nullptr);
     const std::string &get(const std::string &name) const;
     int64_t get_int(const std::string &name) const;
+    // A boolean variable (valid_bool's spellings, any case): y, yes, on, 1, true.
+    bool get_bool(const std::string &name) const;
     // Every setting of a per-component variable, in the order they apply.
     const std::vector<Setting> &settings(const std::string &name) const;
     // Whether the variable was set (file, environment or modify).
@@ -104,6 +106,9 @@ class Config {
     // One DEBUG line per ignored variable that was set (file, environment or
     // modify), when the library or context this config creates is created.
     void log_ignored(const Logger &log) const;
+    // Drops every value, setting and name (a destroyed context's tombstone
+    // keeps its table only); nothing may read the configuration afterwards.
+    void release();
 
   private:
     int find(const std::string &name) const;

@@ -10,6 +10,15 @@
 // Marks a C API definition as exported from libucc.so (everything else is hidden).
 #define UCC_EXPORT extern "C" __attribute__((visibility("default")))
 
+namespace ucc {
+// Empties a container and gives its storage back (`v = {}` keeps a vector's
+// or string's capacity: it assigns from an empty initializer list).
+template <class T>
+void free_storage(T &v) noexcept {
+    T().swap(v);
+}
+}  // namespace ucc
+
 // Propagate a failing status.
 #define UCC_TRY(expr)                   \
     do {                                \

@@ -27,13 +27,17 @@ class Pool {
     Pool() = default;
     Pool(const Pool &) = delete;
     Pool &operator=(const Pool &) = delete;
-    ~Pool() {
+    ~Pool() { release(); }
+
+    // Frees the blocks on the free lists (a destroyed context's pool).
+    void release() noexcept {
         for (size_t c = 0; c < kClasses; ++c) {
             while (free_[c] != nullptr) {
                 Node *n = free_[c];
                 free_[c] = n->next;
                 ::operator delete(n);
             }
+            kept_[c] = 0;
         }
     }
 
