@@ -2,7 +2,10 @@
 // an instance chose one algorithm. Each rank decides alone at init, from its
 // own arguments and configuration; whatever may differ between ranks (a
 // memory type, a tuning string, a zero count) must not change the decision,
-// or ranks run different protocols against each other.
+// or ranks run different protocols against each other. The one exception:
+// an instance that every participant completed with UCC_ERR_NOT_SUPPORTED was
+// refused together (UCC_CHECK_ASYMMETRIC_DT compares the choices before any
+// algorithm runs), so differing choices did no harm there.
 #include "model/trace.h"
 
 #include <string>
@@ -14,9 +17,25 @@ namespace ucc::model {
 using detail::add;
 using detail::rank_str;
 
+namespace {
+
+bool refused_together(const Instance &in) {
+    for (const RankOp *op : in.ops) {
+        if (op->done == nullptr || op->done->status != UCC_ERR_NOT_SUPPORTED) {
+            return false;
+        }
+    }
+    return true;
+}
+
+}  // namespace
+
 Findings check_p42_same_algorithm(const TraceIndex &ix) {
     Findings f;
     for (const Instance &in : ix.instances()) {
+        if (refused_together(in)) {
+            continue;
+        }
         const RankOp *ref = in.ops.front();
         for (const RankOp *op : in.ops) {
             // Arguments that disagree are P44's finding, not this one.

@@ -950,16 +950,23 @@ DrawnSet draw_set(uint32_t n, bool unordered) {
                m.kind == Mut::kFlagBits;
     }
     // So may one whose mutation (root, in place, type) made a rank use a
-    // description that held junk: a count of 2^32 elements or more.
+    // description that held junk: a buffer whose bytes, times the team size
+    // (a tree algorithm's scratch holds a subtree's blocks), reach 1 GiB.
+    // Whether such a reservation fails depends on the machine's memory and
+    // what runs beside the test (regression: a gather of 4.2e9 int16 per
+    // rank on 16 ranks got UCC_ERR_NO_MEMORY in one run under ctest -j2).
+    const auto big = [&](const ucc_coll_buffer_info_t &info) {
+        constexpr unsigned __int128 kBig = uint64_t{1} << 30;
+        return static_cast<unsigned __int128>(info.count) * esize(info.datatype) * c.n >= kBig;
+    };
     for (uint32_t r = 0; r < c.n && !huge; ++r) {
         const ucc_coll_args_t &a = c.args[r];
         const bool in_place = (a.mask & UCC_COLL_ARGS_FIELD_FLAGS) != 0 &&
                               (a.flags & UCC_COLL_ARGS_FLAG_IN_PLACE) != 0;
         const ucc::model::Layout l =
             ucc::model::layout_of(get_raw(a.coll_type), in_place, a.root == r);
-        constexpr uint64_t kBig = uint64_t{1} << 32;
-        huge = (l.src.used() && !l.src.v() && a.src.info.count >= kBig) ||
-               (l.dst.used() && !l.dst.v() && a.dst.info.count >= kBig);
+        huge = (l.src.used() && !l.src.v() && big(a.src.info)) ||
+               (l.dst.used() && !l.dst.v() && big(a.dst.info));
     }
     const bool invalid = std::any_of(
         want.begin(), want.end(), [](const ucc::model::Verdict &v) { return v.status != UCC_OK; });

@@ -171,7 +171,8 @@ void Coll::tag_xfer(Xfer &x, const void *buf) const {
     x.trace_buffer = classify(buf, &x.trace_offset);
 }
 
-Req Coll::send(uint32_t peer, uint32_t step, const void *buf, size_t bytes) {
+Req Coll::send_on(uint32_t peer, uint32_t step, const void *buf, size_t bytes,
+                  ucc_memory_type_t mem) {
     Xfer *x = Req::new_xfer(frame_pool);
     x->status = UCC_INPROGRESS;
     x->signature = signature_;
@@ -181,14 +182,14 @@ Req Coll::send(uint32_t peer, uint32_t step, const void *buf, size_t bytes) {
     }
     Transport &t = *transport_;
     Req req(&t, x, frame_pool);  // owns x from here on
-    ucc_status_t st = t.isend(env_.peer_of(peer), tag(step), buf, bytes, args_.src_mem, x);
+    ucc_status_t st = t.isend(env_.peer_of(peer), tag(step), buf, bytes, mem, x);
     if (st < 0) {
         x->status = st;
     }
     return req;
 }
 
-Req Coll::recv(uint32_t peer, uint32_t step, void *buf, size_t bytes) {
+Req Coll::recv_on(uint32_t peer, uint32_t step, void *buf, size_t bytes, ucc_memory_type_t mem) {
     Xfer *x = Req::new_xfer(frame_pool);
     x->status = UCC_INPROGRESS;
     x->signature = signature_;
@@ -198,11 +199,27 @@ Req Coll::recv(uint32_t peer, uint32_t step, void *buf, size_t bytes) {
     }
     Transport &t = *transport_;
     Req req(&t, x, frame_pool);
-    ucc_status_t st = t.irecv(env_.peer_of(peer), tag(step), buf, bytes, args_.dst_mem, x);
+    ucc_status_t st = t.irecv(env_.peer_of(peer), tag(step), buf, bytes, mem, x);
     if (st < 0) {
         x->status = st;
     }
     return req;
+}
+
+Req Coll::send(uint32_t peer, uint32_t step, const void *buf, size_t bytes) {
+    return send_on(peer, step, buf, bytes, args_.src_mem);
+}
+
+Req Coll::recv(uint32_t peer, uint32_t step, void *buf, size_t bytes) {
+    return recv_on(peer, step, buf, bytes, args_.dst_mem);
+}
+
+Req Coll::send_host(uint32_t peer, uint32_t step, const void *buf, size_t bytes) {
+    return send_on(peer, step, buf, bytes, UCC_MEMORY_TYPE_HOST);
+}
+
+Req Coll::recv_host(uint32_t peer, uint32_t step, void *buf, size_t bytes) {
+    return recv_on(peer, step, buf, bytes, UCC_MEMORY_TYPE_HOST);
 }
 
 WaitAll Coll::wait_all(std::span<Req> reqs) {

@@ -266,6 +266,8 @@ class CollEnv {
         (void)mine;
         (void)theirs;
     }
+    // The members disagree on `what` (UCC_CHECK_ASYMMETRIC_DT, lib/coll/check.cc).
+    virtual void report_inconsistent(const char *what) { (void)what; }
 };
 
 // Extents of participant `rank`'s user buffers in elements (v: the furthest
@@ -351,6 +353,10 @@ class Coll : public FrameSource {
     const Args &args() const { return args_; }
     Args &mutable_args() { return args_; }
     bool timing_only() const { return timing_only_; }
+    // Set by run_checked when the members refused together before the
+    // algorithm ran: the team stays usable.
+    bool refused_together() const { return refused_together_; }
+    void set_refused_together() { refused_together_ = true; }
 
     // Tag of one message: team and sequence come from the core, `step` from the
     // algorithm (15 bits; the top bit of the step field marks the core's own
@@ -362,6 +368,9 @@ class Coll : public FrameSource {
 
     Req send(uint32_t peer, uint32_t step, const void *buf, size_t bytes);
     Req recv(uint32_t peer, uint32_t step, void *buf, size_t bytes);
+    // The same for the core's own host-memory buffers (whatever the user's are).
+    Req send_host(uint32_t peer, uint32_t step, const void *buf, size_t bytes);
+    Req recv_host(uint32_t peer, uint32_t step, void *buf, size_t bytes);
 
     template <class... R>
     WaitAll wait(R &...reqs) {
@@ -404,6 +413,8 @@ class Coll : public FrameSource {
     TraceBuffer classify(const void *p, uint64_t *offset) const;
     void note_access(const void *p, size_t bytes, bool write);
     void tag_xfer(Xfer &x, const void *buf) const;
+    Req send_on(uint32_t peer, uint32_t step, const void *buf, size_t bytes, ucc_memory_type_t mem);
+    Req recv_on(uint32_t peer, uint32_t step, void *buf, size_t bytes, ucc_memory_type_t mem);
 
     CollEnv &env_;
     Args args_;
@@ -419,6 +430,7 @@ class Coll : public FrameSource {
     Transport *transport_;
     SimulatedWorld *sim_;  // null on a real transport (no charges, no event trace)
     bool timing_only_;
+    bool refused_together_ = false;
     dt_reduce_fn reduce_fn_;  // args_.reduce_kernel, or looked up at the first reduce
     uint64_t trace_req_ = 0;  // 0: not recording
     Range src_range_;
@@ -457,7 +469,28 @@ Task send_recv_reduce(Coll &c, uint32_t to, const void *sbuf, uint64_t scount, u
 // before all have finished.
 Task run_synchronized(Coll &c, AlgFn alg);
 
+// What UCC_CHECK_ASYMMETRIC_DT compares across a collective's members
+// (lib/coll/check.cc): the algorithm chosen (its number in the type's table,
+// or kRefused when this member's selection failed) and, for gather, gatherv,
+// scatter and scatterv, the datatype and memory type of the member's buffer.
+struct Fingerprint {
+    static constexpr int64_t kRefused = -1;
+    int64_t alg = 0;
+    int64_t dt = 0;
+    int64_t mem = 0;
+};
+Fingerprint fingerprint_of(const Args &a, uint32_t rank, int64_t alg);
+// Runs `alg` (nullptr: this member refused; between the barriers of
+// run_synchronized when `synchronized`) once every member agrees on its
+// fingerprint; otherwise completes with UCC_ERR_NOT_SUPPORTED on every member.
+Task run_checked(Coll &c, AlgFn alg, Fingerprint mine, bool synchronized);
+
 // Every algorithm of one collective type (defined in lib/coll/<coll>/<coll>.cc).
 std::span<const Algorithm> algorithms(ucc_coll_type_t type);
+// `alg`'s number: its position in algorithms(alg.type), from 1 (the id
+// ucc_info and the event trace show).
+inline int64_t algorithm_number(const Algorithm &alg) {
+    return &alg - algorithms(alg.type).data() + 1;
+}
 
 }  // namespace ucc::coll

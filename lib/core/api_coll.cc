@@ -103,8 +103,9 @@ void CollRequest::complete(ucc_status_t st) {
         e.hash = coll && st == UCC_OK ? dst_hash(*coll) : 0;
         record(e);
     }
+    const bool refused_together = coll && coll->refused_together();
     coll.reset();
-    if (st < 0 && team->error == UCC_OK) {
+    if (st < 0 && team->error == UCC_OK && !refused_together) {
         team->error = st;  // sticky: later collectives on this team fail too
         UCC_LOG(team->ctx->log, kError, "team %u failed: %s in %s", team->id, ucc_status_string(st),
                 coll_type_name(args.coll_type));
@@ -327,10 +328,23 @@ ucc_status_t coll_init(ucc_coll_args_t *coll_args, ucc_coll_req_h *request, ucc_
     if (!r->trivial) {
         r->alg = ucc::core::select_algorithm(ctx, r->nargs, view_size, &why);
         if (r->alg == nullptr) {
-            UCC_LOG(ctx.log, kError, "ucc_collective_init: %s", why.c_str());
-            return UCC_ERR_NOT_SUPPORTED;
+            UCC_LOG(ctx.log, kError, "ucc_collective_init: %s%s", why.c_str(),
+                    ctx.lib->check_asymmetric
+                        ? " (UCC_CHECK_ASYMMETRIC_DT: every member completes with "
+                          "UCC_ERR_NOT_SUPPORTED at post)"
+                        : "");
+            if (!ctx.lib->check_asymmetric) {
+                return UCC_ERR_NOT_SUPPORTED;
+            }
         }
-        if (r->alg->scratch != nullptr) {
+        if (ctx.lib->check_asymmetric) {
+            r->checked = true;
+            r->fingerprint =
+                ucc::coll::fingerprint_of(r->nargs, view_rank,
+                                          r->alg != nullptr ? ucc::coll::algorithm_number(*r->alg)
+                                                            : ucc::coll::Fingerprint::kRefused);
+        }
+        if (r->alg != nullptr && r->alg->scratch != nullptr) {
             // Scratch memory is allocated here, once: a post never allocates it.
             ucc::coll::ScratchPlan plan;
             r->alg->scratch(r->nargs, view_rank, view_size, plan);
@@ -368,8 +382,7 @@ ucc_status_t coll_init(ucc_coll_args_t *coll_args, ucc_coll_req_h *request, ucc_
         e.team_rank = t.rank;
         e.team_size = t.size;
         if (r->alg != nullptr) {
-            const std::span<const ucc::coll::Algorithm> algs = ucc::coll::algorithms(r->alg->type);
-            e.alg = static_cast<uint16_t>(r->alg - algs.data() + 1);
+            e.alg = static_cast<uint16_t>(ucc::coll::algorithm_number(*r->alg));
         }
         r->record(e);
     }
@@ -498,7 +511,7 @@ ucc_status_t coll_post(ucc_coll_req_h request) {
     if (ctx.sim != nullptr) {
         ucc::SpanInfo &sp = r->span;
         sp.collective = ucc::core::coll_type_name(r->args.coll_type);
-        sp.algorithm = r->alg->name;
+        sp.algorithm = r->alg != nullptr ? r->alg->name : "none (refused)";
         sp.dtype = r->nargs.esize != 0 ? ucc::dt::name(r->nargs.dt) : "none";
         sp.team_id = t.id;
         sp.seq = seq;
@@ -511,9 +524,13 @@ ucc_status_t coll_post(ucc_coll_req_h request) {
         ctx.sim->trace_begin(sp);
     }
     ucc::alloc_site(ctx.sim, ucc::AllocSite::kCollTask);
-    r->task = t.sync_type == UCC_SYNC_COLLECTIVES
-                  ? ucc::coll::run_synchronized(*r->coll, r->alg->run)
-                  : r->alg->run(*r->coll);
+    const bool sync = t.sync_type == UCC_SYNC_COLLECTIVES;
+    if (r->checked) {
+        r->task = ucc::coll::run_checked(*r->coll, r->alg != nullptr ? r->alg->run : nullptr,
+                                         r->fingerprint, sync);
+    } else {
+        r->task = sync ? ucc::coll::run_synchronized(*r->coll, r->alg->run) : r->alg->run(*r->coll);
+    }
     ctx.active.push_back(r);
     if (r->deadline != std::numeric_limits<double>::infinity()) {
         ctx.n_timed++;

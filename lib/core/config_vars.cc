@@ -139,8 +139,12 @@ constexpr ConfigVar kLibVars[] = {
     {"LOG_LEVEL_TRIGGER", "FATAL", "Ignored: the log level that triggers error handling.",
      valid_level, kIgnored},
     {"CHECK_ASYMMETRIC_DT", "n",
-     "Ignored: an allreduce check that rooted collectives use one datatype on every rank.",
-     valid_bool, kIgnored},
+     "Before each collective runs, its members check (a small allreduce) that they chose the "
+     "same algorithm and, for gather, gatherv, scatter and scatterv, use one datatype and one "
+     "memory type; if not, all complete with UCC_ERR_NOT_SUPPORTED instead of hanging. A member "
+     "whose selection fails then completes with that error at post too (its init returns "
+     "UCC_OK).",
+     valid_bool, kUsed},
 };
 
 constexpr const char *kAlgDoc =

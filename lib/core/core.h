@@ -87,6 +87,9 @@ struct Lib {
     uint64_t coll_types = 0;
     uint64_t reduction_types = 0;
     ucc_coll_sync_type_t sync_type = UCC_NO_SYNC_COLLECTIVES;
+    // CHECK_ASYMMETRIC_DT: every collective's members agree on the algorithm
+    // (and a rooted one's datatype and memory type) before it runs.
+    bool check_asymmetric = false;
     uint64_t n_contexts = 0;
     // UCC_THREAD_MULTIPLE: guards n_contexts and dead_contexts.
     std::mutex mu;
@@ -295,6 +298,10 @@ bool context_destroyed(const ucc_context *context, const char *fn);
 // kept by its context: what ucc_team_destroy does, and ucc_context_destroy
 // for the teams still on the context.
 void retire_team(ucc_team *team);
+// Frees what a destroyed context holds (its transport, maps, configuration,
+// pooled blocks), leaving the small tombstone that P36 keeps until
+// ucc_finalize.
+void release_context(Context &ctx);
 
 struct Team final : coll::CollEnv {
     explicit Team(Context *c) : ctx(c) {}
@@ -306,6 +313,7 @@ struct Team final : coll::CollEnv {
     coll::Scheduler &scheduler() override { return *ctx; }
     Pool *pool() override { return &ctx->pool; }
     void report_desync(uint32_t peer, uint64_t mine, uint64_t theirs) override;
+    void report_inconsistent(const char *what) override;
 
     Context *ctx;
     TeamState state = TeamState::kCreating;
@@ -355,6 +363,7 @@ struct ActiveSetEnv final : coll::CollEnv {
     void report_desync(uint32_t peer, uint64_t mine, uint64_t theirs) override {
         team->report_desync(member(peer), mine, theirs);
     }
+    void report_inconsistent(const char *what) override { team->report_inconsistent(what); }
 };
 
 struct CollRequest {
@@ -369,7 +378,11 @@ struct CollRequest {
     ucc_coll_args_t args{};
     coll::Args nargs;
     const coll::Algorithm *alg = nullptr;
-    uint64_t signature = 0;                    // signature_of(nargs)
+    uint64_t signature = 0;  // signature_of(nargs)
+    // UCC_CHECK_ASYMMETRIC_DT: the members compare this before the algorithm
+    // runs (checked), alg being null when this member's selection failed.
+    bool checked = false;
+    coll::Fingerprint fingerprint;
     std::optional<coll::Coll> coll;            // while posted
     coll::ScratchCache scratch;                // kept across posts
     std::unique_ptr<ActiveSetEnv> active_set;  // set when the collective runs on a subset

@@ -255,4 +255,11 @@ void Team::report_desync(uint32_t peer, uint64_t mine, uint64_t theirs) {
             coll::describe_signature(theirs).c_str(), field);
 }
 
+void Team::report_inconsistent(const char *what) {
+    UCC_LOG(ctx->log, kError,
+            "UCC_CHECK_ASYMMETRIC_DT on team %u: the members' %s differs; the collective "
+            "completes with UCC_ERR_NOT_SUPPORTED on every member",
+            id, what);
+}
+
 }  // namespace ucc::core
