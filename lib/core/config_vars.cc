@@ -139,11 +139,13 @@ constexpr ConfigVar kLibVars[] = {
     {"LOG_LEVEL_TRIGGER", "FATAL", "Ignored: the log level that triggers error handling.",
      valid_level, kIgnored},
     {"CHECK_ASYMMETRIC_DT", "n",
-     "Before each collective runs, its members check (a small allreduce) that they chose the "
-     "same algorithm and, for gather, gatherv, scatter and scatterv, use one datatype and one "
-     "memory type; if not, all complete with UCC_ERR_NOT_SUPPORTED instead of hanging. A member "
-     "whose selection fails then completes with that error at post too (its init returns "
-     "UCC_OK).",
+     "Before each collective runs, its members compare (a dissemination allreduce of 48-byte "
+     "messages, ceil(log2 n) rounds) the algorithm each chose and, for gather(v) and "
+     "scatter(v), the datatype and memory type of their buffers; if any differs, or a member's "
+     "own selection failed (its init then returns UCC_OK), every member completes with "
+     "UCC_ERR_NOT_SUPPORTED and the team stays usable. Off by default, as in the reference. A "
+     "timing-only simulation moves no payload: there the check costs its time and compares "
+     "nothing.",
      valid_bool, kUsed},
 };
 
