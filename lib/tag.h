@@ -16,7 +16,8 @@
 //      active sets:     bit 31 set | the user's 16-bit tag (their own space);
 //      team creation:   a hash every member derives from the team's parameters.
 //  * S (1 bit): the core's own messages (entry/exit barriers of
-//    UCC_SYNC_COLLECTIVES) as opposed to the algorithm's.
+//    UCC_SYNC_COLLECTIVES, the agreement of UCC_CHECK_ASYMMETRIC_DT) as
+//    opposed to the algorithm's.
 //  * step (15 bits): the algorithm's step (modulo 2^15).
 //
 // Wire tag (transports whose matching has no source, UCP: the sender must be in
@@ -55,6 +56,11 @@ inline constexpr unsigned kTeamShift = 48;
 inline constexpr unsigned kKeyShift = 16;
 inline constexpr Tag kStepMask = 0xffff;  // S bit and step
 inline constexpr uint32_t kCoreStepSpace = 0x8000;
+// The core's own steps (S bit set), each user's base; steps stay below 2^10
+// on the wire: UCC_SYNC_COLLECTIVES' barriers use 1..20 (one per round),
+// UCC_CHECK_ASYMMETRIC_DT's agreement 0x200..0x214.
+inline constexpr uint32_t kSyncSteps = kCoreStepSpace;
+inline constexpr uint32_t kCheckSteps = kCoreStepSpace | 0x200;
 inline constexpr uint32_t kAlgStepMask = 0x7fff;
 inline constexpr uint16_t kCreationTeamId = 0xffff;
 inline constexpr uint32_t kActiveSetKey = 0x80000000u;

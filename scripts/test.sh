@@ -9,7 +9,7 @@
 # Time (CI's budget is 25 minutes on 2 cores): ctest runs one test per core;
 # the sanitizer build is unoptimised (it compiles in half the time of -O1,
 # which more than pays for its slower tests) and runs the property tests at a
-# 0.15 of the optimised build's case count (UCC_PROPTEST_ASAN_SCALE, a
+# 0.1 of the optimised build's case count (UCC_PROPTEST_ASAN_SCALE, a
 # factor on UCC_PROPTEST_SCALE): the sanitizers look for memory and UB errors
 # on every code path, which the smaller share of cases reaches; the full count
 # runs in build/. Each stage prints the seconds since the start.
@@ -54,7 +54,7 @@ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g" \
     -DCMAKE_C_FLAGS_DEBUG="-g" -DUCC_SANITIZE=ON -DUCC_BUILD_TESTS=ON -DUCC_WERROR=ON >/dev/null
 cmake --build build-asan -j"$jobs"
 stage "tests (ASan+UBSan)"
-asan_scale="$(awk -v s="${UCC_PROPTEST_SCALE:-1}" -v f="${UCC_PROPTEST_ASAN_SCALE:-0.15}" 'BEGIN { print s * f }')"
+asan_scale="$(awk -v s="${UCC_PROPTEST_SCALE:-1}" -v f="${UCC_PROPTEST_ASAN_SCALE:-0.1}" 'BEGIN { print s * f }')"
 # (Leak checking is on by default; tests/common/asan_options.cc sets the
 # rest.)
 (cd build-asan && UBSAN_OPTIONS=print_stacktrace=1 \

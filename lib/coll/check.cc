@@ -28,7 +28,6 @@ namespace ucc::coll {
 
 namespace {
 
-constexpr uint32_t kCheckSteps = tag::kCoreStepSpace | 0x200;  // clear of the sync barriers
 constexpr size_t kFields = 3;
 constexpr const char *kFieldNames[kFields] = {"algorithm", "datatype", "memory type"};
 
@@ -75,7 +74,7 @@ Task run_checked(Coll &c, AlgFn alg, Fingerprint mine, bool synchronized) {
     const uint32_t r = c.rank();
     Extremes known{{mine.alg, mine.dt, mine.mem}, {mine.alg, mine.dt, mine.mem}};
     Extremes in{};
-    c.set_step_space(kCheckSteps);
+    c.set_step_space(tag::kCheckSteps);
     uint32_t step = 0;
     ucc_status_t st = UCC_OK;
     for (uint64_t d = 1; d < n && st == UCC_OK; d *= 2, ++step) {

@@ -7,12 +7,10 @@ namespace ucc::coll {
 
 namespace {
 
-constexpr uint32_t kSyncSpace = tag::kCoreStepSpace;
-
 Task sync_barrier(Coll &c) {
     const uint32_t n = c.size();
     const uint32_t r = c.rank();
-    c.set_step_space(kSyncSpace);
+    c.set_step_space(tag::kSyncSteps);
     uint32_t step = 1;
     ucc_status_t st = UCC_OK;
     for (uint64_t d = 1; d < n && st == UCC_OK; d *= 2, ++step) {
