@@ -3,6 +3,8 @@
 #include "lib/core/config.h"
 
 #include <strings.h>
+#include <unistd.h>
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdint>
@@ -49,21 +51,26 @@ bool parse_size(const std::string &s, int64_t *out) {
 }
 
 Config::Config(std::span<const ConfigVar> table, std::string prefix)
-    : table_(table),
-      prefix_(std::move(prefix)),
-      set_(table.size(), false),
-      settings_(table.size()) {
-    for (const ConfigVar &v : table_) {
-        values_.emplace_back(v.default_value);
-    }
-}
+    : table_(table), defaults_(config_defaults(table)), prefix_(std::move(prefix)) {}
 
 void Config::release() {
     ucc::free_storage(prefix_);
     ucc::free_storage(file_);
     ucc::free_storage(set_);
-    ucc::free_storage(values_);
-    ucc::free_storage(settings_);
+}
+
+const Config::Entry *Config::entry(size_t i) const {
+    for (const Entry &e : set_) {
+        if (e.index == i) {
+            return &e;
+        }
+    }
+    return nullptr;
+}
+
+const std::string &Config::value(size_t i) const {
+    const Entry *e = entry(i);
+    return e != nullptr ? e->value : defaults_[i];
 }
 
 int Config::find(const std::string &name) const {
@@ -80,21 +87,26 @@ ucc_status_t Config::set(size_t i, const std::string &source, const std::string 
         log_error("invalid value '%s' of %s", value.c_str(), source.c_str());
         return UCC_ERR_INVALID_PARAM;
     }
-    set_[i] = true;
-    if (!table_[i].per_component) {
-        values_[i] = value;
-        return UCC_OK;
+    Entry *e = nullptr;
+    for (Entry &x : set_) {
+        e = x.index == i ? &x : e;
     }
-    // One setting per name it was set under, in the order they were last set.
-    std::vector<Setting> &all = settings_[i];
-    for (auto it = all.begin(); it != all.end(); ++it) {
-        if (it->source == source) {
-            all.erase(it);
-            break;
+    if (e == nullptr) {
+        e = &set_.emplace_back();
+        e->index = i;
+    }
+    e->value = value;
+    if (table_[i].per_component) {
+        // One setting per name it was set under, in the order they were last set.
+        std::vector<Setting> &all = e->settings;
+        for (auto it = all.begin(); it != all.end(); ++it) {
+            if (it->source == source) {
+                all.erase(it);
+                break;
+            }
         }
+        all.push_back({source, value});
     }
-    all.push_back({source, value});
-    values_[i] = value;
     return UCC_OK;
 }
 
@@ -178,18 +190,47 @@ ucc_status_t Config::load(const char *filename) {
             UCC_TRY(apply_file_line(l, filename, false));
         }
     }
-    // The environment: the generic name, then each component's (which wins).
-    for (size_t i = 0; i < table_.size(); ++i) {
-        const std::string generic = prefix_ + table_[i].name;
-        if (const char *v = std::getenv(generic.c_str()); v != nullptr) {
-            UCC_TRY(set(i, generic, v));
+    // The environment: per variable the generic name, then each component's
+    // (which wins). One pass over the environment, not a getenv per name and
+    // component (hundreds per context: a million simulated ranks each
+    // create one).
+    struct Found {
+        size_t index;
+        size_t order;  // 0: the generic name; 1 + k: config_components()[k]
+        std::string source;
+        const char *value;
+    };
+    std::vector<Found> found;
+    const std::span<const char *const> comps = config_components();
+    for (char **env = environ; env != nullptr && *env != nullptr; ++env) {
+        const char *kv = *env;
+        const char *eq = std::strchr(kv, '=');
+        if (eq == nullptr || std::strncmp(kv, prefix_.c_str(), prefix_.size()) != 0) {
+            continue;
         }
-        for (const char *comp : config_components()) {
-            const std::string env = prefix_ + comp + "_" + table_[i].name;
-            if (const char *v = std::getenv(env.c_str()); v != nullptr) {
-                UCC_TRY(set(i, env, v));
+        const std::string rest(kv + prefix_.size(), eq);
+        int i = find(rest);
+        size_t order = 0;
+        for (size_t k = 0; i < 0 && k < comps.size(); ++k) {
+            const size_t len = std::strlen(comps[k]);
+            if (rest.size() > len + 1 && rest.compare(0, len, comps[k]) == 0 && rest[len] == '_') {
+                i = find(rest.substr(len + 1));
+                order = k + 1;
             }
         }
+        if (i >= 0) {
+            found.push_back({static_cast<size_t>(i), order, std::string(kv, eq), eq + 1});
+        }
+    }
+    // getenv's answer for a name set twice is its first entry: keep that one.
+    std::stable_sort(found.begin(), found.end(), [](const Found &a, const Found &b) {
+        return a.index != b.index ? a.index < b.index : a.order < b.order;
+    });
+    for (size_t k = 0; k < found.size(); ++k) {
+        if (k > 0 && found[k].index == found[k - 1].index && found[k].order == found[k - 1].order) {
+            continue;
+        }
+        UCC_TRY(set(found[k].index, found[k].source, found[k].value));
     }
     return UCC_OK;
 }
@@ -220,18 +261,20 @@ ucc_status_t Config::modify(const std::string &name, const std::string &value,
 const std::string &Config::get(const std::string &name) const {
     int i = find(name);
     UCC_ASSERT(i >= 0);
-    return values_[i];
+    return value(static_cast<size_t>(i));
 }
 
 const std::vector<Config::Setting> &Config::settings(const std::string &name) const {
     int i = find(name);
     UCC_ASSERT(i >= 0);
-    return settings_[i];
+    static const std::vector<Setting> kNone;
+    const Entry *e = entry(static_cast<size_t>(i));
+    return e != nullptr ? e->settings : kNone;
 }
 
 bool Config::is_set(const std::string &name) const {
     int i = find(name);
-    return i >= 0 && set_[i];
+    return i >= 0 && entry(static_cast<size_t>(i)) != nullptr;
 }
 
 int64_t Config::get_int(const std::string &name) const {
@@ -252,9 +295,10 @@ bool Config::get_bool(const std::string &name) const {
 
 void Config::log_ignored(const Logger &log) const {
     for (size_t i = 0; i < table_.size(); ++i) {
-        if (table_[i].ignored && set_[i]) {
+        const Entry *e = table_[i].ignored ? entry(i) : nullptr;
+        if (e != nullptr) {
             UCC_LOG(log, kDebug, "%s%s=%s accepted for compatibility. %s", prefix_.c_str(),
-                    table_[i].name, values_[i].c_str(), table_[i].doc);
+                    table_[i].name, e->value.c_str(), table_[i].doc);
         }
     }
 }
@@ -277,12 +321,13 @@ void Config::print(FILE *stream, const char *title, ucc_config_print_flags_t fla
             std::fprintf(stream, "#\n# %s\n#\n# syntax:  %s\n# default: %s\n#\n", v.doc,
                          config_syntax(v), v.default_value);
         }
-        if (v.per_component && !settings_[i].empty()) {
-            for (const Setting &s : settings_[i]) {
+        const Entry *e = entry(i);
+        if (v.per_component && e != nullptr && !e->settings.empty()) {
+            for (const Setting &s : e->settings) {
                 std::fprintf(stream, "%s=%s\n", s.source.c_str(), s.value.c_str());
             }
         } else {
-            std::fprintf(stream, "%s%s=%s\n", prefix_.c_str(), v.name, values_[i].c_str());
+            std::fprintf(stream, "%s%s=%s\n", prefix_.c_str(), v.name, value(i).c_str());
         }
         if (flags & UCC_CONFIG_PRINT_DOC) {
             std::fprintf(stream, "\n");

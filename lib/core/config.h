@@ -38,6 +38,8 @@ struct ConfigVar {
 
 std::span<const ConfigVar> lib_config_table();
 std::span<const ConfigVar> context_config_table();
+// The default values of one of those tables as strings (immutable, shared).
+std::span<const std::string> config_defaults(std::span<const ConfigVar> table);
 // The components under whose names the reference reads its CL/TL variables
 // ("CL_BASIC", "TL_UCP", ...): UCC_<COMPONENT>_<NAME> sets NAME here too.
 std::span<const char *const> config_components();
@@ -115,12 +117,20 @@ class Config {
     // Applies NAME (with or without prefix or component) from a file.
     ucc_status_t apply_file_line(const ConfigLine &l, const std::string &where, bool need_prefix);
     ucc_status_t set(size_t i, const std::string &source, const std::string &value);
+    // A variable that was set (only those are stored: a context keeps one
+    // configuration, and a million simulated ranks keep a million).
+    struct Entry {
+        size_t index = 0;               // in table_
+        std::string value;              // the value in effect
+        std::vector<Setting> settings;  // per-component variables: every setting
+    };
+    const Entry *entry(size_t i) const;
+    const std::string &value(size_t i) const;
     std::span<const ConfigVar> table_;
+    std::span<const std::string> defaults_;  // config_defaults(table_)
     std::string prefix_;
     std::string file_;
-    std::vector<std::string> values_;
-    std::vector<bool> set_;                       // per variable: set at all
-    std::vector<std::vector<Setting>> settings_;  // per variable: per-component settings
+    std::vector<Entry> set_;  // in the order first set
 };
 
 // Parses sizes like "64K", "1M", "4096" and plain integers; false for one an

@@ -9,7 +9,9 @@
 #include <string>
 
 #include "lib/core/config.h"
+
 #include "lib/core/log.h"
+#include "lib/util/common.h"
 
 namespace ucc::core {
 
@@ -251,6 +253,31 @@ std::span<const ConfigVar> lib_config_table() {
 }
 std::span<const ConfigVar> context_config_table() {
     return kContextVars;
+}
+
+namespace {
+
+template <size_t N>
+std::vector<std::string> defaults_of(const ConfigVar (&table)[N]) {
+    std::vector<std::string> v;
+    for (const ConfigVar &c : table) {
+        v.emplace_back(c.default_value);
+    }
+    return v;
+}
+
+}  // namespace
+
+std::span<const std::string> config_defaults(std::span<const ConfigVar> table) {
+    // Built once, never written after: each configuration reads its defaults
+    // here instead of holding a copy.
+    static const std::vector<std::string> kLib = defaults_of(kLibVars);
+    static const std::vector<std::string> kContext = defaults_of(kContextVars);
+    if (table.data() == kLibVars) {
+        return kLib;
+    }
+    UCC_ASSERT(table.data() == kContextVars);
+    return kContext;
 }
 
 std::span<const char *const> config_components() {

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -151,6 +152,39 @@ TEST(ConfigEnv, ComponentNamesSetTheVariableAndEveryTuneCounts) {
     ucc::core::Tuning tuning;
     ucc::core::load_tuning(c, ucc::core::Logger(), &tuning);
     EXPECT_EQ(tuning.rules.size(), 2u);
+}
+
+// One pass over the environment: per variable the generic name first, then
+// the components in their order (the last wins), whatever order the
+// environment holds them in; variables nobody set read their defaults.
+TEST(ConfigEnv, ComponentFormsWinOverTheGenericNameInAnyEnvironmentOrder) {
+    for (bool generic_first : {true, false}) {
+        std::unique_ptr<EnvVar> first, second;
+        if (generic_first) {
+            first = std::make_unique<EnvVar>("UCC_KNOMIAL_RADIX", "3");
+            second = std::make_unique<EnvVar>("UCC_TL_UCP_KNOMIAL_RADIX", "8");
+        } else {
+            first = std::make_unique<EnvVar>("UCC_TL_UCP_KNOMIAL_RADIX", "8");
+            second = std::make_unique<EnvVar>("UCC_KNOMIAL_RADIX", "3");
+        }
+        EnvVar later("UCC_TL_SELF_KNOMIAL_RADIX", "5");  // TL_SELF comes after TL_UCP
+        EnvVar other("UCC_NOT_A_VARIABLE_AT_ALL", "1");
+        ucc::core::Config c(ucc::core::context_config_table(), "UCC_");
+        ASSERT_EQ(c.load(nullptr), UCC_OK);
+        EXPECT_EQ(c.get("KNOMIAL_RADIX"), "5") << generic_first;
+        EXPECT_TRUE(c.is_set("KNOMIAL_RADIX"));
+        EXPECT_FALSE(c.is_set("NPOLLS"));
+        EXPECT_EQ(c.get("NPOLLS"), "10");  // the table's default
+    }
+    // Defaults come from the table, and a released configuration holds nothing.
+    ucc::core::Config d(ucc::core::lib_config_table(), "UCC_");
+    for (const ucc::core::ConfigVar &v : d.table()) {
+        EXPECT_EQ(d.get(v.name), v.default_value) << v.name;
+    }
+    EXPECT_EQ(d.modify("LOG_LEVEL", "info"), UCC_OK);
+    EXPECT_EQ(d.get("LOG_LEVEL"), "info");
+    d.release();
+    EXPECT_TRUE(d.prefix().empty());
 }
 
 TEST(ConfigEnv, EditDistanceFindsTheClosestName) {
