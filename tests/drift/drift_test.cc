@@ -56,6 +56,7 @@
 #include "transports/sim/cluster.h"
 #include "transports/sim/sim_transport.h"
 #include "ucc/api/ucc.h"
+#include "ucc/sim/ucc_sim.h"
 
 // Bytes live through operator new, counted exactly (whatever the allocator
 // keeps in its per-thread caches).
@@ -677,6 +678,106 @@ TEST(Drift, SimulatorCyclesUnderOneLibraryGrowOnlyByTombstones) {
                 static_cast<double>(last.new_bytes - first.new_bytes) /
                     static_cast<double>(std::max<uint64_t>(tombstones, 1)));
     EXPECT_EQ(drift(run.checkpoints, kGlibcHeap, kTombstoneBytes), "");
+}
+
+// ---- state per rank ----
+
+// What a live rank holds on the heap (its library, context, team, endpoint
+// and the simulator's record of it), measured when every rank has created its
+// team: at most kHeapPerRankBytes (measured: 2.8 KB, the simulator's share
+// included). A regression test: the reference's ignored variables once made
+// every configuration copy its ~80 default strings, 4 KB more per rank
+// (13.9 KB per rank in all at 65,536 ranks instead of 9.3).
+constexpr int64_t kHeapPerRankBytes = 4 * 1024;
+constexpr uint32_t kStateRanks = 256;
+
+struct StateRun {
+    int64_t at_peak = 0;  // g_new_bytes when rank 0 had its team
+    std::string error;
+};
+
+StateRun g_state;
+
+ucc_status_t state_rank(uint32_t rank) {
+    ucc_lib_config_h lc = nullptr;
+    ucc_lib_h lib = nullptr;
+    ucc_context_h ctx = nullptr;
+    ucc_team_h team = nullptr;
+    ucc_status_t st = ucc_lib_config_read(nullptr, nullptr, &lc);
+    ucc_lib_params_t lp{};
+    lp.mask = UCC_LIB_PARAM_FIELD_THREAD_MODE;
+    lp.thread_mode = UCC_THREAD_SINGLE;
+    if (st == UCC_OK) {
+        st = ucc_init(&lp, lc, &lib);
+        ucc_lib_config_release(lc);
+    }
+    ucc_context_params_t cp{};
+    cp.mask = UCC_CONTEXT_PARAM_FIELD_OOB;
+    if (st == UCC_OK && (st = ucc_sim_oob(&cp.oob)) == UCC_OK) {
+        st = ucc_context_create(lib, &cp, nullptr, &ctx);
+    }
+    ucc_team_params_t tp{};
+    tp.mask = UCC_TEAM_PARAM_FIELD_EP | UCC_TEAM_PARAM_FIELD_EP_RANGE | UCC_TEAM_PARAM_FIELD_OOB;
+    tp.ep = rank;
+    tp.ep_range = UCC_COLLECTIVE_EP_RANGE_CONTIG;
+    if (st == UCC_OK && (st = ucc_sim_oob(&tp.oob)) == UCC_OK &&
+        (st = ucc_team_create_post(&ctx, 1, &tp, &team)) == UCC_OK) {
+        while ((st = ucc_team_create_test(team)) == UCC_INPROGRESS) {
+            ucc_context_progress(ctx);
+        }
+    }
+    if (st != UCC_OK) {
+        return st;
+    }
+    if (rank == 0) {
+        // Every rank has its context (the team needed them all) and none has
+        // torn down (the barrier below waits for this one).
+        g_state.at_peak = g_new_bytes.load();
+    }
+    ucc_coll_args_t a{};
+    a.coll_type = UCC_COLL_TYPE_BARRIER;
+    ucc_coll_req_h req = nullptr;
+    if ((st = ucc_collective_init(&a, &req, team)) == UCC_OK &&
+        (st = ucc_collective_post(req)) == UCC_OK) {
+        while ((st = ucc_collective_test(req)) == UCC_INPROGRESS) {
+            ucc_context_progress(ctx);
+        }
+    }
+    if (req != nullptr) {
+        ucc_collective_finalize(req);
+    }
+    while (ucc_team_destroy(team) == UCC_INPROGRESS) {
+        ucc_context_progress(ctx);
+    }
+    ucc_context_destroy(ctx);
+    ucc_finalize(lib);
+    return st;
+}
+
+void state_main(void *) {
+    const uint32_t rank = ucc_sim_rank();
+    const ucc_status_t st = state_rank(rank);
+    if (st != UCC_OK && g_state.error.empty()) {
+        g_state.error = "rank " + std::to_string(rank) + ": " + ucc_status_string(st);
+    }
+}
+
+TEST(Drift, ALiveRankHoldsLittleHeap) {
+    g_state = StateRun{};
+    ucc_sim_params_t p{};
+    p.mask = UCC_SIM_PARAM_FIELD_N_RANKS | UCC_SIM_PARAM_FIELD_SEED | UCC_SIM_PARAM_FIELD_FLAGS |
+             UCC_SIM_PARAM_FIELD_TIMING_ONLY;
+    p.n_ranks = kStateRanks;
+    p.seed = 3;
+    p.flags = UCC_SIM_FLAG_QUIET;
+    p.timing_only = 1;
+    const int64_t before = g_new_bytes.load();
+    ASSERT_EQ(ucc_sim_run(&p, state_main, nullptr), UCC_OK);
+    ASSERT_EQ(g_state.error, "");
+    const int64_t per_rank = (g_state.at_peak - before) / kStateRanks;
+    std::printf("[drift]   %lld operator new bytes per live rank (%u ranks)\n",
+                static_cast<long long>(per_rank), kStateRanks);
+    EXPECT_LE(per_rank, kHeapPerRankBytes);
 }
 
 // The checker fires: 1 KiB kept per cycle and rank, a descriptor per cycle.
