@@ -53,6 +53,7 @@
 
 #include "lib/core/core.h"
 #include "tests/common/inproc_oob.h"
+#include "tests/common/sim_lifecycle.h"
 #include "transports/sim/cluster.h"
 #include "transports/sim/sim_transport.h"
 #include "ucc/api/ucc.h"
@@ -699,59 +700,20 @@ struct StateRun {
 StateRun g_state;
 
 ucc_status_t state_rank(uint32_t rank) {
-    ucc_lib_config_h lc = nullptr;
-    ucc_lib_h lib = nullptr;
-    ucc_context_h ctx = nullptr;
-    ucc_team_h team = nullptr;
-    ucc_status_t st = ucc_lib_config_read(nullptr, nullptr, &lc);
-    ucc_lib_params_t lp{};
-    lp.mask = UCC_LIB_PARAM_FIELD_THREAD_MODE;
-    lp.thread_mode = UCC_THREAD_SINGLE;
+    ucc::testkit::SimLifecycle life;
+    ucc_status_t st = life.open();
     if (st == UCC_OK) {
-        st = ucc_init(&lp, lc, &lib);
-        ucc_lib_config_release(lc);
-    }
-    ucc_context_params_t cp{};
-    cp.mask = UCC_CONTEXT_PARAM_FIELD_OOB;
-    if (st == UCC_OK && (st = ucc_sim_oob(&cp.oob)) == UCC_OK) {
-        st = ucc_context_create(lib, &cp, nullptr, &ctx);
-    }
-    ucc_team_params_t tp{};
-    tp.mask = UCC_TEAM_PARAM_FIELD_EP | UCC_TEAM_PARAM_FIELD_EP_RANGE | UCC_TEAM_PARAM_FIELD_OOB;
-    tp.ep = rank;
-    tp.ep_range = UCC_COLLECTIVE_EP_RANGE_CONTIG;
-    if (st == UCC_OK && (st = ucc_sim_oob(&tp.oob)) == UCC_OK &&
-        (st = ucc_team_create_post(&ctx, 1, &tp, &team)) == UCC_OK) {
-        while ((st = ucc_team_create_test(team)) == UCC_INPROGRESS) {
-            ucc_context_progress(ctx);
+        if (rank == 0) {
+            // Every rank has its context (the team needed them all) and none
+            // has torn down (the barrier below waits for this one).
+            g_state.at_peak = g_new_bytes.load();
         }
+        ucc_coll_args_t a{};
+        a.coll_type = UCC_COLL_TYPE_BARRIER;
+        st = life.run(a);
     }
-    if (st != UCC_OK) {
-        return st;
-    }
-    if (rank == 0) {
-        // Every rank has its context (the team needed them all) and none has
-        // torn down (the barrier below waits for this one).
-        g_state.at_peak = g_new_bytes.load();
-    }
-    ucc_coll_args_t a{};
-    a.coll_type = UCC_COLL_TYPE_BARRIER;
-    ucc_coll_req_h req = nullptr;
-    if ((st = ucc_collective_init(&a, &req, team)) == UCC_OK &&
-        (st = ucc_collective_post(req)) == UCC_OK) {
-        while ((st = ucc_collective_test(req)) == UCC_INPROGRESS) {
-            ucc_context_progress(ctx);
-        }
-    }
-    if (req != nullptr) {
-        ucc_collective_finalize(req);
-    }
-    while (ucc_team_destroy(team) == UCC_INPROGRESS) {
-        ucc_context_progress(ctx);
-    }
-    ucc_context_destroy(ctx);
-    ucc_finalize(lib);
-    return st;
+    const ucc_status_t closed = life.close();
+    return st != UCC_OK ? st : closed;
 }
 
 void state_main(void *) {

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/common/sim_lifecycle.h"
 #include "ucc/api/ucc.h"
 #include "ucc/sim/ucc_sim.h"
 
@@ -40,7 +41,16 @@ struct Outcome {
 Case g_case;
 std::vector<Outcome> g_out(kRanks);
 
-ucc_status_t collective(uint32_t rank, ucc_context_h ctx, ucc_team_h team, Outcome *o) {
+ucc_status_t run_rank(uint32_t rank, Outcome *o) {
+    ucc::testkit::SimLifecycle life;
+    life.lib_config = {{"CHECK_ASYMMETRIC_DT", g_case.check ? "y" : "n"}};
+    if (*g_case.tune != '\0') {
+        life.context_config = {{"TUNE", g_case.tune}};
+    }
+    ucc_status_t st = life.open();
+    if (st != UCC_OK) {
+        return st;
+    }
     const ucc_memory_type_t mem =
         g_case.rank0_cuda && rank == 0 ? UCC_MEMORY_TYPE_CUDA : UCC_MEMORY_TYPE_HOST;
     std::vector<int32_t> src(64, static_cast<int32_t>(rank + 1));
@@ -63,22 +73,7 @@ ucc_status_t collective(uint32_t rank, ucc_context_h ctx, ucc_team_h team, Outco
         a.flags = UCC_COLL_ARGS_FLAG_TIMEOUT;
         a.timeout = g_case.timeout;
     }
-    ucc_coll_req_h req = nullptr;
-    o->init = ucc_collective_init(&a, &req, team);
-    if (o->init != UCC_OK) {
-        return UCC_OK;
-    }
-    ucc_status_t st = ucc_collective_post(req);
-    if (st == UCC_OK) {
-        st = UCC_INPROGRESS;
-        for (uint64_t spins = 0; st == UCC_INPROGRESS && spins < 10'000'000; ++spins) {
-            if ((st = ucc_collective_test(req)) == UCC_INPROGRESS) {
-                ucc_context_progress(ctx);
-            }
-        }
-    }
-    o->done = st;
-    ucc_collective_finalize(req);
+    o->done = life.run(a, &o->init);
     bool ok = true;
     if (g_case.kind == Kind::kAllreduce) {
         for (size_t i = 0; i < src.size(); ++i) {
@@ -90,61 +85,8 @@ ucc_status_t collective(uint32_t rank, ucc_context_h ctx, ucc_team_h team, Outco
         }
     }
     o->data_ok = ok;
-    return UCC_OK;
-}
-
-ucc_status_t run_rank(uint32_t rank, Outcome *o) {
-    ucc_lib_config_h lc = nullptr;
-    ucc_lib_h lib = nullptr;
-    ucc_context_config_h cc = nullptr;
-    ucc_context_h ctx = nullptr;
-    ucc_team_h team = nullptr;
-    ucc_status_t st = ucc_lib_config_read(nullptr, nullptr, &lc);
-    if (st != UCC_OK) {
-        return st;
-    }
-    st = ucc_lib_config_modify(lc, "CHECK_ASYMMETRIC_DT", g_case.check ? "y" : "n");
-    ucc_lib_params_t lp{};
-    lp.mask = UCC_LIB_PARAM_FIELD_THREAD_MODE;
-    lp.thread_mode = UCC_THREAD_SINGLE;
-    if (st == UCC_OK) {
-        st = ucc_init(&lp, lc, &lib);
-    }
-    ucc_lib_config_release(lc);
-    if (st != UCC_OK || (st = ucc_context_config_read(lib, nullptr, &cc)) != UCC_OK) {
-        return st;
-    }
-    if (*g_case.tune != '\0') {
-        st = ucc_context_config_modify(cc, nullptr, "TUNE", g_case.tune);
-    }
-    ucc_context_params_t cp{};
-    cp.mask = UCC_CONTEXT_PARAM_FIELD_OOB;
-    if (st == UCC_OK && (st = ucc_sim_oob(&cp.oob)) == UCC_OK) {
-        st = ucc_context_create(lib, &cp, cc, &ctx);
-    }
-    ucc_context_config_release(cc);
-    if (st != UCC_OK) {
-        return st;
-    }
-    ucc_team_params_t tp{};
-    tp.mask = UCC_TEAM_PARAM_FIELD_EP_MAP | UCC_TEAM_PARAM_FIELD_EP | UCC_TEAM_PARAM_FIELD_EP_RANGE;
-    tp.ep_map.type = UCC_EP_MAP_FULL;
-    tp.ep_map.ep_num = kRanks;
-    tp.ep = rank;
-    tp.ep_range = UCC_COLLECTIVE_EP_RANGE_CONTIG;
-    st = ucc_team_create_post(&ctx, 1, &tp, &team);
-    if (st == UCC_OK) {
-        while ((st = ucc_team_create_test(team)) == UCC_INPROGRESS) {
-            ucc_context_progress(ctx);
-        }
-    }
-    if (st != UCC_OK || (st = collective(rank, ctx, team, o)) != UCC_OK) {
-        return st;
-    }
     o->setup = UCC_OK;
-    ucc_team_destroy(team);
-    ucc_context_destroy(ctx);
-    return ucc_finalize(lib);
+    return life.close();
 }
 
 void rank_main(void *) {
