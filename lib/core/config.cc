@@ -197,13 +197,14 @@ ucc_status_t Config::load(const char *filename) {
     struct Found {
         size_t index;
         size_t order;  // 0: the generic name; 1 + k: config_components()[k]
+        size_t pos;    // in the environment
         std::string source;
         const char *value;
     };
     std::vector<Found> found;
     const std::span<const char *const> comps = config_components();
-    for (char **env = environ; env != nullptr && *env != nullptr; ++env) {
-        const char *kv = *env;
+    for (size_t pos = 0; environ != nullptr && environ[pos] != nullptr; ++pos) {
+        const char *kv = environ[pos];
         const char *eq = std::strchr(kv, '=');
         if (eq == nullptr || std::strncmp(kv, prefix_.c_str(), prefix_.size()) != 0) {
             continue;
@@ -219,12 +220,14 @@ ucc_status_t Config::load(const char *filename) {
             }
         }
         if (i >= 0) {
-            found.push_back({static_cast<size_t>(i), order, std::string(kv, eq), eq + 1});
+            found.push_back({static_cast<size_t>(i), order, pos, std::string(kv, eq), eq + 1});
         }
     }
     // getenv's answer for a name set twice is its first entry: keep that one.
-    std::stable_sort(found.begin(), found.end(), [](const Found &a, const Found &b) {
-        return a.index != b.index ? a.index < b.index : a.order < b.order;
+    std::sort(found.begin(), found.end(), [](const Found &a, const Found &b) {
+        return a.index != b.index   ? a.index < b.index
+               : a.order != b.order ? a.order < b.order
+                                    : a.pos < b.pos;
     });
     for (size_t k = 0; k < found.size(); ++k) {
         if (k > 0 && found[k].index == found[k - 1].index && found[k].order == found[k - 1].order) {

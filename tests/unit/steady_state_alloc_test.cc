@@ -36,6 +36,28 @@ void operator delete(void *p) noexcept {
 void operator delete(void *p, size_t) noexcept {
     std::free(p);
 }
+// The nothrow and array forms too: left to the runtime they would allocate
+// with ASan's operator new and free here (std::stable_sort's temporary
+// buffer does), which ASan reports as a mismatch.
+void *operator new(size_t n, const std::nothrow_t &) noexcept {
+    g_news.fetch_add(1, std::memory_order_relaxed);
+    return std::malloc(n == 0 ? 1 : n);
+}
+void operator delete(void *p, const std::nothrow_t &) noexcept {
+    std::free(p);
+}
+void *operator new[](size_t n) {
+    return ::operator new(n);
+}
+void *operator new[](size_t n, const std::nothrow_t &t) noexcept {
+    return ::operator new(n, t);
+}
+void operator delete[](void *p) noexcept {
+    std::free(p);
+}
+void operator delete[](void *p, size_t) noexcept {
+    std::free(p);
+}
 
 namespace ucc {
 namespace {
