@@ -3,9 +3,11 @@
 // context, team, one collective, teardown). One JSON line per run:
 //   {"bench":"sim_workload","ranks":1024,"workload":"allreduce_8B","mode":"timing-only",
 //    "virtual_s":...,"coll_us":...,"wall_s":...,"events":...,"events_per_s":...,
-//    "peak_rss_mb":...,"rss_per_rank_kb":...,"status":"ok","trace_hash":"0x..."}
+//    "peak_rss_mb":...,"rss_per_rank_kb":...,"resumes":...,"status":"ok","trace_hash":"0x..."}
 // virtual_s is the whole run (setup included), coll_us the collective alone on
-// rank 0, peak_rss_mb the peak resident memory of the run.
+// rank 0, peak_rss_mb the peak resident memory of the run, resumes the
+// switches to a rank's stack (ucc_sim_last_resumes; --no-drain: the engine
+// that resumes a rank for every packet, for comparison).
 //
 // Runs: 1,024 ranks x {barrier, allreduce 8 B, allreduce 64 KiB, alltoall 1 KiB
 // per peer} x {timing-only, payload}; 65,536 ranks barrier and allreduce 8 B
@@ -24,7 +26,7 @@
 // determinism at full scale. Wall time and RSS are the first run's.
 //
 // Usage: sim_workload [--quick] [--replay] [--seed S] [--network SPEC] [--only RANKS]
-//                     [--mem-limit-gb G] [--time-limit-s T]
+//                     [--workload NAME] [--no-drain] [--mem-limit-gb G] [--time-limit-s T]
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -117,6 +119,7 @@ struct Summary {
     double coll_s = 0;
     uint64_t events = 0;
     uint64_t trace_hash = 0;
+    uint64_t resumes = 0;
     ucc_status_t status = UCC_OK;
     uint64_t failures = 0;
     bool operator==(const Summary &) const = default;
@@ -124,7 +127,7 @@ struct Summary {
 
 // The child: runs one simulation (twice with `replay`, comparing the two) and
 // prints its line.
-int child_run(const Run &run, uint64_t seed, const char *network, bool replay) {
+int child_run(const Run &run, uint64_t seed, const char *network, bool replay, uint64_t flags) {
     RankArgs ra;
     ra.w = run.w;
     ra.timing_only = run.timing_only;
@@ -133,7 +136,7 @@ int child_run(const Run &run, uint64_t seed, const char *network, bool replay) {
              UCC_SIM_PARAM_FIELD_TIMING_ONLY;
     p.n_ranks = run.ranks;
     p.seed = seed;
-    p.flags = UCC_SIM_FLAG_QUIET;
+    p.flags = UCC_SIM_FLAG_QUIET | flags;
     p.timing_only = run.timing_only ? 1 : 0;
     if (network != nullptr) {
         p.mask |= UCC_SIM_PARAM_FIELD_NETWORK;
@@ -150,6 +153,7 @@ int child_run(const Run &run, uint64_t seed, const char *network, bool replay) {
         s.coll_s = ra.coll_s;
         s.events = ucc_sim_last_events();
         s.trace_hash = ucc_sim_trace_hash();
+        s.resumes = ucc_sim_last_resumes();
         s.failures = ra.failures;
         return s;
     };
@@ -170,10 +174,10 @@ int child_run(const Run &run, uint64_t seed, const char *network, bool replay) {
         "{\"bench\":\"sim_workload\",\"ranks\":%u,\"workload\":\"%s\",\"mode\":\"%s\","
         "\"virtual_s\":%.9g,\"coll_us\":%.3f,\"wall_s\":%.3f,\"events\":%" PRIu64
         ",\"events_per_s\":%.0f,\"peak_rss_mb\":%.1f,\"rss_per_rank_kb\":%.2f,"
-        "\"status\":\"%s\",\"trace_hash\":\"0x%016" PRIx64 "\"%s}\n",
+        "\"resumes\":%" PRIu64 ",\"status\":\"%s\",\"trace_hash\":\"0x%016" PRIx64 "\"%s}\n",
         run.ranks, run.w.name, mode_name(run.timing_only), s.virtual_s, s.coll_s * 1e6, wall,
         s.events, wall > 0 ? static_cast<double>(s.events) / wall : 0.0, rss_mb,
-        rss_mb * 1024.0 / run.ranks,
+        rss_mb * 1024.0 / run.ranks, s.resumes,
         s.status == UCC_OK && s.failures == 0
             ? (ok ? "ok" : "replay_differs")
             : (s.status != UCC_OK ? ucc_status_string(s.status) : "api_failure"),
@@ -209,7 +213,7 @@ double mem_available_gb() {
 
 // Forks a child for the run and watches it. Returns false if it failed.
 bool supervised_run(const Run &run, uint64_t seed, const char *network, double mem_limit_gb,
-                    double time_limit_s, bool replay) {
+                    double time_limit_s, bool replay, uint64_t flags) {
     std::fflush(stdout);
     const auto t0 = Clock::now();
     pid_t pid = fork();
@@ -218,7 +222,7 @@ bool supervised_run(const Run &run, uint64_t seed, const char *network, double m
         return false;
     }
     if (pid == 0) {
-        std::_Exit(child_run(run, seed, network, replay));
+        std::_Exit(child_run(run, seed, network, replay, flags));
     }
     double peak_seen_mb = 0;
     const char *stopped = nullptr;
@@ -271,6 +275,8 @@ int main(int argc, char **argv) {
     double mem_limit_gb = 0.8 * mem_available_gb();
     double time_limit_s = 1800;
     uint32_t only = 0;
+    const char *workload = nullptr;
+    uint64_t flags = 0;
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--quick") == 0) {
             quick = true;
@@ -282,6 +288,10 @@ int main(int argc, char **argv) {
             network = argv[++i];
         } else if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
             only = static_cast<uint32_t>(std::strtoul(argv[++i], nullptr, 10));
+        } else if (std::strcmp(argv[i], "--workload") == 0 && i + 1 < argc) {
+            workload = argv[++i];
+        } else if (std::strcmp(argv[i], "--no-drain") == 0) {
+            flags |= UCC_SIM_FLAG_NO_DRAIN;
         } else if (std::strcmp(argv[i], "--mem-limit-gb") == 0 && i + 1 < argc) {
             mem_limit_gb = std::strtod(argv[++i], nullptr);
         } else if (std::strcmp(argv[i], "--time-limit-s") == 0 && i + 1 < argc) {
@@ -289,7 +299,8 @@ int main(int argc, char **argv) {
         } else {
             std::fprintf(stderr,
                          "usage: %s [--quick] [--replay] [--seed S] [--network SPEC] "
-                         "[--only RANKS] [--mem-limit-gb G] [--time-limit-s T]\n",
+                         "[--only RANKS] [--workload NAME] [--no-drain] [--mem-limit-gb G] "
+                         "[--time-limit-s T]\n",
                          argv[0]);
             return 2;
         }
@@ -307,10 +318,11 @@ int main(int argc, char **argv) {
     runs.push_back({large, kBarrier, true});
     int failed = 0;
     for (const Run &run : runs) {
-        if (only != 0 && run.ranks != only) {
+        if ((only != 0 && run.ranks != only) ||
+            (workload != nullptr && std::strcmp(run.w.name, workload) != 0)) {
             continue;
         }
-        if (!supervised_run(run, seed, network, mem_limit_gb, time_limit_s, replay)) {
+        if (!supervised_run(run, seed, network, mem_limit_gb, time_limit_s, replay, flags)) {
             failed = 1;
         }
     }

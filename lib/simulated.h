@@ -35,6 +35,18 @@ struct SpanInfo {
 // Compute-cost classes the world charges virtual time for.
 enum class Work : uint8_t { kCopy, kReduce };
 
+// What the world may run on a waiting rank's behalf (idle_draining): one pass
+// of progress that never waits. Returns true when the pass did something the
+// rank's program can see (a request completed, the world gave up), or when
+// the rank must run for another reason; false: the rank goes on waiting.
+class Drain {
+  public:
+    virtual bool drain() = 0;
+
+  protected:
+    ~Drain() = default;
+};
+
 class SimulatedWorld {
   public:
     virtual ~SimulatedWorld() = default;
@@ -46,6 +58,14 @@ class SimulatedWorld {
     // True once the world has given up (a deadlock): nothing will ever
     // complete; unwind with an error.
     virtual bool aborted() const = 0;
+    // Transport::idle() with no deadline, for a caller that would only loop
+    // back into progress until `d` has something to show: while the rank
+    // waits, the world may run d.drain() on its behalf each time something
+    // arrives for this endpoint, without switching to the rank's stack, and
+    // returns once a drain() returned true or anything else woke the rank.
+    // The rank's clock, sends and costs are the same as if it had resumed
+    // and called progress itself.
+    virtual void idle_draining(Drain &d) = 0;
 
     // Peer exchange without per-rank O(n) memory, for a world that owns the
     // OOB: every participant of `oob` contributes its own peer and `value`;

@@ -62,7 +62,11 @@ void CollRequest::complete(ucc_status_t st) {
         if (deadline != std::numeric_limits<double>::infinity()) {
             team->ctx->n_timed--;
         }
+        if (has_cb) {
+            team->ctx->n_callbacks--;
+        }
     }
+    team->ctx->completions++;
     if (st < 0 && coll) {
         // A peer that ran another collective under this sequence number leaves
         // its messages unmatched here: name it (desync).
@@ -534,6 +538,9 @@ ucc_status_t coll_post(ucc_coll_req_h request) {
     ctx.active.push_back(r);
     if (r->deadline != std::numeric_limits<double>::infinity()) {
         ctx.n_timed++;
+    }
+    if (r->has_cb) {
+        ctx.n_callbacks++;
     }
     r->task.start(&r->owner);  // may complete (and even be finalized) right here
     return UCC_OK;

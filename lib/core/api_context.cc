@@ -180,6 +180,8 @@ ucc_status_t Context::progress() {
     if (!worked) {
         if (sim != nullptr && thread_multiple) [[unlikely]] {
             idle_unlocked(next_deadline);
+        } else if (sim != nullptr && drainable()) {
+            sim->idle_draining(*this);
         } else {
             transport->idle(next_deadline);
         }
@@ -189,6 +191,20 @@ ucc_status_t Context::progress() {
         return UCC_ERR_NO_MESSAGE;
     }
     return result;
+}
+
+bool Context::drain() {
+    // What the program's next progress() would do while it waits: nothing
+    // polls, nothing times out and no callback runs (drainable), so a pass is
+    // the transport's arrivals and the run queue. A failed peer is left to
+    // that progress() (it may fail teams the program holds).
+    const uint64_t before = completions;
+    progress_events = 0;
+    transport->progress();
+    while (!runq.empty()) {
+        runq.pop_front().resume();
+    }
+    return completions != before || !failed_peers.empty() || !drainable() || sim->aborted();
 }
 
 void Context::fail_collectives_of_failed_peers() {

@@ -162,7 +162,7 @@ class Poller {
     virtual bool poll() = 0;
 };
 
-struct Context final : CompletionSink, coll::Scheduler {
+struct Context final : CompletionSink, coll::Scheduler, Drain {
     Context(Lib *lib, Config cfg) : lib(lib), config(std::move(cfg)) {}
     ~Context() override;
 
@@ -197,6 +197,15 @@ struct Context final : CompletionSink, coll::Scheduler {
 
     // One pass of progress; blocks (in the simulator) only when nothing happened.
     ucc_status_t progress();
+    // Drain: the simulator runs a pass of progress for a rank that waits in
+    // progress() (idle_draining) when its program could only loop back into
+    // progress: no request with a timeout or callback, no team being created,
+    // no poller, one thread, no recorder. True when a request completed.
+    bool drain() override;
+    bool drainable() const {
+        return n_timed == 0 && n_callbacks == 0 && pollers.empty() && !team_create_in_progress &&
+               !thread_multiple && !recorder;
+    }
     // Fails every outstanding collective and team creation (transport aborted).
     void abort_all(ucc_status_t st);
 
@@ -219,8 +228,10 @@ struct Context final : CompletionSink, coll::Scheduler {
     std::vector<ucc_mem_map_t> mem_segments;
 
     RunQueue runq;
-    ActiveList active;     // posted, not complete
-    uint64_t n_timed = 0;  // of which have a finite deadline (a timeout)
+    ActiveList active;         // posted, not complete
+    uint64_t n_timed = 0;      // of which have a finite deadline (a timeout)
+    uint64_t n_callbacks = 0;  // of which have a completion callback
+    uint64_t completions = 0;  // requests completed so far (what a program sees)
     std::list<Poller *> pollers;
     std::vector<ucc_team *> live_teams;  // created and not destroyed (the user holds them)
     uint64_t next_team_id = 0;           // proposal counter for internal team ids

@@ -8,6 +8,7 @@
 #include <boost/context/detail/exception.hpp>
 #include <boost/context/fiber.hpp>
 #include <cmath>
+#include <limits>
 #include <new>
 
 #include "transports/sim/cluster_internal.h"
@@ -366,7 +367,7 @@ void Cluster::deliver_packet(Message *m) {
                 return;
             }
             ep->push_inbox(m);
-            wake(ep->rank());
+            wake(ep->rank(), ep);
             return;
         case PacketKind::kPut:
         case PacketKind::kAtomic:
@@ -401,8 +402,11 @@ void Cluster::deliver_packet(Message *m) {
     }
 }
 
-void Cluster::wake(uint32_t r) {
+void Cluster::wake(uint32_t r, const SimTransport *via) {
     RankState &rs = ranks_[r];
+    if (via == nullptr || via != rs.drain_ep) {
+        rs.drain_ok = false;  // only its progress would see this: the fiber must run
+    }
     if (!rs.blocked || rs.crashed) {
         return;
     }
@@ -501,6 +505,52 @@ void Cluster::idle_rank(uint32_t r, double deadline_s, bool lazy) {
     block(r);
 }
 
+void Cluster::idle_draining(uint32_t r, const SimTransport *ep, ucc::Drain *d) {
+    RankState &rs = ranks_[r];
+    constexpr double kNoDeadline = std::numeric_limits<double>::infinity();
+    if (!params_.drain || rs.threads != nullptr) {
+        idle(r, kNoDeadline, /*lazy=*/true);
+        return;
+    }
+    rs.drain = d;
+    rs.drain_ep = ep;
+    rs.drain_ok = true;
+    idle_rank(r, kNoDeadline, /*lazy=*/true);
+    rs.drain = nullptr;
+    rs.drain_ep = nullptr;
+    rs.drain_ok = false;
+}
+
+// A rank woken only by packets for the endpoint it waits on would resume,
+// return from progress(), find its requests still in progress and call
+// progress() again, which matches the packets, resumes the coroutines they
+// complete and, if no request completed, idles exactly as before. The drain
+// is that pass, run here at the same point of the ready order: the same
+// clock, the same sends in the same order, the same trace hash, but no
+// switch to a stack that went cold. Only a pass that completed a request (or
+// a failed peer, or the world giving up) resumes the fiber.
+bool Cluster::drain_ready(uint32_t r) {
+    RankState &rs = ranks_[r];
+    if (rs.drain == nullptr || !rs.drain_ok || aborted_) {
+        return true;
+    }
+    running_ = r;
+    const bool visible = rs.drain->drain();
+    running_ = kNoRank;
+    ++drains_;
+    if (visible || aborted_) {
+        return true;
+    }
+    // Waits again, as idle_rank() does for a lazy idle with no deadline.
+    const int64_t t = clock_ps(r);
+    rs.ahead_ps = t > now_ps_ ? t : 0;
+    ++rs.wake_gen;
+    rs.polls = 0;
+    rs.spins = 0;
+    rs.blocked = true;
+    return false;
+}
+
 // ---- the event loop ----
 
 void Cluster::rank_main(uint32_t r) {
@@ -540,7 +590,9 @@ void Cluster::prefetch(const Event &e) {
             __builtin_prefetch(primary_[e.msg->dst]);
         }
         const char *sp = static_cast<const char *>(rs.stack_hint);
-        if (sp != nullptr) {
+        if (rs.drain != nullptr) {
+            __builtin_prefetch(rs.drain);  // drained on the loop's stack, probably
+        } else if (sp != nullptr) {
             for (int i = 0; i < kStackLines; ++i) {
                 __builtin_prefetch(sp + 64 * i);
             }
@@ -565,9 +617,10 @@ void Cluster::event_loop() {
         while (!ready_.empty()) {
             const uint32_t r = ready_.front();
             ready_.pop_front();
-            if (ranks_[r].crashed) {
+            if (ranks_[r].crashed || !drain_ready(r)) {
                 continue;
             }
+            ++resumes_;
             running_ = r;
             void *fake = nullptr;
             asan_switch_start(&fake, rank_stack_bottom(r), stacks_->stack_bytes());
@@ -654,6 +707,8 @@ RunResult Cluster::execute() {
     res.trace_hash = hash_;
     res.virtual_time_s = static_cast<double>(end_ps) / 1e12;
     res.events = events_done_;
+    res.resumes = resumes_;
+    res.drains = drains_;
     res.faults_injected = faults_injected_;
     res.report = report_;
     res.trace = std::move(trace_);

@@ -69,15 +69,22 @@ struct ClusterParams {
     bool record_events = false;
     // Crashed ranks (transports/sim/faults.h).
     FaultPlan faults;
+    // Drain on the event loop: a packet for a rank that waits in the
+    // library's progress (SimulatedWorld::idle_draining) is progressed on the
+    // loop's stack, and the rank's fiber resumes only when that completed a
+    // request. Same run, same trace hash; false resumes the fiber every time.
+    bool drain = true;
 };
 
 struct RunResult {
-    ucc_status_t status = UCC_OK;   // UCC_ERR_NO_MESSAGE on deadlock
-    uint64_t trace_hash = 0;        // over every processed event and finish time
-    double virtual_time_s = 0;      // when the last rank finished
-    uint64_t events = 0;            // processed events
-    uint64_t faults_injected = 0;   // failed allocations and failed or stalled OOB exchanges
-    std::string report;             // deadlock report and other notes; empty if clean
+    ucc_status_t status = UCC_OK;  // UCC_ERR_NO_MESSAGE on deadlock
+    uint64_t trace_hash = 0;       // over every processed event and finish time
+    double virtual_time_s = 0;     // when the last rank finished
+    uint64_t events = 0;           // processed events
+    uint64_t resumes = 0;          // switches to a rank's fiber
+    uint64_t drains = 0;           // arrivals progressed on the loop's stack (ClusterParams::drain)
+    uint64_t faults_injected = 0;  // failed allocations and failed or stalled OOB exchanges
+    std::string report;            // deadlock report and other notes; empty if clean
     std::vector<TraceEvent> trace;  // the event trace (ClusterParams::record_events)
 };
 
@@ -227,6 +234,12 @@ struct RankState {
     bool primary_used = false;       // the endpoint id == rank has been handed out
     uint32_t later_endpoints = 0;    // endpoints handed out after the first (ids n * k + rank)
     RankThreads *threads = nullptr;  // while the rank runs threads (run_threads)
+    // While it waits in idle_draining: what the loop may run on its behalf,
+    // the endpoint it waits on, and whether only packets for that endpoint
+    // have woken it since.
+    ucc::Drain *drain = nullptr;
+    const SimTransport *drain_ep = nullptr;
+    bool drain_ok = false;
 };
 
 struct OobRequest {
@@ -293,6 +306,10 @@ class Cluster {
     // OOB completion) or for its deadline, never for its own clock: a rank
     // ahead of the world then needs no timer at its local time.
     void idle(uint32_t r, double deadline_s, bool lazy = false);
+    // A lazy idle() with no deadline of the library's progress on endpoint
+    // `ep` (SimulatedWorld::idle_draining): packets for `ep` are progressed
+    // by d->drain() on the loop's stack while the rank waits.
+    void idle_draining(uint32_t r, const SimTransport *ep, ucc::Drain *d);
     // Threads of a rank (run_threads; sim_threads.cc). thread_of: 0 for the
     // rank's own fiber, 1 + i for its thread i. yield_thread: a library yield
     // point, where the seed may switch to another thread of the rank;
@@ -415,7 +432,10 @@ class Cluster {
     void schedule_arrival(Message *m, int64_t arrival_ps);
     void apply(const Event &e);
     void deliver_packet(Message *m);
-    void wake(uint32_t r);
+    // `via`: the endpoint a packet arrived at (null: another cause).
+    void wake(uint32_t r, const SimTransport *via = nullptr);
+    // Runs the drain of ready rank r; true when its fiber must resume.
+    bool drain_ready(uint32_t r);
     void prefetch(const Event &e);
     void block(uint32_t r);
     // idle() of the rank itself (the fiber the event loop resumes).
@@ -489,6 +509,8 @@ class Cluster {
     int64_t now_ps_ = 0;
     uint64_t seq_ = 0;
     uint64_t events_done_ = 0;
+    uint64_t resumes_ = 0;
+    uint64_t drains_ = 0;
     uint64_t hash_ = 0;
     uint64_t dropped_ = 0;
     uint32_t finished_ = 0;

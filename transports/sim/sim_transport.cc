@@ -875,6 +875,13 @@ void SimTransport::idle(double deadline) {
     cluster_->idle(rank_, deadline, /*lazy=*/true);
 }
 
+void SimTransport::idle_draining(ucc::Drain &d) {
+    if (cluster_ == nullptr || inbox_head_ != nullptr) {
+        return;  // messages wait to be matched: the caller has work to do
+    }
+    cluster_->idle_draining(rank_, this, &d);
+}
+
 void SimTransport::charge(Work kind, size_t bytes) {
     if (cluster_ == nullptr) {
         return;

@@ -92,6 +92,7 @@ class SimTransport final : public ucc::Transport, public ucc::SimulatedWorld {
     double now() const override;
     void idle(double deadline) override;
     ucc::SimulatedWorld *simulated() override { return this; }
+    bool has_arrivals() const { return inbox_head_ != nullptr; }
 
     // ---- lib/simulated.h ----
     ucc_status_t exchange_post(const ucc_oob_coll_t &oob, uint64_t value, uint64_t check,
@@ -106,6 +107,7 @@ class SimTransport final : public ucc::Transport, public ucc::SimulatedWorld {
     void trace_end(const SpanInfo &span, ucc_status_t status) override;
     bool timing_only() const override;
     bool aborted() const override;
+    void idle_draining(ucc::Drain &d) override;
     bool recording() const override;
     void record(TraceEvent &e) override;
     size_t pending_ops(Tag base, Tag mask) const override;

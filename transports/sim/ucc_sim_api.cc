@@ -20,6 +20,7 @@ constexpr uint32_t kRanksMax = 1u << 20;
 thread_local uint64_t tls_last_hash = 0;
 thread_local double tls_last_time_s = 0;
 thread_local uint64_t tls_last_events = 0;
+thread_local uint64_t tls_last_resumes = 0;
 
 // `text` into buf, cut to len - 1 bytes and NUL-terminated (nothing when len is 0).
 void copy_out(const std::string &text, char *buf, size_t len) {
@@ -45,6 +46,7 @@ ucc_status_t sim_run(const ucc_sim_params_t *params, void (*rank_main)(void *), 
     tls_last_hash = 0;
     tls_last_time_s = 0;
     tls_last_events = 0;
+    tls_last_resumes = 0;
     ucc::sim::ClusterParams p;
     p.n_ranks = 1;
     p.seed = 1;
@@ -104,6 +106,7 @@ ucc_status_t sim_run(const ucc_sim_params_t *params, void (*rank_main)(void *), 
         std::fprintf(stderr, "[ucc] ERROR ucc_sim_run: %s\n", error.c_str());
         return UCC_ERR_INVALID_PARAM;
     }
+    p.drain = (flags & UCC_SIM_FLAG_NO_DRAIN) == 0;
     bool quiet = (flags & UCC_SIM_FLAG_QUIET) != 0;
     if (!quiet) {
         std::fprintf(stderr, "ucc_sim: seed=%" PRIu64 " ranks=%u network=%s%s\n", p.seed, p.n_ranks,
@@ -120,6 +123,7 @@ ucc_status_t sim_run(const ucc_sim_params_t *params, void (*rank_main)(void *), 
     tls_last_hash = res.trace_hash;
     tls_last_time_s = res.virtual_time_s;
     tls_last_events = res.events;
+    tls_last_resumes = res.resumes;
     if (!quiet) {
         std::fprintf(stderr,
                      "ucc_sim: virtual time %.9g s, %" PRIu64 " events, trace hash 0x%016" PRIx64
@@ -209,6 +213,10 @@ UCC_EXPORT double ucc_sim_last_time(void) {
 
 UCC_EXPORT uint64_t ucc_sim_last_events(void) {
     return tls_last_events;
+}
+
+UCC_EXPORT uint64_t ucc_sim_last_resumes(void) {
+    return tls_last_resumes;
 }
 
 UCC_EXPORT const char *ucc_sim_last_algorithm(void) {

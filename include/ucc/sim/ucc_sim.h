@@ -35,7 +35,13 @@ enum ucc_sim_params_field {
 
 /** Run options. */
 enum ucc_sim_flags {
-    UCC_SIM_FLAG_QUIET = UCC_BIT(0) /*!< do not print the seed and summary lines */
+    UCC_SIM_FLAG_QUIET = UCC_BIT(0), /*!< do not print the seed and summary lines */
+    /** Switch to a rank's own stack for every packet that reaches it. By
+     *  default a rank that waits in ucc_context_progress() for requests
+     *  without callbacks or timeouts has its arrivals progressed by the event
+     *  loop, and resumes only when a request completed: the same run (times,
+     *  trace hash), with fewer switches to cold stacks. */
+    UCC_SIM_FLAG_NO_DRAIN = UCC_BIT(1)
 };
 
 /** Parameters of one simulated run. */
@@ -152,6 +158,10 @@ double ucc_sim_last_time(void);
 
 /** Events the last run started from this thread processed. */
 uint64_t ucc_sim_last_events(void);
+
+/** Switches to a rank's stack in the last run started from this thread (a
+ *  rank's start and every resume; see UCC_SIM_FLAG_NO_DRAIN). */
+uint64_t ucc_sim_last_resumes(void);
 
 /**
  * Inside a rank: the name of the algorithm of the calling rank's most recently
