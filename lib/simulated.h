@@ -42,6 +42,9 @@ enum class Work : uint8_t { kCopy, kReduce };
 class Drain {
   public:
     virtual bool drain() = 0;
+    // Where drain() reads first, for a world that fetches it ahead of time
+    // (cache prefetches: never part of what a run does).
+    const void *hot[3] = {};
 
   protected:
     ~Drain() = default;

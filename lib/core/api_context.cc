@@ -204,7 +204,9 @@ bool Context::drain() {
     while (!runq.empty()) {
         runq.pop_front().resume();
     }
-    return completions != before || !failed_peers.empty() || !drainable() || sim->aborted();
+    // Nothing that drainable() asks for can appear in a pass (no request is
+    // posted, no team created): only a completion ends the wait.
+    return completions != before || !failed_peers.empty() || sim->aborted();
 }
 
 void Context::fail_collectives_of_failed_peers() {
@@ -308,7 +310,7 @@ UCC_EXPORT ucc_status_t ucc_context_config_read(ucc_lib_h lib_handle, const char
         // Owned until handed out: a failure (an exception included) frees it.
         std::unique_ptr<ucc_context_config> c(new ucc_context_config{
             ucc::core::Config(ucc::core::context_config_table(), lib_handle->lib.config.prefix())});
-        UCC_TRY(c->config.load(filename));
+        UCC_TRY(c->config.load(filename, &lib_handle->lib.config));
         *config = c.release();
         return UCC_OK;
     });
@@ -377,7 +379,7 @@ UCC_EXPORT ucc_status_t ucc_context_create(ucc_lib_h lib_handle, const ucc_conte
                 ? config->config
                 : ucc::core::Config(ucc::core::context_config_table(), lib.config.prefix());
         if (config == nullptr) {
-            UCC_TRY(cfg.load(nullptr));
+            UCC_TRY(cfg.load(nullptr, &lib.config));
         }
         bool has_oob = (params->mask & UCC_CONTEXT_PARAM_FIELD_OOB) != 0;
         if (has_oob) {

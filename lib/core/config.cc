@@ -56,6 +56,7 @@ Config::Config(std::span<const ConfigVar> table, std::string prefix)
 void Config::release() {
     ucc::free_storage(prefix_);
     ucc::free_storage(file_);
+    file_lines_.reset();
     ucc::free_storage(set_);
 }
 
@@ -149,22 +150,33 @@ ucc_status_t Config::apply_file_line(const ConfigLine &l, const std::string &whe
     return set(static_cast<size_t>(i), source, l.value);
 }
 
-ucc_status_t Config::load(const char *filename) {
+ucc_status_t Config::load(const char *filename, const Config *file_from) {
     std::vector<ConfigLine> lines;
     std::string error;
     // The configuration file; a file named by UCC_CONFIG_FILE that is missing
     // is worth a warning (as the reference gives), not a failure.
-    file_ = config_file_path();
-    if (!file_.empty()) {
-        ucc_status_t st = read_config_file(file_, &lines, &error);
-        if (st == UCC_ERR_NOT_FOUND) {
-            log_error("failed to open config file %s (UCC_CONFIG_FILE)", file_.c_str());
-            file_.clear();
-        } else if (st != UCC_OK) {
-            log_error("failed to parse config file %s", error.c_str());
-            return st;
+    if (file_from != nullptr) {
+        file_ = file_from->file_;
+        file_lines_ = file_from->file_lines_;
+    } else {
+        file_ = config_file_path();
+        file_lines_.reset();
+        if (!file_.empty()) {
+            ucc_status_t st = read_config_file(file_, &lines, &error);
+            if (st == UCC_ERR_NOT_FOUND) {
+                log_error("failed to open config file %s (UCC_CONFIG_FILE)", file_.c_str());
+                file_.clear();
+            } else if (st != UCC_OK) {
+                log_error("failed to parse config file %s", error.c_str());
+                return st;
+            }
+            if (!lines.empty()) {
+                file_lines_ = std::make_shared<const std::vector<ConfigLine>>(std::move(lines));
+            }
         }
-        for (const ConfigLine &l : lines) {
+    }
+    if (file_lines_ != nullptr) {
+        for (const ConfigLine &l : *file_lines_) {
             if (l.name.size() < 4 || l.name.find("UCC_") == std::string::npos) {
                 log_error(
                     "%s:%d: incorrect parameter name %s (param name should start with UCC_ or "

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <iosfwd>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -86,8 +87,11 @@ class Config {
 
     Config(std::span<const ConfigVar> table, std::string prefix);
     // Reads the configuration file (config_file_path), then `filename` (a
-    // missing file is ignored), then the environment.
-    ucc_status_t load(const char *filename);
+    // missing file is ignored), then the environment. `file_from`: take the
+    // configuration file's lines that this configuration read instead (a
+    // context's from its library's: the file is looked for and read once per
+    // library, not once more per context).
+    ucc_status_t load(const char *filename, const Config *file_from = nullptr);
     // `component` ("tl/ucp", "cl/basic" or nullptr) names the setting of a
     // per-component variable.
     ucc_status_t modify(const std::string &name, const std::string &value,
@@ -130,7 +134,8 @@ class Config {
     std::span<const std::string> defaults_;  // config_defaults(table_)
     std::string prefix_;
     std::string file_;
-    std::vector<Entry> set_;  // in the order first set
+    std::shared_ptr<const std::vector<ConfigLine>> file_lines_;  // null: none read
+    std::vector<Entry> set_;                                     // in the order first set
 };
 
 // Parses sizes like "64K", "1M", "4096" and plain integers; false for one an

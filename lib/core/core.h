@@ -163,7 +163,11 @@ class Poller {
 };
 
 struct Context final : CompletionSink, coll::Scheduler, Drain {
-    Context(Lib *lib, Config cfg) : lib(lib), config(std::move(cfg)) {}
+    Context(Lib *lib, Config cfg) : lib(lib), config(std::move(cfg)) {
+        hot[0] = &transport;
+        hot[1] = &runq;
+        hot[2] = &progress_events;
+    }
     ~Context() override;
 
     // Frames and transfers of this context's collectives (first member: it
@@ -199,12 +203,12 @@ struct Context final : CompletionSink, coll::Scheduler, Drain {
     ucc_status_t progress();
     // Drain: the simulator runs a pass of progress for a rank that waits in
     // progress() (idle_draining) when its program could only loop back into
-    // progress: no request with a timeout or callback, no team being created,
-    // no poller, one thread, no recorder. True when a request completed.
+    // progress: no request with a timeout or callback, no poller (OOB steps),
+    // one thread, no recorder. True when a request or a team creation
+    // completed.
     bool drain() override;
     bool drainable() const {
-        return n_timed == 0 && n_callbacks == 0 && pollers.empty() && !team_create_in_progress &&
-               !thread_multiple && !recorder;
+        return n_timed == 0 && n_callbacks == 0 && pollers.empty() && !thread_multiple && !recorder;
     }
     // Fails every outstanding collective and team creation (transport aborted).
     void abort_all(ucc_status_t st);
@@ -231,7 +235,7 @@ struct Context final : CompletionSink, coll::Scheduler, Drain {
     ActiveList active;         // posted, not complete
     uint64_t n_timed = 0;      // of which have a finite deadline (a timeout)
     uint64_t n_callbacks = 0;  // of which have a completion callback
-    uint64_t completions = 0;  // requests completed so far (what a program sees)
+    uint64_t completions = 0;  // requests and team creations completed (what a program sees)
     std::list<Poller *> pollers;
     std::vector<ucc_team *> live_teams;  // created and not destroyed (the user holds them)
     uint64_t next_team_id = 0;           // proposal counter for internal team ids

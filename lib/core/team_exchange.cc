@@ -26,6 +26,7 @@ void finish_creation(Team *t, ucc_status_t st) {
     t->create_status = st;
     t->state = st == UCC_OK ? TeamState::kActive : TeamState::kFailed;
     t->ctx->team_create_in_progress = false;
+    t->ctx->completions++;  // the program sees it (Context::drain)
     if (st == UCC_OK) {
         UCC_LOG(t->ctx->log, kDebug, "team %u created: rank %u of %u", t->id, t->rank, t->size);
     } else {

@@ -1,6 +1,7 @@
 // The simulator's radix event queue: the same order as a binary heap on
 // (time_ps, tie, seq), for monotone clocks with pushes at the current time
-// (ties below the last key's included), equal keys, and far-future times.
+// (ties below the last key's included), equal keys, and far-future times;
+// its window of the next events (ahead) in the same order.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -71,6 +72,19 @@ void compare_with_heap(uint64_t seed, int tie_bits, int64_t spread_ps, int steps
             Ev e{t, tie(), seq++};
             q.push(e);
             ref.push(e);
+        }
+        if (step % 97 == 0) {
+            // The window (ahead) holds the next events in order.
+            auto copy = ref;
+            for (size_t k = 0; k < EventQueue<Ev>::kAhead; ++k) {
+                const Ev *a = q.ahead(k);
+                ASSERT_EQ(a == nullptr, copy.empty()) << "step " << step << " k " << k;
+                if (a == nullptr) {
+                    break;
+                }
+                ASSERT_EQ(a->seq, copy.top().seq) << "step " << step << " k " << k;
+                copy.pop();
+            }
         }
     }
     while (!ref.empty()) {

@@ -134,6 +134,29 @@ TEST(ConfigFile, ReadsTheReferenceSyntaxAndRejectsMalformedLines) {
     std::remove(path.c_str());
 }
 
+// A context's configuration takes the file its library read (looked for and
+// read once per library, as the reference reads it once per process): a
+// million simulated ranks make no file-system calls for their contexts.
+TEST(ConfigFile, AContextTakesTheFileItsLibraryRead) {
+    const std::string path = testing::TempDir() + "ucc_cfg_lib_test.conf";
+    FILE *f = std::fopen(path.c_str(), "w");
+    std::fputs("UCC_KNOMIAL_RADIX = 6\nUCC_LOG_LEVEL = info\n", f);
+    std::fclose(f);
+    ucc::core::Config lib(ucc::core::lib_config_table(), "UCC_");
+    {
+        EnvVar file("UCC_CONFIG_FILE", path.c_str());
+        ASSERT_EQ(lib.load(nullptr), UCC_OK);
+    }
+    std::remove(path.c_str());  // gone, and no longer named: the library's lines still count
+    ucc::core::Config ctx(ucc::core::context_config_table(), "UCC_");
+    ASSERT_EQ(ctx.load(nullptr, &lib), UCC_OK);
+    EXPECT_EQ(ctx.get("KNOMIAL_RADIX"), "6");
+    EXPECT_EQ(ctx.file(), path);
+    ucc::core::Config fresh(ucc::core::context_config_table(), "UCC_");
+    ASSERT_EQ(fresh.load(nullptr), UCC_OK);
+    EXPECT_NE(fresh.get("KNOMIAL_RADIX"), "6");
+}
+
 TEST(ConfigFile, MissingFileNamedByTheVariableIsNotFatal) {
     EnvVar file("UCC_CONFIG_FILE", "/nonexistent/ucc.conf");
     ucc::core::Config c(ucc::core::lib_config_table(), "UCC_");

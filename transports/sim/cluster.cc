@@ -576,37 +576,79 @@ void Cluster::rank_main(uint32_t r) {
 }
 
 // Every event lands on a rank whose state has gone cold since it last ran.
-// Fetch what applying it will touch in parallel, one event ahead, rather than
-// one miss after another: the next event's message, rank state and endpoint
-// slot (packet events carry their destination rank), then, for the event
-// about to be applied, its endpoint and the top of its rank's suspended stack.
+// What applying it touches is fetched in stages, events ahead of time (the
+// queue's window, EventQueue::ahead), each stage following pointers that the
+// one before brought in, so that the misses of several events overlap
+// instead of following one another:
+//  * kFar events ahead: the message, the rank's state and its endpoint slot;
+//  * two ahead: the endpoint's first lines and where the waiting context
+//    (its drain) starts;
+//  * one ahead: the fields the drain reads first, and the receive the packet
+//    will match;
+//  * the next event: the transfer that receive completes (in a coroutine
+//    frame), or the top of the rank's suspended stack.
 // Prefetches only read: they never change what the run does.
-void Cluster::prefetch(const Event &e) {
-    constexpr int kStackLines = 16;  // the frames a resumed rank returns through
-    // This event's rank: its state and endpoint slot were fetched one event ago.
-    if (e.rank < n_) {
-        const RankState &rs = ranks_[e.rank];
-        if (e.msg != nullptr && e.msg->dst < n_) {
-            __builtin_prefetch(primary_[e.msg->dst]);
+void Cluster::prefetch() {
+    constexpr size_t kFar = 5;
+    constexpr int kStackLines = 16;    // the frames a resumed rank returns through
+    constexpr int kEndpointLines = 6;  // SimTransport up to its matching state
+    static_assert(kFar < EventQueue<Event>::kAhead);
+    // The event's endpoint, when it is a packet for a primary endpoint.
+    auto endpoint_of = [this](const Event *e) -> const SimTransport * {
+        return e != nullptr && e->msg != nullptr && e->msg->dst < n_ ? primary_[e->msg->dst]
+                                                                     : nullptr;
+    };
+    if (const Event *far = events_.ahead(kFar); far != nullptr && far->rank < n_) {
+        if (far->msg != nullptr) {
+            __builtin_prefetch(far->msg);
         }
-        const char *sp = static_cast<const char *>(rs.stack_hint);
-        if (rs.drain != nullptr) {
-            __builtin_prefetch(rs.drain);  // drained on the loop's stack, probably
-        } else if (sp != nullptr) {
-            for (int i = 0; i < kStackLines; ++i) {
-                __builtin_prefetch(sp + 64 * i);
+        const char *rs = reinterpret_cast<const char *>(&ranks_[far->rank]);
+        __builtin_prefetch(rs);
+        __builtin_prefetch(rs + 64);
+        __builtin_prefetch(rs + sizeof(RankState) - 1);
+        __builtin_prefetch(&primary_[far->rank]);
+    }
+    if (const Event *two = events_.ahead(2); two != nullptr && two->rank < n_) {
+        if (const char *ep = reinterpret_cast<const char *>(endpoint_of(two)); ep != nullptr) {
+            for (int i = 0; i < kEndpointLines; ++i) {
+                __builtin_prefetch(ep + 64 * i);
+            }
+        }
+        if (const ucc::Drain *d = ranks_[two->rank].drain; d != nullptr) {
+            __builtin_prefetch(d);
+        }
+    }
+    if (const Event *one = events_.ahead(1); one != nullptr && one->rank < n_) {
+        if (const ucc::Drain *d = ranks_[one->rank].drain; d != nullptr) {
+            for (const void *h : d->hot) {
+                __builtin_prefetch(h);
+            }
+            __builtin_prefetch(static_cast<const char *>(d->hot[1]) + 64);
+        }
+        if (const SimTransport *ep = endpoint_of(one);
+            ep != nullptr && one->msg->kind == PacketKind::kTagged) {
+            const auto *q = ep->posted_.find_inline({one->msg->src, one->msg->tag});
+            if (q != nullptr && q->head != nullptr) {
+                __builtin_prefetch(q->head);
             }
         }
     }
-    // The next event: its message, its rank's state and endpoint slot.
-    if (!events_.empty()) {
-        const Event &next = events_.peek();
-        if (next.msg != nullptr) {
-            __builtin_prefetch(next.msg);
+    const Event *next = events_.ahead(0);
+    if (next == nullptr || next->rank >= n_) {
+        return;
+    }
+    const RankState &rs = ranks_[next->rank];
+    if (rs.drain != nullptr) {
+        const SimTransport *ep = endpoint_of(next);
+        if (ep != nullptr && next->msg->kind == PacketKind::kTagged) {
+            const auto *q = ep->posted_.find_inline({next->msg->src, next->msg->tag});
+            if (q != nullptr && q->head != nullptr) {
+                __builtin_prefetch(q->head->x);  // its owner (the waiter) is in the same frame
+            }
         }
-        if (next.rank < n_) {
-            __builtin_prefetch(&ranks_[next.rank]);
-            __builtin_prefetch(&primary_[next.rank]);
+    } else if (const char *sp = static_cast<const char *>(rs.stack_hint); sp != nullptr) {
+        for (int i = 0; i < kStackLines; ++i) {
+            __builtin_prefetch(sp + 64 * i);
         }
     }
 }
@@ -638,7 +680,7 @@ void Cluster::event_loop() {
             continue;
         }
         const Event e = events_.pop();
-        prefetch(e);
+        prefetch();
         now_ps_ = e.time_ps;
         ++events_done_;
         apply(e);

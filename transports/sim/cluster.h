@@ -436,7 +436,7 @@ class Cluster {
     void wake(uint32_t r, const SimTransport *via = nullptr);
     // Runs the drain of ready rank r; true when its fiber must resume.
     bool drain_ready(uint32_t r);
-    void prefetch(const Event &e);
+    void prefetch();
     void block(uint32_t r);
     // idle() of the rank itself (the fiber the event loop resumes).
     void idle_rank(uint32_t r, double deadline_s, bool lazy);

@@ -16,6 +16,12 @@
 // key's. Such an event is the smallest pending one; it joins the bottom
 // bucket, which is a small binary heap on the full key, and leaves next.
 //
+// A window of the next kAhead events is kept out of the heap, in order
+// (ahead()), so that the event loop can fetch what they will touch several
+// events before it applies them. An event pushed below the window's last one
+// is inserted into it, the window's last going back to the heap: the order is
+// still exactly the heap order.
+//
 // E needs members `int64_t time_ps` (>= 0), `uint64_t tie` and `uint64_t seq`.
 #pragma once
 
@@ -33,34 +39,64 @@ class EventQueue {
     bool empty() const { return size_ == 0; }
     size_t size() const { return size_; }
 
+    static constexpr size_t kAhead = 8;
+
     void push(const E &e) {
-        put(e);
         ++size_;
+        if (n_ahead_ > 0 && Later{}(window(n_ahead_ - 1), e)) {
+            // Below the window's last event: into the window, in order.
+            size_t i = n_ahead_;
+            if (n_ahead_ == kAhead) {
+                put(window(kAhead - 1));  // the window's last goes back
+                ++queued_;
+                --i;
+            } else {
+                ++n_ahead_;
+            }
+            while (i > 0 && Later{}(window(i - 1), e)) {
+                window(i) = window(i - 1);
+                --i;
+            }
+            window(i) = e;
+            return;
+        }
+        put(e);
+        ++queued_;
     }
 
     // The smallest pending event, removed. The queue must not be empty.
     E pop() {
-        if (bottom_.empty()) {
-            refill();
+        if (n_ahead_ == 0) {
+            fill();
         }
-        std::pop_heap(bottom_.begin(), bottom_.end(), Later{});
-        E e = bottom_.back();
-        bottom_.pop_back();
+        E e = window(0);
+        head_ = (head_ + 1) % kAhead;
+        --n_ahead_;
         --size_;
         return e;
     }
 
     // The smallest pending event, left in place. The queue must not be empty.
-    const E &peek() {
-        if (bottom_.empty()) {
-            refill();
+    const E &peek() { return *ahead(0); }
+
+    // The k-th smallest pending event (k < kAhead), left in place; null when
+    // fewer are pending.
+    const E *ahead(size_t k) {
+        if (k >= n_ahead_) {
+            fill();
         }
-        return bottom_.front();
+        return k < n_ahead_ ? &window(k) : nullptr;
     }
 
     // Calls f on every pending event (in no particular order), then empties the queue.
     template <class F>
     void drain(F &&f) {
+        for (size_t i = 0; i < n_ahead_; ++i) {
+            f(window(i));
+        }
+        n_ahead_ = 0;
+        head_ = 0;
+        queued_ = 0;
         for (const E &e : bottom_) {
             f(e);
         }
@@ -86,6 +122,27 @@ class EventQueue {
     }
 
   private:
+    E &window(size_t i) { return ahead_[(head_ + i) % kAhead]; }
+
+    // Tops the window up from the heap.
+    void fill() {
+        while (n_ahead_ < kAhead && queued_ > 0) {
+            window(n_ahead_++) = take();
+            --queued_;
+        }
+    }
+
+    // The heap's smallest event, removed.
+    E take() {
+        if (bottom_.empty()) {
+            refill();
+        }
+        std::pop_heap(bottom_.begin(), bottom_.end(), Later{});
+        E e = bottom_.back();
+        bottom_.pop_back();
+        return e;
+    }
+
     static constexpr int kBuckets = 128;  // buckets_[i]: highest differing bit i
     static constexpr uint32_t kChunkEvents = 256;
 
@@ -203,6 +260,10 @@ class EventQueue {
         }
     }
 
+    std::array<E, kAhead> ahead_{};  // the window: n_ahead_ events from head_, in order
+    size_t head_ = 0;
+    size_t n_ahead_ = 0;
+    size_t queued_ = 0;      // events in the heap (size_ - n_ahead_)
     std::vector<E> bottom_;  // keys <= the last key: a binary heap
     std::array<Bucket, kBuckets> buckets_{};
     std::array<uint64_t, kBuckets / 64> nonempty_{};

@@ -35,6 +35,17 @@ class SmallMap {
         return it == spill_.end() ? nullptr : &it->second;
     }
 
+    // The entry for k among the inline slots only (null: not there, or
+    // spilled): a lookup that touches nothing but the map itself.
+    const V *find_inline(const K &k) const {
+        for (uint32_t i = 0; i < n_; ++i) {
+            if (slots_[i].first == k) {
+                return &slots_[i].second;
+            }
+        }
+        return nullptr;
+    }
+
     // The entry for k, value-initialised if there was none.
     V &operator[](const K &k) {
         if (V *v = find(k)) {
