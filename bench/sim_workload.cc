@@ -5,7 +5,11 @@
 //    "virtual_s":...,"coll_us":...,"wall_s":...,"events":...,"events_per_s":...,
 //    "peak_rss_mb":...,"rss_per_rank_kb":...,"resumes":...,"status":"ok","trace_hash":"0x..."}
 // virtual_s is the whole run (setup included), coll_us the collective alone on
-// rank 0, peak_rss_mb the peak resident memory of the run, resumes the
+// rank 0, peak_rss_mb the peak resident memory of the run, touch_s (payload
+// runs) the time this process takes, just before the run, to allocate and
+// first-touch every rank's own buffers as the program does (all of them at
+// once, as in the run; then freed): the page-fault floor of the run, and
+// wall_over_touch the run's wall time over it; resumes the
 // switches to a rank's stack (ucc_sim_last_resumes; --no-drain: the engine
 // that resumes a rank for every packet, for comparison).
 //
@@ -74,6 +78,26 @@ struct RankArgs {
     double coll_s = 0;  // rank 0's collective, virtual seconds
 };
 
+// Elements of each of a rank's two buffers (src and dst), as rank_main sizes them.
+size_t buffer_elems(const Workload &w, uint32_t ranks) {
+    const size_t count = w.bytes / 4;
+    return w.type == UCC_COLL_TYPE_ALLTOALL ? count * ranks : count;
+}
+
+// Allocates and first-touches every rank's src and dst as rank_main does, all
+// alive at once, then frees them: seconds.
+double touch_floor_s(const Workload &w, uint32_t ranks) {
+    const size_t n = buffer_elems(w, ranks);
+    const auto t0 = Clock::now();
+    {
+        std::vector<std::vector<float>> bufs(2 * static_cast<size_t>(ranks));
+        for (size_t i = 0; i < bufs.size(); ++i) {
+            bufs[i].assign(n, i % 2 == 0 ? 1.0f : 0.0f);
+        }
+    }
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
 void rank_main(void *arg) {
     auto *ra = static_cast<RankArgs *>(arg);
     ucc::bench::SimRank r;
@@ -84,8 +108,7 @@ void rank_main(void *arg) {
     }
     // Buffers exist only with payload; timing-only runs pass NULL.
     const Workload &w = ra->w;
-    const size_t count = w.bytes / 4;
-    const size_t n_elems = w.type == UCC_COLL_TYPE_ALLTOALL ? count * ucc_sim_size() : count;
+    const size_t n_elems = buffer_elems(w, ucc_sim_size());
     std::vector<float> src;
     std::vector<float> dst;
     if (!ra->timing_only) {
@@ -157,6 +180,7 @@ int child_run(const Run &run, uint64_t seed, const char *network, bool replay, u
         s.failures = ra.failures;
         return s;
     };
+    const double touch_s = run.timing_only ? 0 : touch_floor_s(run.w, run.ranks);
     double wall = 0;
     const Summary s = simulate(&wall);
     rusage ru{};
@@ -170,14 +194,21 @@ int child_run(const Run &run, uint64_t seed, const char *network, bool replay, u
         replayed = std::string(",\"replay\":\"") + (same ? "identical" : "differs") + "\"";
         ok = ok && same;
     }
+    std::string floor;
+    if (!run.timing_only) {
+        char buf[96];
+        std::snprintf(buf, sizeof(buf), ",\"touch_s\":%.3f,\"wall_over_touch\":%.2f", touch_s,
+                      touch_s > 0 ? wall / touch_s : 0.0);
+        floor = buf;
+    }
     std::printf(
         "{\"bench\":\"sim_workload\",\"ranks\":%u,\"workload\":\"%s\",\"mode\":\"%s\","
         "\"virtual_s\":%.9g,\"coll_us\":%.3f,\"wall_s\":%.3f,\"events\":%" PRIu64
         ",\"events_per_s\":%.0f,\"peak_rss_mb\":%.1f,\"rss_per_rank_kb\":%.2f,"
-        "\"resumes\":%" PRIu64 ",\"status\":\"%s\",\"trace_hash\":\"0x%016" PRIx64 "\"%s}\n",
+        "\"resumes\":%" PRIu64 "%s,\"status\":\"%s\",\"trace_hash\":\"0x%016" PRIx64 "\"%s}\n",
         run.ranks, run.w.name, mode_name(run.timing_only), s.virtual_s, s.coll_s * 1e6, wall,
         s.events, wall > 0 ? static_cast<double>(s.events) / wall : 0.0, rss_mb,
-        rss_mb * 1024.0 / run.ranks, s.resumes,
+        rss_mb * 1024.0 / run.ranks, s.resumes, floor.c_str(),
         s.status == UCC_OK && s.failures == 0
             ? (ok ? "ok" : "replay_differs")
             : (s.status != UCC_OK ? ucc_status_string(s.status) : "api_failure"),
