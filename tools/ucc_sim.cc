@@ -56,6 +56,7 @@ struct Options {
     std::string network_arg = "hdr";
     ucc::perf::NetworkArg network;
     bool timing_only = false;
+    bool no_drain = false;
     size_t stack_size = 0;  // 0: the simulator's default
     const CollDesc *coll = ucc::perf::find_coll("allreduce");
     uint64_t min_bytes = 8;
@@ -89,6 +90,7 @@ const char kUsage[] =
     "                        or a file of key=value lines (see docs/ucc_sim.md); default hdr\n"
     "  --seed S              seed of every random choice (default 1)\n"
     "  --timing-only         move and reduce no payload: only messages, sizes and costs\n"
+    "  --no-drain            resume a waiting rank for every packet (the same run, slower)\n"
     "  --stack-size BYTES    fiber stack per rank (default 256K)\n"
     "  --faults PLAN         inject faults: crash=R@T, stall=R@T:D, spike=P:D, nomem=R#K,\n"
     "                        nomem_p=P, oob=R#K[:D], detect=S (comma-separated), or swarm[:H]\n"
@@ -190,6 +192,8 @@ Options parse_options(int argc, char **argv) {
             o.seed = number(&i, UINT64_MAX);
         } else if (a == "--timing-only") {
             o.timing_only = true;
+        } else if (a == "--no-drain") {
+            o.no_drain = true;
         } else if (a == "--stack-size") {
             o.stack_size = bytes(&i);
         } else if (a == "-c") {
@@ -457,11 +461,12 @@ void rehearse_rank(void *arg) {
 ucc_sim_params_t sim_params(const Options &o, uint32_t ranks) {
     ucc_sim_params_t p{};
     p.mask = UCC_SIM_PARAM_FIELD_N_RANKS | UCC_SIM_PARAM_FIELD_SEED | UCC_SIM_PARAM_FIELD_NETWORK |
-             UCC_SIM_PARAM_FIELD_TIMING_ONLY;
+             UCC_SIM_PARAM_FIELD_TIMING_ONLY | UCC_SIM_PARAM_FIELD_FLAGS;
     p.n_ranks = ranks;
     p.seed = o.seed;
     p.network = o.network.spec.c_str();
     p.timing_only = o.timing_only ? 1 : 0;
+    p.flags = o.no_drain ? UCC_SIM_FLAG_NO_DRAIN : 0;
     if (o.stack_size > 0) {
         p.mask |= UCC_SIM_PARAM_FIELD_STACK_SIZE;
         p.stack_size = o.stack_size;
@@ -536,8 +541,7 @@ int main(int argc, char **argv) {
         // Rehearsal: two ranks, ideal network, quiet, timing-only.
         Shared rh;
         ucc_sim_params_t p = sim_params(o, std::min<uint32_t>(o.ranks, 2));
-        p.mask |= UCC_SIM_PARAM_FIELD_FLAGS;
-        p.flags = UCC_SIM_FLAG_QUIET;
+        p.flags |= UCC_SIM_FLAG_QUIET;
         p.network = "ideal";
         p.timing_only = 1;
         rh.opt = &o;
@@ -561,8 +565,7 @@ int main(int argc, char **argv) {
         p.mask |= UCC_SIM_PARAM_FIELD_FAULTS;
         p.faults = o.faults.c_str();
     }
-    p.mask |= UCC_SIM_PARAM_FIELD_FLAGS;
-    p.flags = UCC_SIM_FLAG_QUIET;
+    p.flags |= UCC_SIM_FLAG_QUIET;
     std::fprintf(stderr, "ucc_sim: seed=%" PRIu64 " ranks=%u network=%s%s\n", o.seed, o.ranks,
                  o.network.described.c_str(), o.timing_only ? " timing-only" : "");
     if (!o.faults.empty()) {
