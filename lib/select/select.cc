@@ -1,6 +1,7 @@
 // Algorithm selection: the built-in rules as a table (ucc_info prints it), a
 // forced <COLL>_ALG, then the TUNE rules on top; with reasons on request
 // (ucc_info --explain, COLL_TRACE).
+#include <array>
 #include <cctype>
 #include <cstring>
 #include <string>
@@ -75,12 +76,21 @@ uint32_t type_bit(ucc_coll_type_t t) {
     return bit & 15;
 }
 
-std::string alg_var(ucc_coll_type_t t) {
-    std::string name = core::coll_type_name(t);
-    for (char &ch : name) {
-        ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-    }
-    return name + "_ALG";
+// "ALLREDUCE_ALG" for UCC_COLL_TYPE_ALLREDUCE: the variable that forces its
+// algorithm. Built once, never written after (every context reads all 16).
+const std::string &alg_var(ucc_coll_type_t t) {
+    static const std::array<std::string, 16> kNames = [] {
+        std::array<std::string, 16> names;
+        for (uint32_t bit = 0; bit < names.size(); ++bit) {
+            std::string name = core::coll_type_name(static_cast<ucc_coll_type_t>(1u << bit));
+            for (char &ch : name) {
+                ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+            }
+            names[bit] = name + "_ALG";
+        }
+        return names;
+    }();
+    return kNames[type_bit(t)];
 }
 
 std::string score_text(uint32_t s) {
