@@ -245,6 +245,13 @@ Outcome simulate(Program program, uint32_t n, bool drain) {
     return r;
 }
 
+// A run that completed with every rank's results right.
+void expect_clean(const Outcome &o) {
+    EXPECT_EQ(o.status, UCC_OK);
+    EXPECT_EQ(o.wrong, 0u);
+    EXPECT_EQ(o.failed, 0u);
+}
+
 // The same run either way, with fewer resumes when drained.
 void expect_same_run(const Outcome &drained, const Outcome &resumed) {
     EXPECT_EQ(drained.status, resumed.status);
@@ -258,9 +265,7 @@ void expect_same_run(const Outcome &drained, const Outcome &resumed) {
 TEST(SimDrain, AMixOfCollectivesIsTheSameRunWithFewerResumes) {
     const Outcome d = simulate(Program::kMix, 13, true);
     const Outcome r = simulate(Program::kMix, 13, false);
-    ASSERT_EQ(d.status, UCC_OK);
-    EXPECT_EQ(d.wrong, 0u);
-    EXPECT_EQ(d.failed, 0u);
+    expect_clean(d);
     expect_same_run(d, r);
     // Each allreduce round, alltoall step and bcast hop that completes no
     // request is progressed without a resume.
@@ -274,11 +279,8 @@ TEST(SimDrain, AMixOfCollectivesIsTheSameRunWithFewerResumes) {
 TEST(SimDrain, ARankWaitingOnTwoContextsResumesForTheOtherOne) {
     const Outcome d = simulate(Program::kTwoContexts, 6, true);
     const Outcome r = simulate(Program::kTwoContexts, 6, false);
-    ASSERT_EQ(d.status, UCC_OK);
-    ASSERT_EQ(r.status, UCC_OK);
-    EXPECT_EQ(d.wrong, 0u);
-    EXPECT_EQ(d.failed, 0u);
-    EXPECT_EQ(r.wrong, 0u);
+    expect_clean(d);
+    expect_clean(r);
     EXPECT_LE(d.time, r.time);
     EXPECT_LT(d.resumes, r.resumes);
 }
@@ -286,8 +288,7 @@ TEST(SimDrain, ARankWaitingOnTwoContextsResumesForTheOtherOne) {
 TEST(SimDrain, RequestsWithCallbacksAreNeverDrained) {
     const Outcome d = simulate(Program::kCallbacks, 7, true);
     const Outcome r = simulate(Program::kCallbacks, 7, false);
-    ASSERT_EQ(d.status, UCC_OK);
-    EXPECT_EQ(d.wrong, 0u);
+    expect_clean(d);
     expect_same_run(d, r);
     EXPECT_EQ(d.resumes, r.resumes);
 }
@@ -299,10 +300,8 @@ TEST(SimDrain, RequestsWithCallbacksAreNeverDrained) {
 TEST(SimDrain, AProgramComputingBetweenPollsGetsItsResults) {
     const Outcome d = simulate(Program::kComputeBetweenPolls, 9, true);
     const Outcome r = simulate(Program::kComputeBetweenPolls, 9, false);
-    ASSERT_EQ(d.status, UCC_OK);
-    ASSERT_EQ(r.status, UCC_OK);
-    EXPECT_EQ(d.wrong, 0u);
-    EXPECT_EQ(r.wrong, 0u);
+    expect_clean(d);
+    expect_clean(r);
     EXPECT_LE(d.time, r.time);
 }
 
