@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <new>
 #include <vector>
@@ -39,9 +40,23 @@ enum class Work : uint8_t { kCopy, kReduce };
 // of progress that never waits. Returns true when the pass did something the
 // rank's program can see (a request completed, the world gave up), or when
 // the rank must run for another reason; false: the rank goes on waiting.
+//
+// A world that runs a rank without a fiber of its own (a program in
+// completion-callback style, ucc_sim.h UCC_SIM_FLAG_FIBERLESS) has no wait
+// to drain: it runs step() on each of the rank's contexts (attach) whenever
+// something reaches the rank, and the rank's program goes on in the
+// callbacks those passes run.
 class Drain {
   public:
     virtual bool drain() = 0;
+    struct Step {
+        bool again = false;  // another pass right away may find more
+        double deadline = std::numeric_limits<double>::infinity();  // earliest timeout pending
+    };
+    virtual Step step() = 0;
+    // Requests, team creations or OOB steps in flight: something may still
+    // complete (and call back) without the program asking again.
+    virtual bool busy() const = 0;
     // Where drain() reads first, for a world that fetches it ahead of time
     // (cache prefetches: never part of what a run does).
     const void *hot[3] = {};
@@ -69,6 +84,12 @@ class SimulatedWorld {
     // The rank's clock, sends and costs are the same as if it had resumed
     // and called progress itself.
     virtual void idle_draining(Drain &d) = 0;
+    // The context this endpoint serves (null: none now). A world that runs
+    // ranks without a fiber progresses it through d->step().
+    virtual void attach(Drain *d) = 0;
+    // False on a rank without a fiber of its own: no call may wait for other
+    // ranks (idle() returns at once), so a blocking exchange cannot be done.
+    virtual bool can_wait() const = 0;
 
     // Peer exchange without per-rank O(n) memory, for a world that owns the
     // OOB: every participant of `oob` contributes its own peer and `value`;

@@ -136,8 +136,7 @@ void Context::idle_unlocked(double deadline) {
     sim_depth = depth;
 }
 
-ucc_status_t Context::progress() {
-    ucc_status_t result = UCC_OK;
+bool Context::pass(double *next_deadline, ucc_status_t *result, bool *polled) {
     progress_events = 0;
     bool worked = false;
     // Pollers may complete OOB steps (team creation).
@@ -146,6 +145,7 @@ ucc_status_t Context::progress() {
         ++it;  // a poller may remove itself
         worked |= p->poll();
     }
+    *polled = worked;
     transport->progress();
     while (!runq.empty()) {
         runq.pop_front().resume();
@@ -160,7 +160,6 @@ ucc_status_t Context::progress() {
     // Timeouts, in the transport's clock (virtual on the simulator). Only
     // requests with a timeout are looked at: reading the clock costs more than
     // an idle poll of the UCX worker, and most collectives have none.
-    double next_deadline = std::numeric_limits<double>::infinity();
     if (n_timed > 0) {
         double t = transport->now();
         for (CollRequest *next = active.front(); next != nullptr;) {
@@ -170,14 +169,21 @@ ucc_status_t Context::progress() {
                 UCC_LOG(log, kWarn, "collective %s (team %u) timed out after %g s",
                         coll_type_name(r->args.coll_type), r->team->id, r->timeout);
                 r->complete(UCC_ERR_TIMED_OUT);
-                result = UCC_ERR_TIMED_OUT;
+                *result = UCC_ERR_TIMED_OUT;
                 worked = true;
-            } else if (r->deadline < next_deadline) {
-                next_deadline = r->deadline;
+            } else if (r->deadline < *next_deadline) {
+                *next_deadline = r->deadline;
             }
         }
     }
-    if (!worked) {
+    return worked;
+}
+
+ucc_status_t Context::progress() {
+    ucc_status_t result = UCC_OK;
+    double next_deadline = std::numeric_limits<double>::infinity();
+    bool polled = false;
+    if (!pass(&next_deadline, &result, &polled)) {
         if (sim != nullptr && thread_multiple) [[unlikely]] {
             idle_unlocked(next_deadline);
         } else if (sim != nullptr && drainable()) {
@@ -191,6 +197,27 @@ ucc_status_t Context::progress() {
         return UCC_ERR_NO_MESSAGE;
     }
     return result;
+}
+
+Drain::Step Context::step() {
+    // A pass of progress() that never waits. Another pass right away can
+    // find more only where this one left work behind: coroutines scheduled
+    // after the run queue ran (a callback that posted), news of a failed
+    // peer, or an OOB step that moved on (the next may complete when tested).
+    Step s;
+    ucc_status_t result = UCC_OK;
+    bool polled = false;
+    pass(&s.deadline, &result, &polled);
+    s.again = polled || !runq.empty() || !failed_peers.empty();
+    if (sim->aborted()) {
+        abort_all(UCC_ERR_NO_MESSAGE);
+        s.again = false;
+    }
+    return s;
+}
+
+bool Context::busy() const {
+    return !active.empty() || !pollers.empty() || team_create_in_progress;
 }
 
 bool Context::drain() {
@@ -481,6 +508,17 @@ UCC_EXPORT ucc_status_t ucc_context_create(ucc_lib_h lib_handle, const ucc_conte
         ctx.address.resize(ctx.transport->address_length());
         ctx.transport->address(ctx.address.data());
 
+        if (has_oob && ctx.sim != nullptr && !ctx.sim->can_wait()) {
+            // The exchange is collective: this call would have to wait for
+            // the other ranks, and a rank without a fiber cannot.
+            log_error(
+                "ucc_context_create: params->oob: a simulated rank without a fiber cannot wait "
+                "for the OOB exchange (create the context without an OOB and give the team one)");
+            return UCC_ERR_NOT_SUPPORTED;
+        }
+        if (ctx.sim != nullptr) {
+            ctx.sim->attach(&ctx);  // a world that progresses ranks itself (fiberless)
+        }
         if (has_oob) {
             ctx.has_oob = true;
             ctx.oob = params->oob;

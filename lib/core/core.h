@@ -201,6 +201,14 @@ struct Context final : CompletionSink, coll::Scheduler, Drain {
 
     // One pass of progress; blocks (in the simulator) only when nothing happened.
     ucc_status_t progress();
+    // What progress() does before it would wait: true when it did something.
+    // `next_deadline`: lowered to the earliest timeout still pending; `result`:
+    // UCC_ERR_TIMED_OUT when a request timed out; `polled`: a poller moved on.
+    bool pass(double *next_deadline, ucc_status_t *result, bool *polled);
+    // Drain, for a simulated rank without a fiber: a pass that never waits,
+    // and whether the context still has requests or team work in flight.
+    Step step() override;
+    bool busy() const override;
     // Drain: the simulator runs a pass of progress for a rank that waits in
     // progress() (idle_draining) when its program could only loop back into
     // progress: no request with a timeout or callback, no poller (OOB steps),

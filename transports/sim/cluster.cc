@@ -77,6 +77,9 @@ Cluster::~Cluster() {
         ep->detach_cluster();
     }
     events_.drain([](const Event &e) { delete e.msg; });
+    for (RankState &rs : ranks_) {
+        delete rs.hooks;
+    }
     for (Message *m : free_messages_) {
         delete m;
     }
@@ -127,6 +130,7 @@ std::unique_ptr<SimTransport> Cluster::create_endpoint(uint32_t rank) {
     }
     ep->next_in_rank_ = rs.endpoints;
     rs.endpoints = ep.get();
+    ++rs.endpoint_gen;
     return ep;
 }
 
@@ -137,6 +141,7 @@ void Cluster::remove_endpoint(SimTransport *ep) {
     } else {
         extra_.erase(id);
     }
+    ++ranks_[ep->rank()].endpoint_gen;
     for (SimTransport **p = &ranks_[ep->rank()].endpoints; *p != nullptr;
          p = &(*p)->next_in_rank_) {
         if (*p == ep) {
@@ -308,8 +313,10 @@ void Cluster::crash(uint32_t r) {
     // memory is lost, as a killed process's is.
     // Its stack goes back to the kernel with the pool (a swarm of thousands
     // of crashing runs would otherwise run out of mappings).
-    new boost::context::fiber(std::move(rs.fiber));
-    stacks_->abandon();
+    if (!params_.fiberless) {
+        new boost::context::fiber(std::move(rs.fiber));
+        stacks_->abandon();
+    }
     note("ucc_sim: rank " + std::to_string(r) + " crashed at virtual time " + seconds(now_ps_) +
          " (fault plan)");
     announce_death(r);
@@ -450,6 +457,10 @@ void Cluster::block(uint32_t r) {
 }
 
 void Cluster::idle(uint32_t r, double deadline_s, bool lazy) {
+    if (params_.fiberless) {
+        idle_fiberless(r, deadline_s);
+        return;
+    }
     if (ranks_[r].threads != nullptr && thread_of(r) != 0) [[unlikely]] {
         // A thread waits: the rank's scheduler runs another or idles the rank.
         switch_to_scheduler(r, /*kIdle*/ 1, deadline_s, lazy);
@@ -508,7 +519,7 @@ void Cluster::idle_rank(uint32_t r, double deadline_s, bool lazy) {
 void Cluster::idle_draining(uint32_t r, const SimTransport *ep, ucc::Drain *d) {
     RankState &rs = ranks_[r];
     constexpr double kNoDeadline = std::numeric_limits<double>::infinity();
-    if (!params_.drain || rs.threads != nullptr) {
+    if (!params_.drain || rs.threads != nullptr || params_.fiberless) {
         idle(r, kNoDeadline, /*lazy=*/true);
         return;
     }
@@ -553,8 +564,7 @@ bool Cluster::drain_ready(uint32_t r) {
 
 // ---- the event loop ----
 
-void Cluster::rank_main(uint32_t r) {
-    RankState &rs = ranks_[r];
+void Cluster::run_program(uint32_t r) {
     try {
         program_(r);
     } catch (const boost::context::detail::forced_unwind &) {
@@ -565,6 +575,15 @@ void Cluster::rank_main(uint32_t r) {
             status_ = UCC_ERR_NO_MESSAGE;
         }
     }
+}
+
+void Cluster::rank_main(uint32_t r) {
+    run_program(r);
+    finish_rank(r);
+}
+
+void Cluster::finish_rank(uint32_t r) {
+    RankState &rs = ranks_[r];
     clock_ps(r);
     rs.finished = true;
     ++finished_;
@@ -659,7 +678,14 @@ void Cluster::event_loop() {
         while (!ready_.empty()) {
             const uint32_t r = ready_.front();
             ready_.pop_front();
-            if (ranks_[r].crashed || !drain_ready(r)) {
+            if (ranks_[r].crashed) {
+                continue;
+            }
+            if (params_.fiberless) {
+                run_pass(r);
+                continue;
+            }
+            if (!drain_ready(r)) {
                 continue;
             }
             ++resumes_;
@@ -704,7 +730,10 @@ RunResult Cluster::execute() {
     tls_cluster = this;
     // One fiber per rank, started in rank order. A rank's fiber switches
     // straight back to the event loop (main_) whenever it blocks or ends.
-    for (uint32_t r = 0; r < n_; ++r) {
+    for (uint32_t r = 0; r < n_ && params_.fiberless; ++r) {
+        ready_.push_back(r);  // its start runs on the loop's stack (run_pass)
+    }
+    for (uint32_t r = 0; r < n_ && !params_.fiberless; ++r) {
         ranks_[r].fiber = boost::context::fiber(
             std::allocator_arg, PooledStack(stacks_), [this, r](boost::context::fiber &&loop) {
                 asan_switch_finish(nullptr, &loop_stack_bottom_, &loop_stack_size_);

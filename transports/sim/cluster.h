@@ -74,6 +74,12 @@ struct ClusterParams {
     // loop's stack, and the rank's fiber resumes only when that completed a
     // request. Same run, same trace hash; false resumes the fiber every time.
     bool drain = true;
+    // Ranks without a fiber (a program in completion-callback style):
+    // program(rank) runs once on the event loop's stack and must not wait; it
+    // posts work and returns, and the rank goes on in the callbacks that the
+    // loop's passes over its contexts run (Drain::step) and in its progress
+    // hooks (on_progress). No stack per rank.
+    bool fiberless = false;
 };
 
 struct RunResult {
@@ -101,6 +107,12 @@ uint32_t cluster_size();
 double now_s();  // the calling rank's local clock, virtual seconds
 // The calling rank computes for `seconds` (its clock moves on); false outside a rank.
 bool compute(double seconds);
+// Inside a rank without a fiber (ClusterParams::fiberless): fn(arg) runs after
+// each pass of the loop over the rank's contexts until it returns anything
+// but UCC_INPROGRESS. UCC_ERR_INVALID_PARAM elsewhere or for a null fn.
+ucc_status_t on_progress(ucc_status_t (*fn)(void *arg), void *arg);
+// Whether the calling rank runs without a fiber (false outside a rank).
+bool fiberless();
 
 // Adds the program's own mark to the event trace (when it is recorded), stamped
 // with the calling rank and its clock. No effect outside a rank.
@@ -139,6 +151,7 @@ class StackPool;
 class Timeline;
 struct OobRequest;
 struct OobRound;
+struct Hooks;
 
 constexpr uint32_t kNoRank = UINT32_MAX;
 
@@ -240,6 +253,21 @@ struct RankState {
     ucc::Drain *drain = nullptr;
     const SimTransport *drain_ep = nullptr;
     bool drain_ok = false;
+    // Ranks without a fiber: whether the program's start has run, its
+    // progress hooks (null: none), and a count of endpoint changes (a pass
+    // over the endpoints stops when a callback made or dropped one).
+    bool started = false;
+    uint32_t endpoint_gen = 0;
+    Hooks *hooks = nullptr;
+};
+
+// A fiberless rank's progress hooks (on_progress), in the order they were added.
+struct Hooks {
+    struct Hook {
+        ucc_status_t (*fn)(void *);
+        void *arg;
+    };
+    std::vector<Hook> list;
 };
 
 struct OobRequest {
@@ -291,6 +319,9 @@ class Cluster {
     uint32_t size() const { return n_; }
     const NetworkModel &net() const { return params_.net; }
     bool timing_only() const { return params_.timing_only; }
+    bool fiberless() const { return params_.fiberless; }
+    // A progress hook of fiberless rank r (on_progress).
+    ucc_status_t add_hook(uint32_t r, ucc_status_t (*fn)(void *), void *arg);
     // The run's timeline; null when none was asked for (then nothing is recorded).
     Timeline *timeline() const { return timeline_; }
     void set_timeline(Timeline *t) { timeline_ = t; }
@@ -427,6 +458,18 @@ class Cluster {
     };
 
     void rank_main(uint32_t r);
+    // The program of rank r, its exceptions caught (a fiber's body or a fiberless start).
+    void run_program(uint32_t r);
+    // Rank r's program has ended (or, fiberless, has nothing left to do).
+    void finish_rank(uint32_t r);
+    // A pass of fiberless rank r: its start, or a step of each of its
+    // contexts and its hooks; then it runs again, waits or has finished.
+    void run_pass(uint32_t r);
+    // Runs each of rank r's hooks once; true when one of them was done.
+    bool run_hooks(uint32_t r);
+    // idle() of a fiberless rank: it cannot wait (returns at once); a deadline
+    // is kept for the end of the pass.
+    void idle_fiberless(uint32_t r, double deadline_s);
     void event_loop();
     void push_event(Event e);
     void schedule_arrival(Message *m, int64_t arrival_ps);
@@ -511,6 +554,7 @@ class Cluster {
     uint64_t events_done_ = 0;
     uint64_t resumes_ = 0;
     uint64_t drains_ = 0;
+    int64_t pass_deadline_ps_ = 0;  // fiberless: the earliest deadline of the current pass
     uint64_t hash_ = 0;
     uint64_t dropped_ = 0;
     uint32_t finished_ = 0;

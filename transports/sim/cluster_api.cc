@@ -109,4 +109,17 @@ bool compute(double seconds) {
     return true;
 }
 
+bool fiberless() {
+    Cluster *c = Cluster::current();
+    return c != nullptr && c->running_rank() != kNoRank && c->fiberless();
+}
+
+ucc_status_t on_progress(ucc_status_t (*fn)(void *arg), void *arg) {
+    Cluster *c = Cluster::current();
+    if (c == nullptr || c->running_rank() == kNoRank || !c->fiberless() || fn == nullptr) {
+        return UCC_ERR_INVALID_PARAM;
+    }
+    return c->add_hook(c->running_rank(), fn, arg);
+}
+
 }  // namespace ucc::sim

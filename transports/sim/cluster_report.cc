@@ -84,6 +84,10 @@ std::string Cluster::describe_blocked(size_t max_ranks) const {
                                 std::to_string(q->size) + " bytes; ";
             s += std::to_string(arrived) + " of " + std::to_string(n_) + " ranks have called it)\n";
         }
+        if (rs.hooks != nullptr) {
+            s += "    waits in " + std::to_string(rs.hooks->list.size()) +
+                 " progress hook(s) (ucc_sim_on_progress) that have not completed\n";
+        }
         if (s.size() == before) {
             s += "    blocked in idle() with nothing posted\n";
         }

@@ -882,6 +882,10 @@ void SimTransport::idle_draining(ucc::Drain &d) {
     cluster_->idle_draining(rank_, this, &d);
 }
 
+bool SimTransport::can_wait() const {
+    return cluster_ == nullptr || !cluster_->fiberless();
+}
+
 void SimTransport::charge(Work kind, size_t bytes) {
     if (cluster_ == nullptr) {
         return;

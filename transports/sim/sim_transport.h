@@ -108,6 +108,8 @@ class SimTransport final : public ucc::Transport, public ucc::SimulatedWorld {
     bool timing_only() const override;
     bool aborted() const override;
     void idle_draining(ucc::Drain &d) override;
+    void attach(ucc::Drain *d) override { owner_ = d; }
+    bool can_wait() const override;
     bool recording() const override;
     void record(TraceEvent &e) override;
     size_t pending_ops(Tag base, Tag mask) const override;
@@ -178,6 +180,7 @@ class SimTransport final : public ucc::Transport, public ucc::SimulatedWorld {
     uint32_t rank_;
     uint64_t id_;
     SimTransport *next_in_rank_ = nullptr;  // the rank's list of endpoints
+    ucc::Drain *owner_ = nullptr;           // the context it serves (attach)
     Message *inbox_head_ = nullptr;
     Message *inbox_tail_ = nullptr;
     SmallMap<Key, RecvQueue, 3> posted_;

@@ -107,6 +107,7 @@ ucc_status_t sim_run(const ucc_sim_params_t *params, void (*rank_main)(void *), 
         return UCC_ERR_INVALID_PARAM;
     }
     p.drain = (flags & UCC_SIM_FLAG_NO_DRAIN) == 0;
+    p.fiberless = (flags & UCC_SIM_FLAG_FIBERLESS) != 0;
     bool quiet = (flags & UCC_SIM_FLAG_QUIET) != 0;
     if (!quiet) {
         std::fprintf(stderr, "ucc_sim: seed=%" PRIu64 " ranks=%u network=%s%s\n", p.seed, p.n_ranks,
@@ -174,6 +175,7 @@ UCC_EXPORT ucc_status_t ucc_sim_run_threads(uint32_t n_threads,
         const char *bad = n_threads == 0           ? "n_threads is 0"
                           : thread_main == nullptr ? "thread_main is NULL"
                           : !ucc::sim::in_rank()   ? "not called from a simulated rank"
+                          : ucc::sim::fiberless()  ? "a rank without a fiber has no threads"
                                                    : nullptr;
         ucc_status_t st = UCC_ERR_INVALID_PARAM;
         if (bad == nullptr) {
@@ -183,6 +185,21 @@ UCC_EXPORT ucc_status_t ucc_sim_run_threads(uint32_t n_threads,
         }
         if (st != UCC_OK) {
             std::fprintf(stderr, "[ucc] ERROR ucc_sim_run_threads: %s\n", bad);
+        }
+        return st;
+    });
+}
+
+UCC_EXPORT ucc_status_t ucc_sim_on_progress(ucc_status_t (*fn)(void *arg), void *arg) {
+    return ucc::api_guard("ucc_sim_on_progress", [&] {
+        const ucc_status_t st = ucc::sim::on_progress(fn, arg);
+        if (st != UCC_OK) {
+            std::fprintf(stderr, "[ucc] ERROR ucc_sim_on_progress: %s\n",
+                         fn == nullptr ? "fn is NULL"
+                         : st == UCC_ERR_INVALID_PARAM
+                             ? "not called from a simulated rank without a fiber "
+                               "(UCC_SIM_FLAG_FIBERLESS)"
+                             : "no memory for the hook");
         }
         return st;
     });

@@ -3,7 +3,8 @@
  * @brief Run a UCC program on a deterministic simulated cluster.
  *
  * ucc_sim_run() runs @a rank_main once per simulated rank, each rank a fiber
- * on one OS thread, in virtual time over a modelled network. Inside a rank the
+ * on one OS thread (or, in completion-callback style, no fiber at all:
+ * UCC_SIM_FLAG_FIBERLESS), in virtual time over a modelled network. Inside a rank the
  * ordinary UCC C API works: a context created there uses the simulated
  * transport, and ucc_sim_oob() gives the OOB allgather over all ranks to put
  * into ucc_context_params_t. The same parameters and seed give the same run,
@@ -41,7 +42,23 @@ enum ucc_sim_flags {
      *  without callbacks or timeouts has its arrivals progressed by the event
      *  loop, and resumes only when a request completed: the same run (times,
      *  trace hash), with fewer switches to cold stacks. */
-    UCC_SIM_FLAG_NO_DRAIN = UCC_BIT(1)
+    UCC_SIM_FLAG_NO_DRAIN = UCC_BIT(1),
+    /** Ranks without a fiber: a program in completion-callback style, which
+     *  needs no stack of its own. rank_main runs once per rank on the
+     *  simulator's own stack and must never wait: it creates its library and
+     *  a context (without an OOB: ucc_context_create with one returns
+     *  UCC_ERR_NOT_SUPPORTED, its exchange would have to wait), posts a team
+     *  creation with ucc_sim_oob() as the team's OOB, adds a hook with
+     *  ucc_sim_on_progress() and returns. From then on, whenever something
+     *  reaches the rank, the simulator runs a pass of progress on each of its
+     *  contexts, which runs the callbacks of completed requests
+     *  (ucc_coll_args_t.cb), then runs its hooks. The rank has finished when
+     *  it has no hook and no request, team creation or OOB step in flight.
+     *  Inside a pass, ucc_context_progress() returns at once, a program that
+     *  loops on it is stopped (as a rank that never blocks is), and
+     *  ucc_sim_run_threads() returns UCC_ERR_INVALID_PARAM. Destroy a context
+     *  from a hook, not from a callback of its own requests. */
+    UCC_SIM_FLAG_FIBERLESS = UCC_BIT(2)
 };
 
 /** Parameters of one simulated run. */
@@ -139,6 +156,22 @@ void ucc_sim_exit(void);
  */
 ucc_status_t ucc_sim_faults_describe(const char *spec, uint32_t n_ranks, uint64_t seed, char *buf,
                                      size_t len);
+
+/**
+ * Inside a rank run with UCC_SIM_FLAG_FIBERLESS: @a fn(@a arg) is called
+ * after each pass of progress over the rank's contexts (each time something
+ * reached the rank), in the order hooks were added, until it returns anything
+ * but UCC_INPROGRESS; then it is dropped. This is where a program in
+ * callback style goes on after a call that has no callback: a team creation
+ * (ucc_team_create_test), a team destruction (ucc_team_destroy), a test of its
+ * own. A hook may post, add hooks, and destroy teams and contexts. While a
+ * rank has a hook it has not finished: one that never completes is reported
+ * as a deadlock.
+ *
+ * @return UCC_OK; UCC_ERR_INVALID_PARAM for fn NULL, outside a rank or in a
+ *         rank with a fiber; UCC_ERR_NO_MEMORY.
+ */
+ucc_status_t ucc_sim_on_progress(ucc_status_t (*fn)(void *arg), void *arg);
 
 /** The calling rank's virtual clock in seconds; 0 outside a rank. */
 double ucc_sim_now(void);
