@@ -2,8 +2,9 @@
 // timing-only, through the whole public-API lifecycle on every rank (ucc_init,
 // context, team, one collective, teardown). One JSON line per run:
 //   {"bench":"sim_workload","ranks":1024,"workload":"allreduce_8B","mode":"timing-only",
-//    "virtual_s":...,"coll_us":...,"wall_s":...,"events":...,"events_per_s":...,
-//    "peak_rss_mb":...,"rss_per_rank_kb":...,"resumes":...,"status":"ok","trace_hash":"0x..."}
+//    "ranks_run_as":"fibers","virtual_s":...,"coll_us":...,"wall_s":...,"events":...,
+//    "events_per_s":...,"peak_rss_mb":...,"rss_per_rank_kb":...,"resumes":...,"status":"ok",
+//    "trace_hash":"0x..."}
 // virtual_s is the whole run (setup included), coll_us the collective alone on
 // rank 0, peak_rss_mb the peak resident memory of the run, touch_s (payload
 // runs) the time this process takes, just before the run, to allocate and
@@ -29,8 +30,19 @@
 // "identical" or "differs" (then status "replay_differs" and exit status 1) --
 // determinism at full scale. Wall time and RSS are the first run's.
 //
+// --fiberless runs every rank in completion-callback style without a fiber
+// (UCC_SIM_FLAG_FIBERLESS; bench/sim_rank.h SimRankCallbacks): the same
+// collective, posted from a hook once the team (over the simulator's OOB,
+// the context has none) is made, torn down from its callback's hook; resumes
+// is then 0 and rss_per_rank_kb shows what a rank costs without a stack.
+// --team-oob gives the ranks with fibers that same setup (a context without
+// an OOB, the team over the simulator's OOB): the same calls in the two
+// styles, for comparing them (the trace hashes are then equal).
+//
 // Usage: sim_workload [--quick] [--replay] [--seed S] [--network SPEC] [--only RANKS]
-//                     [--workload NAME] [--no-drain] [--mem-limit-gb G] [--time-limit-s T]
+//                     [--workload NAME] [--no-drain] [--fiberless] [--team-oob]
+//                     [--mem-limit-gb G]
+//                     [--time-limit-s T]
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -71,11 +83,22 @@ struct Run {
     bool timing_only;
 };
 
+// A rank without a fiber (--fiberless): its lifecycle's state and buffers.
+struct FiberlessRank {
+    ucc::bench::SimRankCallbacks c;
+    std::vector<float> src;
+    std::vector<float> dst;
+};
+
 struct RankArgs {
     Workload w;
     bool timing_only = false;
+    bool team_oob = false;  // --team-oob
     uint64_t failures = 0;
     double coll_s = 0;  // rank 0's collective, virtual seconds
+    // --fiberless: the collective every rank posts, and each rank's state.
+    ucc_coll_args_t proto{};
+    std::vector<FiberlessRank> fiberless;
 };
 
 // Elements of each of a rank's two buffers (src and dst), as rank_main sizes them.
@@ -101,7 +124,7 @@ double touch_floor_s(const Workload &w, uint32_t ranks) {
 void rank_main(void *arg) {
     auto *ra = static_cast<RankArgs *>(arg);
     ucc::bench::SimRank r;
-    if (!ucc::bench::sim_rank_open(&r)) {
+    if (!ucc::bench::sim_rank_open(&r, ra->team_oob)) {
         ra->failures++;
         ucc::bench::sim_rank_close(&r);
         return;
@@ -132,6 +155,37 @@ void rank_main(void *arg) {
     ucc::bench::sim_rank_close(&r);
 }
 
+// The same lifecycle in completion-callback style: its start, here; the
+// rest in bench/sim_rank.h's callbacks and hooks.
+void rank_start(void *arg) {
+    auto *ra = static_cast<RankArgs *>(arg);
+    FiberlessRank &f = ra->fiberless[ucc_sim_rank()];
+    if (!ra->timing_only) {
+        const size_t n_elems = buffer_elems(ra->w, ucc_sim_size());
+        f.src.assign(n_elems, 1.0f);
+        f.dst.assign(n_elems, 0.0f);
+        f.c.src = f.src.data();
+        f.c.dst = f.dst.data();
+    }
+    f.c.proto = &ra->proto;
+    ucc::bench::sim_rank_start(&f.c);
+}
+
+// The outcome of the fiberless ranks, once the run is over.
+void collect_fiberless(RankArgs *ra) {
+    for (size_t r = 0; r < ra->fiberless.size(); ++r) {
+        const ucc::bench::SimRankCallbacks &c = ra->fiberless[r].c;
+        if (c.status != UCC_OK) {
+            ra->failures++;
+        }
+        if (r == 0) {
+            ra->coll_s = c.coll_s;
+        }
+    }
+    ra->fiberless.clear();
+    ra->fiberless.shrink_to_fit();
+}
+
 const char *mode_name(bool timing_only) {
     return timing_only ? "timing-only" : "payload";
 }
@@ -150,8 +204,10 @@ struct Summary {
 
 // The child: runs one simulation (twice with `replay`, comparing the two) and
 // prints its line.
-int child_run(const Run &run, uint64_t seed, const char *network, bool replay, uint64_t flags) {
+int child_run(const Run &run, uint64_t seed, const char *network, bool replay, uint64_t flags,
+              bool team_oob) {
     RankArgs ra;
+    ra.team_oob = team_oob;
     ra.w = run.w;
     ra.timing_only = run.timing_only;
     ucc_sim_params_t p{};
@@ -165,12 +221,24 @@ int child_run(const Run &run, uint64_t seed, const char *network, bool replay, u
         p.mask |= UCC_SIM_PARAM_FIELD_NETWORK;
         p.network = network;
     }
+    const bool fiberless = (flags & UCC_SIM_FLAG_FIBERLESS) != 0;
+    ra.proto.coll_type = run.w.type;
+    ra.proto.op = UCC_OP_SUM;
+    const size_t n_elems = buffer_elems(run.w, run.ranks);
+    ra.proto.src.info = {nullptr, n_elems, UCC_DT_FLOAT32, UCC_MEMORY_TYPE_HOST};
+    ra.proto.dst.info = {nullptr, n_elems, UCC_DT_FLOAT32, UCC_MEMORY_TYPE_HOST};
     auto simulate = [&](double *wall) {
         ra.failures = 0;
         ra.coll_s = 0;
         const auto t0 = Clock::now();
         Summary s;
-        s.status = ucc_sim_run(&p, rank_main, &ra);
+        if (fiberless) {
+            ra.fiberless.resize(run.ranks);
+            s.status = ucc_sim_run(&p, rank_start, &ra);
+            collect_fiberless(&ra);
+        } else {
+            s.status = ucc_sim_run(&p, rank_main, &ra);
+        }
         *wall = std::chrono::duration<double>(Clock::now() - t0).count();
         s.virtual_s = ucc_sim_last_time();
         s.coll_s = ra.coll_s;
@@ -203,12 +271,14 @@ int child_run(const Run &run, uint64_t seed, const char *network, bool replay, u
     }
     std::printf(
         "{\"bench\":\"sim_workload\",\"ranks\":%u,\"workload\":\"%s\",\"mode\":\"%s\","
-        "\"virtual_s\":%.9g,\"coll_us\":%.3f,\"wall_s\":%.3f,\"events\":%" PRIu64
+        "\"ranks_run_as\":\"%s\",\"virtual_s\":%.9g,\"coll_us\":%.3f,\"wall_s\":%.3f,\"events\":"
+        "%" PRIu64
         ",\"events_per_s\":%.0f,\"peak_rss_mb\":%.1f,\"rss_per_rank_kb\":%.2f,"
         "\"resumes\":%" PRIu64 "%s,\"status\":\"%s\",\"trace_hash\":\"0x%016" PRIx64 "\"%s}\n",
-        run.ranks, run.w.name, mode_name(run.timing_only), s.virtual_s, s.coll_s * 1e6, wall,
-        s.events, wall > 0 ? static_cast<double>(s.events) / wall : 0.0, rss_mb,
-        rss_mb * 1024.0 / run.ranks, s.resumes, floor.c_str(),
+        run.ranks, run.w.name, mode_name(run.timing_only), fiberless ? "callbacks" : "fibers",
+        s.virtual_s, s.coll_s * 1e6, wall, s.events,
+        wall > 0 ? static_cast<double>(s.events) / wall : 0.0, rss_mb, rss_mb * 1024.0 / run.ranks,
+        s.resumes, floor.c_str(),
         s.status == UCC_OK && s.failures == 0
             ? (ok ? "ok" : "replay_differs")
             : (s.status != UCC_OK ? ucc_status_string(s.status) : "api_failure"),
@@ -244,7 +314,7 @@ double mem_available_gb() {
 
 // Forks a child for the run and watches it. Returns false if it failed.
 bool supervised_run(const Run &run, uint64_t seed, const char *network, double mem_limit_gb,
-                    double time_limit_s, bool replay, uint64_t flags) {
+                    double time_limit_s, bool replay, uint64_t flags, bool team_oob) {
     std::fflush(stdout);
     const auto t0 = Clock::now();
     pid_t pid = fork();
@@ -253,7 +323,7 @@ bool supervised_run(const Run &run, uint64_t seed, const char *network, double m
         return false;
     }
     if (pid == 0) {
-        std::_Exit(child_run(run, seed, network, replay, flags));
+        std::_Exit(child_run(run, seed, network, replay, flags, team_oob));
     }
     double peak_seen_mb = 0;
     const char *stopped = nullptr;
@@ -308,6 +378,7 @@ int main(int argc, char **argv) {
     uint32_t only = 0;
     const char *workload = nullptr;
     uint64_t flags = 0;
+    bool team_oob = false;
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--quick") == 0) {
             quick = true;
@@ -323,6 +394,10 @@ int main(int argc, char **argv) {
             workload = argv[++i];
         } else if (std::strcmp(argv[i], "--no-drain") == 0) {
             flags |= UCC_SIM_FLAG_NO_DRAIN;
+        } else if (std::strcmp(argv[i], "--fiberless") == 0) {
+            flags |= UCC_SIM_FLAG_FIBERLESS;
+        } else if (std::strcmp(argv[i], "--team-oob") == 0) {
+            team_oob = true;
         } else if (std::strcmp(argv[i], "--mem-limit-gb") == 0 && i + 1 < argc) {
             mem_limit_gb = std::strtod(argv[++i], nullptr);
         } else if (std::strcmp(argv[i], "--time-limit-s") == 0 && i + 1 < argc) {
@@ -330,7 +405,8 @@ int main(int argc, char **argv) {
         } else {
             std::fprintf(stderr,
                          "usage: %s [--quick] [--replay] [--seed S] [--network SPEC] "
-                         "[--only RANKS] [--workload NAME] [--no-drain] [--mem-limit-gb G] "
+                         "[--only RANKS] [--workload NAME] [--no-drain] [--fiberless] [--team-oob] "
+                         "[--mem-limit-gb G] "
                          "[--time-limit-s T]\n",
                          argv[0]);
             return 2;
@@ -353,7 +429,8 @@ int main(int argc, char **argv) {
             (workload != nullptr && std::strcmp(run.w.name, workload) != 0)) {
             continue;
         }
-        if (!supervised_run(run, seed, network, mem_limit_gb, time_limit_s, replay, flags)) {
+        if (!supervised_run(run, seed, network, mem_limit_gb, time_limit_s, replay, flags,
+                            team_oob)) {
             failed = 1;
         }
     }
