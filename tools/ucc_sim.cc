@@ -30,6 +30,7 @@
 #include "tools/perf/network.h"
 #include "tools/perf/report.h"
 #include "tools/perf/sweep.h"
+#include "tools/perf/sweep_callbacks.h"
 #include "ucc/api/ucc.h"
 #include "ucc/sim/ucc_sim.h"
 
@@ -57,6 +58,8 @@ struct Options {
     ucc::perf::NetworkArg network;
     bool timing_only = false;
     bool no_drain = false;
+    bool fiberless = false;
+    bool team_oob = false;
     size_t stack_size = 0;  // 0: the simulator's default
     const CollDesc *coll = ucc::perf::find_coll("allreduce");
     uint64_t min_bytes = 8;
@@ -91,6 +94,10 @@ const char kUsage[] =
     "  --seed S              seed of every random choice (default 1)\n"
     "  --timing-only         move and reduce no payload: only messages, sizes and costs\n"
     "  --no-drain            resume a waiting rank for every packet (the same run, slower)\n"
+    "  --fiberless           run the sweep in completion-callback style, no fiber (stack)\n"
+    "                        per rank; the context has no OOB, the team uses the OOB\n"
+    "  --team-oob            the same setup with fibers: a context without an OOB, the team\n"
+    "                        over the OOB (the same run as --fiberless)\n"
     "  --stack-size BYTES    fiber stack per rank (default 256K)\n"
     "  --faults PLAN         inject faults: crash=R@T, stall=R@T:D, spike=P:D, nomem=R#K,\n"
     "                        nomem_p=P, oob=R#K[:D], detect=S (comma-separated), or swarm[:H]\n"
@@ -194,6 +201,10 @@ Options parse_options(int argc, char **argv) {
             o.timing_only = true;
         } else if (a == "--no-drain") {
             o.no_drain = true;
+        } else if (a == "--fiberless") {
+            o.fiberless = true;
+        } else if (a == "--team-oob") {
+            o.team_oob = true;
         } else if (a == "--stack-size") {
             o.stack_size = bytes(&i);
         } else if (a == "-c") {
@@ -289,6 +300,14 @@ Options parse_options(int argc, char **argv) {
             "--program runs a user program: the sweep options (-c -b -e -d -o -i -w -r "
             "--inplace --check --alg) do not apply");
     }
+    if (!o.program.empty() && o.fiberless) {
+        die_usage(
+            "--fiberless runs the sweep in callback style; a --program's ucc_sim_main waits in "
+            "its calls and needs a fiber");
+    }
+    if (o.fiberless && o.stack_size > 0) {
+        die_usage("--stack-size sizes the ranks' fibers: not with --fiberless");
+    }
     if (!o.program.empty() && o.format != Format::kTable) {
         die_usage("--csv/--json report a collective sweep, not a --program");
     }
@@ -355,6 +374,8 @@ struct Shared {
     ucc::perf::SweepPlan plan;
     std::unique_ptr<ucc::perf::Results> results;
     ucc::perf::Failures failures;
+    // --fiberless: each rank's sweep (they outlive the ranks' starts).
+    std::vector<std::unique_ptr<ucc::perf::CallbackSweep>> sweeps;
     // --program
     int (*program_main)(int, char **) = nullptr;
     std::vector<std::string> program_argv;
@@ -366,12 +387,13 @@ struct Shared {
 // ucc_init, a context over the simulator's OOB (the --alg choice in its
 // config) and a team over every rank's endpoint: the public-API lifecycle.
 // A rehearsal is not recorded (UCC_TRACE): only the run itself is.
-std::string setup(const Options &o, ucc::perf::Lifecycle *lc, bool rehearsal = false) {
+ucc::perf::RankSetup rank_setup(const Options &o, bool rehearsal) {
     ucc::perf::RankSetup s;
     ucc_sim_oob(&s.oob);
     s.rank = ucc_sim_rank();
     s.size = ucc_sim_size();
     s.team_from_ep_map = true;
+    s.context_without_oob = o.team_oob;  // --fiberless: CallbackSweep sets it
     if (!o.alg.empty()) {
         std::string var = o.coll->name;
         for (char &ch : var) {
@@ -382,7 +404,11 @@ std::string setup(const Options &o, ucc::perf::Lifecycle *lc, bool rehearsal = f
     if (rehearsal) {
         s.config.emplace_back("TRACE", "");
     }
-    return lc->setup(s);
+    return s;
+}
+
+std::string setup(const Options &o, ucc::perf::Lifecycle *lc, bool rehearsal = false) {
+    return lc->setup(rank_setup(o, rehearsal));
 }
 
 const char *last_algorithm(ucc_coll_req_h) {
@@ -408,6 +434,23 @@ void sweep_rank(void *arg) {
         sh->failures.note(w.rank, err.empty() ? down : err);
         ucc_sim_exit();  // as a process that exits on the error: its peers see it gone
     }
+}
+
+// A rank of a --fiberless sweep: its start (the sweep goes on in callbacks
+// and a progress hook: tools/perf/sweep_callbacks.h).
+void sweep_rank_fiberless(void *arg) {
+    auto *sh = static_cast<Shared *>(arg);
+    ucc::perf::SweepWorld w;
+    w.rank = ucc_sim_rank();
+    w.size = ucc_sim_size();
+    w.now = ucc_sim_now;
+    w.algorithm = last_algorithm;
+    w.shared = true;
+    auto &sweep = sh->sweeps[w.rank];
+    sweep = std::make_unique<ucc::perf::CallbackSweep>(sh->plan, w, rank_setup(*sh->opt, false),
+                                                       sh->results.get(), sh->progress.get(),
+                                                       &sh->failures);
+    sweep->start();
 }
 
 // One rank of a --program run.
@@ -466,7 +509,7 @@ ucc_sim_params_t sim_params(const Options &o, uint32_t ranks) {
     p.seed = o.seed;
     p.network = o.network.spec.c_str();
     p.timing_only = o.timing_only ? 1 : 0;
-    p.flags = o.no_drain ? UCC_SIM_FLAG_NO_DRAIN : 0;
+    p.flags = (o.no_drain ? UCC_SIM_FLAG_NO_DRAIN : 0) | (o.fiberless ? UCC_SIM_FLAG_FIBERLESS : 0);
     if (o.stack_size > 0) {
         p.mask |= UCC_SIM_PARAM_FIELD_STACK_SIZE;
         p.stack_size = o.stack_size;
@@ -537,11 +580,16 @@ int main(int argc, char **argv) {
     } else {
         sh.plan = plan_of(o);
         sh.results = std::make_unique<ucc::perf::Results>(sh.plan, o.ranks);
+        if (o.fiberless) {
+            sh.sweeps.resize(o.ranks);
+            rank_fn = sweep_rank_fiberless;
+        }
         work = static_cast<uint64_t>(o.ranks) * sh.plan.counts.size() * (o.warmup + o.iterations);
         // Rehearsal: two ranks, ideal network, quiet, timing-only.
         Shared rh;
         ucc_sim_params_t p = sim_params(o, std::min<uint32_t>(o.ranks, 2));
         p.flags |= UCC_SIM_FLAG_QUIET;
+        p.flags &= ~static_cast<uint64_t>(UCC_SIM_FLAG_FIBERLESS);  // it waits in its calls
         p.network = "ideal";
         p.timing_only = 1;
         rh.opt = &o;
@@ -584,6 +632,7 @@ int main(int argc, char **argv) {
     const auto w0 = Clock::now();
     ucc_status_t st = ucc_sim_run(&p, rank_fn, &sh);
     const double wall = std::chrono::duration<double>(Clock::now() - w0).count();
+    sh.sweeps.clear();
     sh.progress->clear();
     const double virt = ucc_sim_last_time();
     const uint64_t events = ucc_sim_last_events();

@@ -256,6 +256,35 @@ TEST(UccSimTool, NoDrainIsTheSameRun) {
     }
 }
 
+// --fiberless runs the sweep in callback style, no fiber per rank: the same
+// rows and the same run (trace hash) as the same setup with fibers
+// (--team-oob), checked results included; and it refuses what needs a fiber.
+TEST(UccSimTool, FiberlessIsTheSameRunAsTeamOob) {
+    REQUIRE_TOOL();
+    for (const char *coll : {"allreduce", "barrier", "alltoallv", "bcast"}) {
+        const std::string args = std::string(" -np 13 -c ") + coll +
+                                 " -b 4 -e 4K -i 3 -w 1 --network hdr,jitter=200ns --seed 3 --csv "
+                                 "--check";
+        Result callbacks = run(tool() + args + " --fiberless", true);
+        Result fibers = run(tool() + args + " --team-oob", true);
+        ASSERT_EQ(callbacks.rc, 0) << callbacks.err;
+        ASSERT_EQ(fibers.rc, 0) << fibers.err;
+        std::vector<std::string> a = lines_of(callbacks.out);
+        std::vector<std::string> b = lines_of(fibers.out);
+        ASSERT_EQ(a.size(), b.size()) << coll;
+        ASSERT_GE(a.size(), 2u) << coll;  // the header and a row at least
+        for (size_t i = 0; i < a.size(); ++i) {
+            EXPECT_EQ(a[i], b[i]) << coll;
+        }
+        const size_t at = callbacks.err.find("trace hash");
+        ASSERT_NE(at, std::string::npos) << callbacks.err;
+        EXPECT_NE(fibers.err.find(callbacks.err.substr(at, 30)), std::string::npos)
+            << coll << "\n"
+            << callbacks.err << fibers.err;
+    }
+    EXPECT_EQ(run(tool() + " -np 4 --fiberless --stack-size 64K", true).rc, 2);
+}
+
 TEST(UccSimTool, NetworkFile) {
     REQUIRE_TOOL();
     const std::string path = temp_path("net.conf");

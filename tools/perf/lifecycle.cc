@@ -36,6 +36,21 @@ ucc_status_t barrier(ucc_team_h team, ucc_context_h ctx) {
 }
 
 std::string Lifecycle::setup(const RankSetup &s) {
+    std::string err = post(s);
+    if (!err.empty()) {
+        return err;
+    }
+    ucc_status_t st;
+    while ((st = ucc_team_create_test(team)) == UCC_INPROGRESS) {
+        ucc_context_progress(ctx);
+    }
+    if (st != UCC_OK) {
+        return failed("ucc_team_create_test", st);
+    }
+    return "";
+}
+
+std::string Lifecycle::post(const RankSetup &s) {
     ucc_lib_config_h lcfg = nullptr;
     ucc_status_t st = ucc_lib_config_read(nullptr, nullptr, &lcfg);
     if (st != UCC_OK) {
@@ -62,8 +77,10 @@ std::string Lifecycle::setup(const RankSetup &s) {
         }
     }
     ucc_context_params_t cp{};
-    cp.mask = UCC_CONTEXT_PARAM_FIELD_OOB;
-    cp.oob = s.oob;
+    if (!s.context_without_oob) {
+        cp.mask = UCC_CONTEXT_PARAM_FIELD_OOB;
+        cp.oob = s.oob;
+    }
     st = ucc_context_create(lib, &cp, ccfg, &ctx);
     ucc_context_config_release(ccfg);
     if (st != UCC_OK) {
@@ -74,7 +91,7 @@ std::string Lifecycle::setup(const RankSetup &s) {
     tp.mask = UCC_TEAM_PARAM_FIELD_EP | UCC_TEAM_PARAM_FIELD_EP_RANGE;
     tp.ep = s.rank;
     tp.ep_range = UCC_COLLECTIVE_EP_RANGE_CONTIG;
-    if (s.team_from_ep_map) {
+    if (s.team_from_ep_map && !s.context_without_oob) {
         tp.mask |= UCC_TEAM_PARAM_FIELD_EP_MAP;
         tp.ep_map.type = UCC_EP_MAP_FULL;
         tp.ep_map.ep_num = s.size;
@@ -86,12 +103,6 @@ std::string Lifecycle::setup(const RankSetup &s) {
     if (st != UCC_OK) {
         team = nullptr;
         return failed("ucc_team_create_post", st);
-    }
-    while ((st = ucc_team_create_test(team)) == UCC_INPROGRESS) {
-        ucc_context_progress(ctx);
-    }
-    if (st != UCC_OK) {
-        return failed("ucc_team_create_test", st);
     }
     return "";
 }

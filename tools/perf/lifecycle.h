@@ -19,6 +19,9 @@ struct RankSetup {
     // The team over the context's endpoints (a FULL ep map, no OOB exchange):
     // how ucc_sim makes a million-rank team cheaply.
     bool team_from_ep_map = false;
+    // A context without an OOB (the team's OOB is then `oob`): what a rank
+    // without a fiber must do, its context creation cannot wait.
+    bool context_without_oob = false;
     // Context configuration set before creation, e.g. {"ALLREDUCE_ALG", "ring"}.
     std::vector<std::pair<std::string, std::string>> config;
 };
@@ -32,6 +35,9 @@ class Lifecycle {
 
     // ucc_init (single thread), the context, the team. "" or what failed.
     std::string setup(const RankSetup &s);
+    // The same up to ucc_team_create_post, without waiting: the team is
+    // made once ucc_team_create_test(team) says so.
+    std::string post(const RankSetup &s);
     // Team, context and library, whichever exist. "" or what failed.
     std::string teardown();
 
