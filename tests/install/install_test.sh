@@ -46,7 +46,7 @@ tree)
         include/ucc/api/ucc_version.h include/ucc/sim/ucc_sim.h include/ucc/boot/ucc_boot.h \
         lib/libucc.so lib/pkgconfig/ucc.pc lib/cmake/ucc/ucc-config.cmake \
         lib/cmake/ucc/ucc-config-version.cmake bin/ucc_run bin/ucc_sim \
-        share/ucc/examples/ucc_sim_demo.c share/ucc/ucc.conf bin/ucc_info bin/ucc_perftest \
+        share/ucc/examples/ucc_sim_demo.c share/ucc/examples/ucc_sim_callbacks.c share/ucc/ucc.conf bin/ucc_info bin/ucc_perftest \
         bin/ucc_replay; do
         [[ -e "$prefix/$f" ]] || fail "missing $f"
     done
