@@ -94,6 +94,26 @@ void Results::done_with(size_t k) {
     }
 }
 
+bool prepare_iteration(const SweepPlan &plan, const CollSpec &spec, uint64_t count, uint32_t n,
+                       uint32_t rank, const VArrays *va, uint32_t it, bool last, CollSpec *s,
+                       CollCall *call, ucc_coll_req_h *persistent) {
+    // A root shift moves the root every iteration (fresh arguments).
+    *s = spec;
+    s->root = static_cast<uint32_t>((spec.root + uint64_t{it} * plan.root_shift) % n);
+    const bool build = it < plan.n_bufs || (plan.root_shift != 0 && s->root != call->args.root);
+    if (build) {
+        if (*persistent != nullptr) {
+            ucc_collective_finalize(*persistent);
+            *persistent = nullptr;
+        }
+        build_call(*s, count, n, rank, va, call);
+    }
+    if (last && plan.check) {
+        fill_pattern(*s, count, n, rank, call);
+    }
+    return build;
+}
+
 namespace {
 
 // The numbers of one count on one rank.
@@ -120,21 +140,11 @@ Measured measure(const SweepPlan &plan, const SweepWorld &w, ucc_team_h team, uc
     double start = 0;
     ucc_status_t st = UCC_OK;
     for (uint32_t it = 0; it < warmup + iters; ++it) {
-        // A root shift moves the root every iteration (fresh arguments).
-        CollSpec s = spec;
-        s.root = static_cast<uint32_t>((spec.root + uint64_t{it} * plan.root_shift) % n);
+        CollSpec s;
         const uint32_t b = it % plan.n_bufs;
-        if (it < plan.n_bufs || (plan.root_shift != 0 && s.root != calls[b].args.root)) {
-            if (persistent[b] != nullptr) {
-                ucc_collective_finalize(persistent[b]);
-                persistent[b] = nullptr;
-            }
-            build_call(s, count, n, w.rank, va, &calls[b]);
-        }
         const bool last = it + 1 == warmup + iters;
-        if (last && plan.check) {
-            fill_pattern(s, count, n, w.rank, &calls[b]);
-        }
+        prepare_iteration(plan, spec, count, n, w.rank, va, it, last, &s, &calls[b],
+                          &persistent[b]);
         if (plan.per_iteration || it == warmup) {
             if ((st = barrier(team, ctx)) != UCC_OK) {
                 m.err = failed("barrier", st);

@@ -108,6 +108,16 @@ struct SweepWorld {
     bool shared = false;  // every rank is in this process and adds to one Results
 };
 
+// The arguments of iteration `it` of a count, for both styles of the sweep:
+// *s the spec with the root moved by the plan's shift; `call` (the
+// iteration's buffer set, it % n_bufs) built on the set's first use and
+// rebuilt when its root moved, its persistent request (*persistent, if any)
+// finalized then; the check pattern written on the `last` iteration when the
+// plan checks. Returns whether `call` was (re)built.
+bool prepare_iteration(const SweepPlan &plan, const CollSpec &spec, uint64_t count, uint32_t n,
+                       uint32_t rank, const VArrays *va, uint32_t it, bool last, CollSpec *s,
+                       CollCall *call, ucc_coll_req_h *persistent);
+
 // Runs the plan on one rank. Returns "" or what failed (then the rank has
 // stopped; a wrong result is not a failure: it is counted in the Results).
 // progress may be null.

@@ -161,23 +161,13 @@ void CallbackSweep::next_iteration() {
         end_count();
         return;
     }
-    // A root shift moves the root every iteration (fresh arguments).
-    c.s = c.spec;
-    c.s.root = static_cast<uint32_t>((c.spec.root + uint64_t{c.it} * plan_.root_shift) % w_.size);
     c.b = c.it % plan_.n_bufs;
-    if (c.it < plan_.n_bufs || (plan_.root_shift != 0 && c.s.root != c.calls[c.b].args.root)) {
-        if (c.persistent[c.b] != nullptr) {
-            ucc_collective_finalize(c.persistent[c.b]);
-            c.persistent[c.b] = nullptr;
-        }
-        build_call(c.s, c.count, w_.size, w_.rank, c.va, &c.calls[c.b]);
+    if (prepare_iteration(plan_, c.spec, c.count, w_.size, w_.rank, c.va, c.it, c.last(), &c.s,
+                          &c.calls[c.b], &c.persistent[c.b])) {
         ucc_coll_args_t &a = c.calls[c.b].args;
         a.mask |= UCC_COLL_ARGS_FIELD_CB;
         a.cb.cb = completed;
         a.cb.data = this;
-    }
-    if (c.last() && plan_.check) {
-        fill_pattern(c.s, c.count, w_.size, w_.rank, &c.calls[c.b]);
     }
     if (plan_.per_iteration || c.it == c.warmup) {
         ucc_coll_args_t a{};
