@@ -415,14 +415,20 @@ const char *last_algorithm(ucc_coll_req_h) {
     return ucc_sim_last_algorithm();
 }
 
-void sweep_rank(void *arg) {
-    auto *sh = static_cast<Shared *>(arg);
+// The calling rank, as the sweep sees it.
+ucc::perf::SweepWorld sweep_world() {
     ucc::perf::SweepWorld w;
     w.rank = ucc_sim_rank();
     w.size = ucc_sim_size();
     w.now = ucc_sim_now;
     w.algorithm = last_algorithm;
     w.shared = true;
+    return w;
+}
+
+void sweep_rank(void *arg) {
+    auto *sh = static_cast<Shared *>(arg);
+    const ucc::perf::SweepWorld w = sweep_world();
     ucc::perf::Lifecycle lc;
     std::string err = setup(*sh->opt, &lc);
     if (err.empty()) {
@@ -440,12 +446,7 @@ void sweep_rank(void *arg) {
 // and a progress hook: tools/perf/sweep_callbacks.h).
 void sweep_rank_fiberless(void *arg) {
     auto *sh = static_cast<Shared *>(arg);
-    ucc::perf::SweepWorld w;
-    w.rank = ucc_sim_rank();
-    w.size = ucc_sim_size();
-    w.now = ucc_sim_now;
-    w.algorithm = last_algorithm;
-    w.shared = true;
+    const ucc::perf::SweepWorld w = sweep_world();
     auto &sweep = sh->sweeps[w.rank];
     sweep = std::make_unique<ucc::perf::CallbackSweep>(sh->plan, w, rank_setup(*sh->opt, false),
                                                        sh->results.get(), sh->progress.get(),

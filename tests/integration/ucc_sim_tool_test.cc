@@ -231,28 +231,35 @@ TEST(UccSimTool, TimingOnlyRowsEqualPayloadRows) {
     }
 }
 
+// The two runs of `args` with `a_opt` and with `b_opt` succeed and are the
+// same run: the same rows (at least the header and one) and trace hash.
+void expect_same_run(const std::string &args, const std::string &a_opt, const std::string &b_opt,
+                     const char *coll) {
+    Result ra = run(tool() + args + " " + a_opt, true);
+    Result rb = run(tool() + args + " " + b_opt, true);
+    ASSERT_EQ(ra.rc, 0) << ra.err;
+    ASSERT_EQ(rb.rc, 0) << rb.err;
+    std::vector<std::string> a = lines_of(ra.out);
+    std::vector<std::string> b = lines_of(rb.out);
+    ASSERT_EQ(a.size(), b.size()) << coll;
+    ASSERT_GE(a.size(), 2u) << coll;
+    for (size_t i = 0; i < a.size(); ++i) {
+        EXPECT_EQ(a[i], b[i]) << coll;
+    }
+    const size_t at = ra.err.find("trace hash");
+    ASSERT_NE(at, std::string::npos) << ra.err;
+    EXPECT_NE(rb.err.find(ra.err.substr(at, 30)), std::string::npos) << coll << "\n"
+                                                                     << ra.err << rb.err;
+}
+
 // --no-drain resumes every waiting rank for every packet: the same rows and
 // the same run (virtual time, events, trace hash) as the default engine.
 TEST(UccSimTool, NoDrainIsTheSameRun) {
     REQUIRE_TOOL();
     for (const char *coll : {"allreduce", "barrier", "alltoall"}) {
-        const std::string args = std::string(" -np 13 -c ") + coll +
-                                 " -b 4 -e 4K -i 3 --network hdr,jitter=200ns --seed 3 --csv";
-        Result drained = run(tool() + args, true);
-        Result resumed = run(tool() + args + " --no-drain", true);
-        ASSERT_EQ(drained.rc, 0) << drained.err;
-        ASSERT_EQ(resumed.rc, 0) << resumed.err;
-        std::vector<std::string> a = lines_of(drained.out);
-        std::vector<std::string> b = lines_of(resumed.out);
-        ASSERT_EQ(a.size(), b.size()) << coll;
-        for (size_t i = 0; i < a.size(); ++i) {
-            EXPECT_EQ(a[i], b[i]) << coll;
-        }
-        const size_t at = drained.err.find("trace hash");
-        ASSERT_NE(at, std::string::npos) << drained.err;
-        EXPECT_NE(resumed.err.find(drained.err.substr(at, 30)), std::string::npos)
-            << coll << "\n"
-            << drained.err << resumed.err;
+        expect_same_run(std::string(" -np 13 -c ") + coll +
+                            " -b 4 -e 4K -i 3 --network hdr,jitter=200ns --seed 3 --csv",
+                        "", "--no-drain", coll);
     }
 }
 
@@ -262,25 +269,10 @@ TEST(UccSimTool, NoDrainIsTheSameRun) {
 TEST(UccSimTool, FiberlessIsTheSameRunAsTeamOob) {
     REQUIRE_TOOL();
     for (const char *coll : {"allreduce", "barrier", "alltoallv", "bcast"}) {
-        const std::string args = std::string(" -np 13 -c ") + coll +
-                                 " -b 4 -e 4K -i 3 -w 1 --network hdr,jitter=200ns --seed 3 --csv "
-                                 "--check";
-        Result callbacks = run(tool() + args + " --fiberless", true);
-        Result fibers = run(tool() + args + " --team-oob", true);
-        ASSERT_EQ(callbacks.rc, 0) << callbacks.err;
-        ASSERT_EQ(fibers.rc, 0) << fibers.err;
-        std::vector<std::string> a = lines_of(callbacks.out);
-        std::vector<std::string> b = lines_of(fibers.out);
-        ASSERT_EQ(a.size(), b.size()) << coll;
-        ASSERT_GE(a.size(), 2u) << coll;  // the header and a row at least
-        for (size_t i = 0; i < a.size(); ++i) {
-            EXPECT_EQ(a[i], b[i]) << coll;
-        }
-        const size_t at = callbacks.err.find("trace hash");
-        ASSERT_NE(at, std::string::npos) << callbacks.err;
-        EXPECT_NE(fibers.err.find(callbacks.err.substr(at, 30)), std::string::npos)
-            << coll << "\n"
-            << callbacks.err << fibers.err;
+        expect_same_run(std::string(" -np 13 -c ") + coll +
+                            " -b 4 -e 4K -i 3 -w 1 --network hdr,jitter=200ns --seed 3 --csv "
+                            "--check",
+                        "--fiberless", "--team-oob", coll);
     }
     EXPECT_EQ(run(tool() + " -np 4 --fiberless --stack-size 64K", true).rc, 2);
 }
