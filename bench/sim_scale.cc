@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "bench/sim_rank.h"
+#include "tools/perf/huge_pages.h"
 #include "ucc/api/ucc.h"
 #include "ucc/sim/ucc_sim.h"
 
@@ -74,6 +75,7 @@ double peak_rss_mb() {
 }  // namespace
 
 int main(int argc, char **argv) {
+    ucc::perf::reexec_on_huge_pages(argv);
     std::vector<uint32_t> ranks = {64, 128, 256, 512, 1024};
     uint64_t seed = 1;
     const char *network = nullptr;

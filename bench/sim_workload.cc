@@ -2,7 +2,7 @@
 // timing-only, through the whole public-API lifecycle on every rank (ucc_init,
 // context, team, one collective, teardown). One JSON line per run:
 //   {"bench":"sim_workload","ranks":1024,"workload":"allreduce_8B","mode":"timing-only",
-//    "ranks_run_as":"fibers","virtual_s":...,"coll_us":...,"wall_s":...,"events":...,
+//    "ranks_run_as":"fibers","huge_pages":true,"virtual_s":...,"coll_us":...,"wall_s":...,"events":...,
 //    "events_per_s":...,"peak_rss_mb":...,"rss_per_rank_kb":...,"resumes":...,"status":"ok",
 //    "trace_hash":"0x..."}
 // virtual_s is the whole run (setup included), coll_us the collective alone on
@@ -59,6 +59,7 @@
 #include <vector>
 
 #include "bench/sim_rank.h"
+#include "tools/perf/huge_pages.h"
 #include "ucc/api/ucc.h"
 #include "ucc/sim/ucc_sim.h"
 
@@ -271,14 +272,15 @@ int child_run(const Run &run, uint64_t seed, const char *network, bool replay, u
     }
     std::printf(
         "{\"bench\":\"sim_workload\",\"ranks\":%u,\"workload\":\"%s\",\"mode\":\"%s\","
-        "\"ranks_run_as\":\"%s\",\"virtual_s\":%.9g,\"coll_us\":%.3f,\"wall_s\":%.3f,\"events\":"
+        "\"ranks_run_as\":\"%s\",\"huge_pages\":%s,\"virtual_s\":%.9g,\"coll_us\":%.3f,\"wall_s\":%"
+        ".3f,\"events\":"
         "%" PRIu64
         ",\"events_per_s\":%.0f,\"peak_rss_mb\":%.1f,\"rss_per_rank_kb\":%.2f,"
         "\"resumes\":%" PRIu64 "%s,\"status\":\"%s\",\"trace_hash\":\"0x%016" PRIx64 "\"%s}\n",
         run.ranks, run.w.name, mode_name(run.timing_only), fiberless ? "callbacks" : "fibers",
-        s.virtual_s, s.coll_s * 1e6, wall, s.events,
-        wall > 0 ? static_cast<double>(s.events) / wall : 0.0, rss_mb, rss_mb * 1024.0 / run.ranks,
-        s.resumes, floor.c_str(),
+        ucc::perf::heap_on_huge_pages() ? "true" : "false", s.virtual_s, s.coll_s * 1e6, wall,
+        s.events, wall > 0 ? static_cast<double>(s.events) / wall : 0.0, rss_mb,
+        rss_mb * 1024.0 / run.ranks, s.resumes, floor.c_str(),
         s.status == UCC_OK && s.failures == 0
             ? (ok ? "ok" : "replay_differs")
             : (s.status != UCC_OK ? ucc_status_string(s.status) : "api_failure"),
@@ -369,6 +371,7 @@ bool supervised_run(const Run &run, uint64_t seed, const char *network, double m
 }  // namespace
 
 int main(int argc, char **argv) {
+    ucc::perf::reexec_on_huge_pages(argv);
     bool quick = false;
     bool replay = false;
     uint64_t seed = 1;

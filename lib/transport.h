@@ -189,6 +189,15 @@ struct TransportParams {
     void *log_ctx = nullptr;
 };
 
+// What every rank of one in-process world (a simulation's run) would compute
+// alike, computed once for the run: the core keeps its own kind of share
+// (lib/core/config.h: the configuration file as read) in the world's slot,
+// and the world destroys it with the run. Read-only once made.
+class RunShare {
+  public:
+    virtual ~RunShare() = default;
+};
+
 struct TransportEntry {
     const char *name;         // as UCC_TLS names it: "sim", "ucx", "self"
     const char *alias;        // another accepted name ("ucp" for ucx), or nullptr
@@ -199,6 +208,10 @@ struct TransportEntry {
     // Creates it (also when forced by UCC_TLS); on failure `why` names the cause.
     ucc_status_t (*create)(const TransportParams &p, std::unique_ptr<Transport> *out,
                            std::string *why);
+    // Called inside a rank of a world that runs many ranks in this process:
+    // that run's slot for the core's RunShare. Null (the function, or what
+    // it returns): no such world here; the core computes per call.
+    std::unique_ptr<RunShare> *(*run_share)() = nullptr;
 };
 
 // Every transport built in, in the order the core prefers them (generated).

@@ -26,6 +26,7 @@
 
 #include "tools/perf/coll_call.h"
 #include "tools/perf/colls.h"
+#include "tools/perf/huge_pages.h"
 #include "tools/perf/lifecycle.h"
 #include "tools/perf/network.h"
 #include "tools/perf/report.h"
@@ -552,6 +553,7 @@ void report(const Options &o, const Shared &sh) {
 }  // namespace
 
 int main(int argc, char **argv) {
+    ucc::perf::reexec_on_huge_pages(argv);
     Options o = parse_options(argc, argv);
     Shared sh;
     sh.opt = &o;

@@ -167,20 +167,15 @@ ucc_status_t Config::load(const char *filename, const Config *file_from) {
         file_ = file_from->file_;
         file_lines_ = file_from->file_lines_;
     } else {
-        file_ = config_file_path();
-        file_lines_.reset();
-        if (!file_.empty()) {
-            ucc_status_t st = read_config_file(file_, &lines, &error);
-            if (st == UCC_ERR_NOT_FOUND) {
-                log_error("failed to open config file %s (UCC_CONFIG_FILE)", file_.c_str());
-                file_.clear();
-            } else if (st != UCC_OK) {
-                log_error("failed to parse config file %s", error.c_str());
-                return st;
-            }
-            if (!lines.empty()) {
-                file_lines_ = std::make_shared<const std::vector<ConfigLine>>(std::move(lines));
-            }
+        const std::shared_ptr<const ConfigFileRead> f = configured_file();
+        file_ = f->path;
+        file_lines_ = f->lines;
+        if (f->status == UCC_ERR_NOT_FOUND) {
+            log_error("failed to open config file %s (UCC_CONFIG_FILE)", file_.c_str());
+            file_.clear();
+        } else if (f->status != UCC_OK) {
+            log_error("failed to parse config file %s", f->error.c_str());
+            return f->status;
         }
     }
     if (file_lines_ != nullptr) {

@@ -75,6 +75,19 @@ ucc_status_t read_config_file(const std::string &path, std::vector<ConfigLine> *
 // The same on text already open (`path` names it in *error).
 ucc_status_t read_config(std::istream &in, const std::string &path, std::vector<ConfigLine> *out,
                          std::string *error);
+// The configuration file as a configuration reads it: config_file_path()
+// and, when there is one, read_config_file's outcome (`lines` null when it
+// has none). Inside a rank of an in-process world (a simulation: its
+// TransportEntry::run_share) the file is looked for and read once per run,
+// as a process of the reference reads it once, and every rank shares the
+// outcome; again only when UCC_CONFIG_FILE or HOME changed in between.
+struct ConfigFileRead {
+    std::string path;  // "" none
+    ucc_status_t status = UCC_OK;
+    std::string error;
+    std::shared_ptr<const std::vector<ConfigLine>> lines;
+};
+std::shared_ptr<const ConfigFileRead> configured_file();
 
 class Config {
   public:

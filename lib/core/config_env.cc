@@ -21,8 +21,8 @@ namespace ucc::core {
 namespace {
 
 // Families of variables read by programs around the library (the test
-// suites, plotting scripts), not by it.
-constexpr const char *kOtherPrograms[] = {"PROPTEST_", "PLOT_", "TEST_", "DRIFT_", "FUZZ_"};
+// suites, plotting scripts, the simulator's programs), not by it.
+constexpr const char *kOtherPrograms[] = {"PROPTEST_", "PLOT_", "TEST_", "DRIFT_", "FUZZ_", "SIM_"};
 
 void add_table(std::span<const ConfigVar> table, const std::string &prefix,
                std::vector<std::string> *names, bool with_components) {

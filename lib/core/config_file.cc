@@ -10,10 +10,12 @@
 #include <cstdlib>
 #include <fstream>
 #include <istream>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "lib/core/config.h"
+#include "lib/transport.h"
 #include "lib/util/parse.h"
 
 namespace ucc::core {
@@ -106,6 +108,67 @@ std::string config_file_path() {
         }
     }
     return "";
+}
+
+namespace {
+
+// The core's share of a run (TransportEntry::run_share): the configuration
+// file as read, under the environment it was looked for in.
+class ConfigFileShare final : public RunShare {
+  public:
+    std::string env_file;  // UCC_CONFIG_FILE ("\n" unset)
+    std::string env_home;  // HOME ("\n" unset)
+    std::shared_ptr<const ConfigFileRead> read;
+};
+
+std::string env_or_unset(const char *name) {
+    const char *v = std::getenv(name);
+    return v != nullptr ? v : "\n";
+}
+
+std::shared_ptr<const ConfigFileRead> read_configured_file() {
+    auto out = std::make_shared<ConfigFileRead>();
+    out->path = config_file_path();
+    if (!out->path.empty()) {
+        std::vector<ConfigLine> lines;
+        out->status = read_config_file(out->path, &lines, &out->error);
+        if (out->status == UCC_OK && !lines.empty()) {
+            out->lines = std::make_shared<const std::vector<ConfigLine>>(std::move(lines));
+        }
+    }
+    return out;
+}
+
+std::unique_ptr<RunShare> *run_share_slot() {
+    for (const TransportEntry &e : transport_table()) {
+        if (e.run_share != nullptr) {
+            if (std::unique_ptr<RunShare> *slot = e.run_share(); slot != nullptr) {
+                return slot;
+            }
+        }
+    }
+    return nullptr;
+}
+
+}  // namespace
+
+std::shared_ptr<const ConfigFileRead> configured_file() {
+    std::unique_ptr<RunShare> *slot = run_share_slot();
+    if (slot == nullptr) {
+        return read_configured_file();
+    }
+    std::string env_file = env_or_unset("UCC_CONFIG_FILE");
+    std::string env_home = env_or_unset("HOME");
+    auto *share = dynamic_cast<ConfigFileShare *>(slot->get());
+    if (share == nullptr || share->env_file != env_file || share->env_home != env_home) {
+        auto fresh = std::make_unique<ConfigFileShare>();
+        fresh->env_file = std::move(env_file);
+        fresh->env_home = std::move(env_home);
+        fresh->read = read_configured_file();
+        share = fresh.get();
+        *slot = std::move(fresh);
+    }
+    return share->read;
 }
 
 ucc_status_t read_config_file(const std::string &path, std::vector<ConfigLine> *out,

@@ -12,25 +12,24 @@
 
 #include <algorithm>
 #include <cctype>
-#include <sstream>
 
 namespace ucc::core {
 
 namespace {
 
+// The comma-separated names of a list, lower case, blanks dropped, empty
+// items skipped. (Every context parses its TLS; no stream is built for it.)
 std::vector<std::string> split_list(const std::string &s) {
     std::vector<std::string> out;
-    std::stringstream ss(s);
-    std::string item;
-    while (std::getline(ss, item, ',')) {
-        std::string t;
-        for (char ch : item) {
-            if (!std::isspace(static_cast<unsigned char>(ch))) {
-                t += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    std::string t;
+    for (size_t i = 0; i <= s.size(); ++i) {
+        if (i == s.size() || s[i] == ',') {
+            if (!t.empty()) {
+                out.push_back(std::move(t));
+                t.clear();
             }
-        }
-        if (!t.empty()) {
-            out.push_back(t);
+        } else if (!std::isspace(static_cast<unsigned char>(s[i]))) {
+            t += static_cast<char>(std::tolower(static_cast<unsigned char>(s[i])));
         }
     }
     return out;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tools/perf/coll_call.h"
+#include "tools/perf/huge_pages.h"
 #include "tools/perf/lifecycle.h"
 #include "tools/perf/report.h"
 #include "tools/perf/sweep.h"
@@ -227,6 +228,23 @@ TEST(PerfReport, WrongRanksAndBusBandwidth) {
     EXPECT_NE(ref.find("Collective:             Allreduce"), std::string::npos) << ref;
     EXPECT_NE(ref.find("Ranks:                  4 (simulated)"), std::string::npos) << ref;
     EXPECT_NE(ref.find("Bus Bandwidth, GB/s"), std::string::npos) << ref;
+}
+
+// The simulator's programs restart once with glibc's huge-page tunables
+// only where the kernel gives huge pages on request, keeping the user's own.
+TEST(HugePages, TunablesAreAddedOnlyWhereTheyHelp) {
+    const std::string madvise = "always [madvise] never";
+    EXPECT_EQ(huge_page_tunables(nullptr, madvise, false),
+              "glibc.malloc.hugetlb=1:glibc.malloc.arena_max=1");
+    EXPECT_EQ(huge_page_tunables("glibc.malloc.tcache_count=0", madvise, false),
+              "glibc.malloc.tcache_count=0:glibc.malloc.hugetlb=1:glibc.malloc.arena_max=1");
+    EXPECT_EQ(huge_page_tunables("glibc.malloc.arena_max=4", madvise, false),
+              "glibc.malloc.arena_max=4:glibc.malloc.hugetlb=1");
+    EXPECT_EQ(huge_page_tunables("glibc.malloc.hugetlb=0", madvise, false), "");  // the user's
+    EXPECT_EQ(huge_page_tunables(nullptr, madvise, true), "");                    // opted out
+    EXPECT_EQ(huge_page_tunables(nullptr, "[always] madvise never", false), "");  // already
+    EXPECT_EQ(huge_page_tunables(nullptr, "always madvise [never]", false), "");
+    EXPECT_EQ(huge_page_tunables(nullptr, "", false), "");  // no such file
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "lib/core/config.h"
 #include "lib/core/core.h"
 #include "lib/select/select.h"
+#include "ucc/sim/ucc_sim.h"
 
 namespace {
 
@@ -155,6 +156,74 @@ TEST(ConfigFile, AContextTakesTheFileItsLibraryRead) {
     ucc::core::Config fresh(ucc::core::context_config_table(), "UCC_");
     ASSERT_EQ(fresh.load(nullptr), UCC_OK);
     EXPECT_NE(fresh.get("KNOMIAL_RADIX"), "6");
+}
+
+// The ranks of one simulation look for and read the configuration file once
+// (a million ranks each calling ucc_lib_config_read made three stat calls
+// and a dladdr apiece), as one process of the reference reads it once: a
+// rank that reads after the file changed still gets what the run read. A
+// rank that names another file (UCC_CONFIG_FILE changed) gets that one.
+struct ShareRun {
+    std::string path;
+    std::string other;  // set UCC_CONFIG_FILE to it from rank `switch_at`
+    uint32_t switch_at = UINT32_MAX;
+    std::vector<std::string> radix;  // per rank
+};
+
+void read_radix(void *arg) {
+    auto *run = static_cast<ShareRun *>(arg);
+    const uint32_t r = ucc_sim_rank();
+    if (r == run->switch_at) {
+        setenv("UCC_CONFIG_FILE", run->other.c_str(), 1);
+    }
+    ucc::core::Config c(ucc::core::context_config_table(), "UCC_");
+    if (c.load(nullptr) != UCC_OK) {
+        return;
+    }
+    run->radix[r] = c.get("KNOMIAL_RADIX");
+    if (r == 0) {  // the file changes under the run
+        FILE *f = std::fopen(run->path.c_str(), "w");
+        std::fputs("UCC_KNOMIAL_RADIX = 7\n", f);
+        std::fclose(f);
+    }
+}
+
+TEST(ConfigFile, TheRanksOfOneSimulationReadItOnce) {
+    ShareRun run;
+    run.path = testing::TempDir() + "ucc_cfg_share_test.conf";
+    run.other = testing::TempDir() + "ucc_cfg_share_other.conf";
+    auto write = [](const std::string &path, const char *text) {
+        FILE *f = std::fopen(path.c_str(), "w");
+        std::fputs(text, f);
+        std::fclose(f);
+    };
+    write(run.other, "UCC_KNOMIAL_RADIX = 9\n");
+    ucc_sim_params_t p;
+    std::memset(&p, 0, sizeof(p));
+    p.mask = UCC_SIM_PARAM_FIELD_N_RANKS | UCC_SIM_PARAM_FIELD_FLAGS;
+    p.n_ranks = 4;
+    p.flags = UCC_SIM_FLAG_QUIET;
+    {
+        write(run.path, "UCC_KNOMIAL_RADIX = 6\n");
+        EnvVar file("UCC_CONFIG_FILE", run.path.c_str());
+        run.radix.assign(4, "");
+        ASSERT_EQ(ucc_sim_run(&p, read_radix, &run), UCC_OK);
+        EXPECT_EQ(run.radix, std::vector<std::string>(4, "6"));
+        // Outside a simulation every read looks again.
+        ucc::core::Config c(ucc::core::context_config_table(), "UCC_");
+        ASSERT_EQ(c.load(nullptr), UCC_OK);
+        EXPECT_EQ(c.get("KNOMIAL_RADIX"), "7");
+    }
+    {
+        write(run.path, "UCC_KNOMIAL_RADIX = 6\n");
+        EnvVar file("UCC_CONFIG_FILE", run.path.c_str());
+        run.radix.assign(4, "");
+        run.switch_at = 2;
+        ASSERT_EQ(ucc_sim_run(&p, read_radix, &run), UCC_OK);
+        EXPECT_EQ(run.radix, (std::vector<std::string>{"6", "6", "9", "9"}));
+    }
+    std::remove(run.path.c_str());
+    std::remove(run.other.c_str());
 }
 
 TEST(ConfigFile, MissingFileNamedByTheVariableIsNotFatal) {

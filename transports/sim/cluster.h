@@ -328,6 +328,9 @@ class Cluster {
     bool aborted() const { return aborted_; }
     int64_t now_ps() const { return now_ps_; }
     uint32_t running_rank() const;  // kNoRank in the event loop
+    // What the core computes once for every rank of this run
+    // (TransportEntry::run_share).
+    std::unique_ptr<RunShare> &run_share() { return run_share_; }
     RankState &rank_state(uint32_t r) { return ranks_[r]; }
     // The rank's local clock, first raised to the global clock.
     int64_t clock_ps(uint32_t r);
@@ -524,6 +527,7 @@ class Cluster {
     void fold(uint64_t v);
 
     ClusterParams params_;
+    std::unique_ptr<RunShare> run_share_;
     std::function<void(uint32_t)> program_;
     uint32_t n_;
     Rng rng_;

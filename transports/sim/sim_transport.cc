@@ -74,6 +74,11 @@ bool in_simulated_rank(const TransportParams &, std::string *why) {
     return true;
 }
 
+std::unique_ptr<RunShare> *run_share() {
+    Cluster *c = Cluster::current();
+    return c != nullptr && c->running_rank() != kNoRank ? &c->run_share() : nullptr;
+}
+
 ucc_status_t create(const TransportParams &p, std::unique_ptr<Transport> *out, std::string *why) {
     if (!in_simulated_rank(p, why)) {
         return UCC_ERR_NOT_SUPPORTED;
@@ -967,6 +972,10 @@ void SimTransport::describe_waits(std::string *out) const {
 namespace ucc {
 extern const TransportEntry kTransport_sim;
 const TransportEntry kTransport_sim{
-    "sim", nullptr, "simulated cluster: virtual time, modelled network (inside ucc_sim_run)",
-    sim::in_simulated_rank, sim::create};
+    "sim",
+    nullptr,
+    "simulated cluster: virtual time, modelled network (inside ucc_sim_run)",
+    sim::in_simulated_rank,
+    sim::create,
+    sim::run_share};
 }  // namespace ucc
