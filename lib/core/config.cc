@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
+#include <unordered_map>
 
 #include "lib/core/log.h"
 #include "lib/util/common.h"
@@ -74,13 +76,41 @@ const std::string &Config::value(size_t i) const {
     return e != nullptr ? e->value : defaults_[i];
 }
 
+namespace {
+
+// Name -> position in the library's and the context's tables, built once
+// (immutable afterwards): every context looks up a few dozen names, and a
+// million simulated ranks make a million contexts.
+using NameIndex = std::unordered_map<std::string_view, int>;
+
+NameIndex index_names(std::span<const ConfigVar> table) {
+    NameIndex index;
+    for (size_t i = 0; i < table.size(); ++i) {
+        index.emplace(table[i].name, static_cast<int>(i));
+    }
+    return index;
+}
+
+const NameIndex *name_index(std::span<const ConfigVar> table) {
+    static const NameIndex kLib = index_names(lib_config_table());
+    static const NameIndex kContext = index_names(context_config_table());
+    return table.data() == lib_config_table().data()       ? &kLib
+           : table.data() == context_config_table().data() ? &kContext
+                                                           : nullptr;
+}
+
+}  // namespace
+
 int Config::find(const std::string &name) const {
-    // Every context looks up a few dozen names in a table of ~100 (a million
-    // simulated ranks make a million contexts): the first character rules
-    // out nearly every entry before a comparison.
     if (name.empty() || name.find('\0') != std::string::npos) {
         return -1;
     }
+    if (const NameIndex *index = name_index(table_); index != nullptr) {
+        const auto it = index->find(name);
+        return it != index->end() ? it->second : -1;
+    }
+    // Another table: the first character rules out nearly every entry
+    // before a comparison.
     const size_t n = name.size();  // t[n] is read only after n equal characters
     for (size_t i = 0; i < table_.size(); ++i) {
         const char *t = table_[i].name;

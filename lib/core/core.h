@@ -19,6 +19,7 @@
 #include "lib/tag.h"
 #include "lib/transport.h"
 #include "lib/util/pool.h"
+#include "lib/util/small_vector.h"
 #include "lib/util/task.h"
 #include "traces/recorder.h"
 #include "ucc/api/ucc.h"
@@ -136,6 +137,9 @@ void load_tuning(const Config &config, const Logger &log, Tuning *out);
 // Coroutines ready to resume, first in first out. A vector drained from the
 // front and emptied when drained keeps its capacity, so a steady stream of
 // completions allocates nothing (a deque allocates a block every few dozen).
+// The first few live inside the context: a simulated rank's event pushes and
+// pops one or two, and a buffer of their own elsewhere on the heap would be
+// one more cache miss per event.
 class RunQueue {
   public:
     bool empty() const { return head_ == items_.size(); }
@@ -150,7 +154,7 @@ class RunQueue {
     }
 
   private:
-    std::vector<std::coroutine_handle<>> items_;
+    SmallVector<std::coroutine_handle<>, 4> items_;
     size_t head_ = 0;
 };
 

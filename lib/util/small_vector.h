@@ -43,6 +43,8 @@ class SmallVector {
         capacity_ = n;
     }
 
+    // Empties it, keeping its capacity (inline or on the heap).
+    void clear() { size_ = 0; }
     size_t size() const { return size_; }
     bool empty() const { return size_ == 0; }
     T *data() { return heap_ ? heap_.get() : inline_; }

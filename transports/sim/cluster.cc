@@ -76,12 +76,8 @@ Cluster::~Cluster() {
     for (const auto &[id, ep] : extra_) {
         ep->detach_cluster();
     }
-    events_.drain([](const Event &e) { delete e.msg; });
     for (RankState &rs : ranks_) {
         delete rs.hooks;
-    }
-    for (Message *m : free_messages_) {
-        delete m;
     }
     stacks_->unref();
 }
@@ -170,11 +166,7 @@ uint32_t Cluster::rank_of_endpoint(uint64_t id) const {
 // ---- packets and events ----
 
 Message *Cluster::alloc_message() {
-    if (free_messages_.empty()) {
-        return new Message();
-    }
-    Message *m = free_messages_.back();
-    free_messages_.pop_back();
+    Message *m = messages_.get();
     pooled_payload_bytes_ -= m->payload.capacity();
     return m;
 }
@@ -188,11 +180,7 @@ void Cluster::free_message(Message *m) {
         pooled_payload_bytes_ += payload.capacity();
         m->payload = std::move(payload);
     }
-    try {
-        free_messages_.push_back(m);
-    } catch (const std::bad_alloc &) {
-        delete m;  // the pool could not grow: not kept
-    }
+    messages_.keep(m);
 }
 
 void Cluster::push_event(Event e) {

@@ -49,6 +49,11 @@ void *StackPool::take() {
         if (base == MAP_FAILED) {
             return nullptr;
         }
+        // Never on huge pages: a rank touches a page or two at the top of
+        // its stack, and where the kernel gives huge pages to every mapping
+        // (transparent_hugepage "always") one 2 MiB page would commit eight
+        // 256 KiB stacks whole: 256 KiB per rank instead of 4-8 KiB.
+        ::madvise(base, len, MADV_NOHUGEPAGE);
         slabs_.emplace_back(static_cast<char *>(base), len);
         next_slot_ = 0;
         unpoison(base, len);

@@ -11,7 +11,7 @@
 namespace ucc::sim {
 
 // Stacks: mmap'd slabs carved into stacks (lowest page a guard when affordable),
-// committed lazily by the kernel, recycled through a free list.
+// committed lazily by the kernel in small pages, recycled through a free list.
 class StackPool {
   public:
     StackPool(size_t stack_bytes, bool guard);
