@@ -33,14 +33,16 @@ struct Later {
 };
 
 // Drives both queues like the event loop: pop one, push a few at or after its
-// time; `tie_bits` small makes equal (time, tie) keys common.
-void compare_with_heap(uint64_t seed, int tie_bits, int64_t spread_ps, int steps) {
+// time; `tie_bits` small makes equal (time, tie) keys common; `initial`
+// events pending at the start.
+void compare_with_heap(uint64_t seed, int tie_bits, int64_t spread_ps, int steps,
+                       int initial = 64) {
     std::mt19937_64 rng(seed);
     EventQueue<Ev> q;
     std::priority_queue<Ev, std::vector<Ev>, Later> ref;
     uint64_t seq = 0;
     auto tie = [&] { return tie_bits == 64 ? rng() : rng() & ((uint64_t{1} << tie_bits) - 1); };
-    for (int i = 0; i < 64; ++i) {
+    for (int i = 0; i < initial; ++i) {
         Ev e{static_cast<int64_t>(rng() % (spread_ps + 1)), tie(), seq++};
         q.push(e);
         ref.push(e);
@@ -105,6 +107,16 @@ TEST(SimEventQueue, SameOrderAsBinaryHeap) {
 TEST(SimEventQueue, EqualKeysLeaveInSequenceOrder) {
     for (uint64_t seed = 1; seed <= 20; ++seed) {
         compare_with_heap(seed, 2, 3, 20'000);
+    }
+}
+
+// Buckets of many chunks are moved down bucket by bucket, buckets of one
+// chunk go to the bottom heap whole: both, interleaved, in heap order.
+TEST(SimEventQueue, LargeAndSmallBucketsKeepTheOrder) {
+    for (uint64_t seed = 1; seed <= 5; ++seed) {
+        compare_with_heap(seed, 64, 1'000'000, 30'000, 20'000);
+        compare_with_heap(seed, 64, 0, 30'000, 20'000);  // one time, random ties
+        compare_with_heap(seed, 3, 50, 30'000, 20'000);
     }
 }
 
