@@ -248,7 +248,7 @@ ucc_status_t coll_init(ucc_coll_args_t *coll_args, ucc_coll_req_h *request, ucc_
         return st;
     }
     ucc::alloc_site(ctx.sim, ucc::AllocSite::kCollRequest);
-    auto r = std::make_unique<CollRequest>();
+    std::unique_ptr<CollRequest> r(new (ctx.pool) CollRequest());
     r->super.status = UCC_OPERATION_INITIALIZED;
     r->team = &t;
     r->args = *coll_args;

@@ -442,6 +442,7 @@ UCC_EXPORT ucc_status_t ucc_context_create(ucc_lib_h lib_handle, const ucc_conte
 
         std::unique_ptr<ucc_context> h(new ucc_context{Context(&lib, std::move(cfg))});
         Context &ctx = h->ctx;
+        ctx.pool.reserve(ucc::core::kContextFirstBlocks);
         ucc::core::LogLevel level = lib.log.level();
         const std::string &lvl = ctx.config.get("LOG_LEVEL");
         if (!lvl.empty() && !ucc::core::parse_log_level(lvl, &level)) {

@@ -166,6 +166,11 @@ class Poller {
     virtual bool poll() = 0;
 };
 
+// What a context's pool reserves at creation (Pool::reserve): room for its
+// first request, with its algorithm's frame and first transfers (a
+// log-round collective's).
+constexpr size_t kContextFirstBlocks = 1024 + 512;
+
 struct Context final : CompletionSink, coll::Scheduler, Drain {
     Context(Lib *lib, Config cfg) : lib(lib), config(std::move(cfg)) {
         hot[0] = &transport;
@@ -395,6 +400,13 @@ struct ActiveSetEnv final : coll::CollEnv {
 
 struct CollRequest {
     ucc_coll_req_t super;  // must stay the first member: ucc_collective_test reads it
+
+    // From its context's pool (Pool::allocate_in), beside the context.
+    static void *operator new(size_t bytes, Pool &pool) { return Pool::allocate_in(&pool, bytes); }
+    static void operator delete(void *p, Pool &) noexcept {
+        Pool::deallocate_in(p, sizeof(CollRequest));
+    }
+    static void operator delete(void *p, size_t bytes) noexcept { Pool::deallocate_in(p, bytes); }
 
     struct Owner final : TaskOwner {
         CollRequest *req = nullptr;

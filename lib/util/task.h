@@ -53,27 +53,14 @@ class Task {
         std::coroutine_handle<> continuation;
         TaskOwner *owner = nullptr;
 
-        // The frame is preceded by the pool it came from.
-        static constexpr size_t kHeader = alignof(std::max_align_t);
-        static void *allocate_frame(Pool *pool, size_t bytes) {
-            void *b =
-                pool != nullptr ? pool->allocate(bytes + kHeader) : ::operator new(bytes + kHeader);
-            *static_cast<Pool **>(b) = pool;
-            return static_cast<char *>(b) + kHeader;
-        }
+        // The frame remembers the pool it came from (Pool::allocate_in).
         template <class... A>
         static void *operator new(size_t bytes, FrameSource &src, A &...) {
-            return allocate_frame(src.frame_pool, bytes);
+            return Pool::allocate_in(src.frame_pool, bytes);
         }
-        static void *operator new(size_t bytes) { return allocate_frame(nullptr, bytes); }
+        static void *operator new(size_t bytes) { return Pool::allocate_in(nullptr, bytes); }
         static void operator delete(void *frame, size_t bytes) noexcept {
-            void *b = static_cast<char *>(frame) - kHeader;
-            Pool *pool = *static_cast<Pool **>(b);
-            if (pool != nullptr) {
-                pool->deallocate(b, bytes + kHeader);
-            } else {
-                ::operator delete(b);
-            }
+            Pool::deallocate_in(frame, bytes);
         }
 
         Task get_return_object() {

@@ -101,6 +101,41 @@ TEST(Pool, ReusesBlocksOfAClassAndKeepsAtMostKKeep) {
     }
 }
 
+// The room a pool reserves serves its first blocks in order (a context's
+// first request, frames and transfers, side by side), its blocks come back
+// to its free lists like any other, and it goes back to the heap with the
+// pool's release, or with its last block when one outlives the release.
+TEST(Pool, ReservedRoomServesTheFirstBlocksInOrder) {
+    Pool pool;
+    pool.reserve(1024);
+    auto *a = static_cast<char *>(pool.allocate(100));  // a 128-byte block
+    auto *b = static_cast<char *>(pool.allocate(200));  // 256
+    EXPECT_EQ(b, a + 128);
+    void *c = pool.allocate(1000);  // 640 bytes left: from the heap
+    EXPECT_TRUE(static_cast<char *>(c) < a || static_cast<char *>(c) >= a + 1024);
+    auto *d = static_cast<char *>(pool.allocate(64));
+    EXPECT_EQ(d, b + 256);
+    pool.deallocate(a, 100);
+    EXPECT_EQ(pool.allocate(128), a);  // back from the free list
+    pool.deallocate(a, 128);
+    pool.deallocate(c, 1000);
+    pool.deallocate(d, 64);
+    pool.release();  // b is still out: the room stays until it comes back
+    b[255] = 1;
+    pool.deallocate(b, 200);
+    void *e = pool.allocate(64);  // after a release: the heap
+    pool.deallocate(e, 64);
+    pool.release();
+    // Blocks that remember their pool.
+    Pool other;
+    other.reserve(512);
+    void *f = Pool::allocate_in(&other, 100);
+    void *g = Pool::allocate_in(nullptr, 100);
+    Pool::deallocate_in(f, 100);
+    Pool::deallocate_in(g, 100);
+    EXPECT_EQ(other.kept(), 1u);
+}
+
 TEST(SmallVector, KeepsValuesInlineThenOnTheHeap) {
     SmallVector<uint32_t, 4> v;
     EXPECT_TRUE(v.empty());
