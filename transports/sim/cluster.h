@@ -29,6 +29,7 @@
 // parameters and seed give the same run and the same trace hash, bit for bit.
 #pragma once
 
+#include <algorithm>
 #include <boost/context/fiber.hpp>
 #include <cstddef>
 #include <cstdint>
@@ -423,12 +424,19 @@ class Cluster {
             keep(p);
         }
         void keep(T *p) { free_.push_back(p); }
+        // Records the free list has room for (for tests).
+        size_t list_capacity() const { return free_.capacity(); }
 
       private:
         static constexpr size_t kBlock = 64;
         void grow() {
             auto block = std::make_unique<T[]>(kBlock);
-            free_.reserve(blocks_.size() * kBlock + kBlock);
+            // Room for every record (put never allocates), grown by doubling:
+            // a million records in flight must not copy the list per block.
+            const size_t records = (blocks_.size() + 1) * kBlock;
+            if (free_.capacity() < records) {
+                free_.reserve(std::max(records, 2 * free_.capacity()));
+            }
             blocks_.push_back(std::move(block));
             for (size_t i = kBlock; i-- > 0;) {
                 free_.push_back(&blocks_.back()[i]);
