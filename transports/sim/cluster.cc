@@ -310,6 +310,34 @@ void Cluster::crash(uint32_t r) {
     announce_death(r);
 }
 
+// The loop itself could not allocate (an event, a message, a ready entry):
+// the run ends here. A rank still running is left as a crashed one is: its
+// stack never unwound (unwinding would resume it inside the library, whose
+// API guards would take Boost.Context's unwinding for an error and go on),
+// its memory lost.
+void Cluster::give_up_out_of_memory() noexcept {
+    status_ = UCC_ERR_NO_MEMORY;
+    for (uint32_t r = 0; r < n_; ++r) {
+        RankState &rs = ranks_[r];
+        if (!rs.finished && !params_.fiberless && rs.fiber) {
+            // Moved into storage that is never destroyed (no allocation here).
+            union Abandoned {
+                boost::context::fiber fiber;
+                Abandoned() {}
+                ~Abandoned() {}
+            } abandoned;
+            new (&abandoned.fiber) boost::context::fiber(std::move(rs.fiber));
+            stacks_->abandon();
+        }
+    }
+    try {
+        report_ += "ucc_sim: out of memory in the event loop at virtual time " + seconds(now_ps_) +
+                   "; the run stops\n";
+    } catch (const std::bad_alloc &) {
+        // The status says it.
+    }
+}
+
 void Cluster::announce_death(uint32_t r) {
     RankState &rs = ranks_[r];
     rs.crashed = true;
@@ -748,7 +776,11 @@ RunResult Cluster::execute() {
                              EventKind::kStall});
         }
     }
-    event_loop();
+    try {
+        event_loop();
+    } catch (const std::bad_alloc &) {
+        give_up_out_of_memory();
+    }
 
     // Finish times, in rank order, close the trace hash.
     int64_t end_ps = now_ps_;

@@ -538,6 +538,8 @@ class Cluster {
     // joined fail, and the endpoints of every other rank hear of each endpoint
     // it ever had, detect_s from now.
     void announce_death(uint32_t r);
+    // The event loop ran out of memory: ends the run, leaving the ranks as they are.
+    void give_up_out_of_memory() noexcept;
     // An OOB round that a crashed rank never joined (it can never complete).
     bool oob_round_lost(const OobRound &round) const;
     void fold(uint64_t v);
