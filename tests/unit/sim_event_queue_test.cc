@@ -110,8 +110,8 @@ TEST(SimEventQueue, EqualKeysLeaveInSequenceOrder) {
     }
 }
 
-// Buckets of many chunks are moved down bucket by bucket, buckets of one
-// chunk go to the bottom heap whole: both, interleaved, in heap order.
+// Thousands pending at once (buckets of many chunks, moved down bucket by
+// bucket), one time with random ties, and few distinct keys: heap order.
 TEST(SimEventQueue, LargeAndSmallBucketsKeepTheOrder) {
     for (uint64_t seed = 1; seed <= 5; ++seed) {
         compare_with_heap(seed, 64, 1'000'000, 30'000, 20'000);

@@ -5,8 +5,7 @@
 // a push appends to one of 129 buckets (chosen by the highest bit in which the
 // event's (time_ps, tie) differs from the last key taken out), and a pop scans
 // only the lowest non-empty bucket when the bottom one runs dry, moving each
-// event down a few buckets over its lifetime (a bucket of one chunk, up to
-// 256 events, goes to the bottom whole). Appends and scans are
+// event down a few buckets over its lifetime. Appends and scans are
 // sequential, so the cost per event stays flat instead of missing the cache on
 // every level of a deep heap. Buckets are lists of fixed-size chunks from one
 // free list, so memory follows the number of pending events, not the sum of
@@ -14,8 +13,8 @@
 //
 // Keys only grow (a discrete-event clock never goes back), with one
 // exception: an event pushed at the current time with a tie below the last
-// key's. Every event at or below the last key joins the bottom bucket, a
-// small binary heap on the full key, which empties before any other.
+// key's. Such an event is the smallest pending one; it joins the bottom
+// bucket, which is a small binary heap on the full key, and leaves next.
 //
 // A window of the next kAhead events is kept out of the heap, in order
 // (ahead()), so that the event loop can fetch what they will touch several
@@ -231,27 +230,6 @@ class EventQueue {
         Bucket from = buckets_[static_cast<size_t>(b)];
         buckets_[static_cast<size_t>(b)] = Bucket{};
         nonempty_[static_cast<size_t>(b) / 64] &= ~(uint64_t{1} << (b % 64));
-        if (from.head == from.tail) {
-            // One chunk of events (typically ones due at the same time, told
-            // apart by their ties): all into the bottom heap, the largest key
-            // becoming the last. Every other bucket's events still differ
-            // from it first at their bucket's bit (it shares the old last
-            // key's bits above b), so they stay where they are; cascading
-            // these few down bucket by bucket would move each several times.
-            const E *max = &from.head->ev[0];
-            for (uint32_t i = 0; i < from.head->n; ++i) {
-                const E &e = from.head->ev[i];
-                bottom_.push_back(e);
-                if (e.time_ps > max->time_ps || (e.time_ps == max->time_ps && e.tie > max->tie)) {
-                    max = &e;
-                }
-            }
-            last_time_ = static_cast<uint64_t>(max->time_ps);
-            last_tie_ = max->tie;
-            std::make_heap(bottom_.begin(), bottom_.end(), Later{});
-            release(from.head);
-            return;
-        }
         const E *min = &from.head->ev[0];
         for (const Chunk *c = from.head; c != nullptr; c = c->next) {
             for (uint32_t i = 0; i < c->n; ++i) {
