@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "lib/core/core.h"
+#include "lib/core/transport_select.h"
 #include "lib/util/common.h"
 
 using ucc::api_guard;
@@ -42,7 +43,7 @@ UCC_EXPORT ucc_status_t ucc_lib_config_read(const char *env_prefix, const char *
         // Owned until handed out: a failure (an exception included) frees it.
         std::unique_ptr<ucc_lib_config> c(new ucc_lib_config{
             ucc::core::Config(ucc::core::lib_config_table(), env_prefix_of(env_prefix))});
-        UCC_TRY(c->config.load(filename));
+        UCC_TRY(c->config.load(filename, nullptr, ucc::core::run_share_slot()));
         *config = c.release();
         return UCC_OK;
     });
@@ -113,7 +114,8 @@ UCC_EXPORT ucc_status_t ucc_init_version(unsigned api_major_version, unsigned ap
         ucc::core::Lib &lib = h->lib;
         if (config != nullptr) {
             lib.config = config->config;
-        } else if (ucc_status_t st = lib.config.load(nullptr); st != UCC_OK) {
+        } else if (ucc_status_t st = lib.config.load(nullptr, nullptr, ucc::core::run_share_slot());
+                   st != UCC_OK) {
             return st;
         }
         ucc::core::LogLevel level = ucc::core::LogLevel::kWarn;

@@ -188,7 +188,8 @@ ucc_status_t Config::apply_file_line(const ConfigLine &l, const std::string &whe
     return set(static_cast<size_t>(i), source, l.value);
 }
 
-ucc_status_t Config::load(const char *filename, const Config *file_from) {
+ucc_status_t Config::load(const char *filename, const Config *file_from,
+                          std::unique_ptr<ucc::RunShare> *share) {
     std::vector<ConfigLine> lines;
     std::string error;
     // The configuration file; a file named by UCC_CONFIG_FILE that is missing
@@ -197,7 +198,7 @@ ucc_status_t Config::load(const char *filename, const Config *file_from) {
         file_ = file_from->file_;
         file_lines_ = file_from->file_lines_;
     } else {
-        const std::shared_ptr<const ConfigFileRead> f = configured_file();
+        const std::shared_ptr<const ConfigFileRead> f = configured_file(share);
         file_ = f->path;
         file_lines_ = f->lines;
         if (f->status == UCC_ERR_NOT_FOUND) {

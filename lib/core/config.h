@@ -19,6 +19,10 @@
 
 #include "ucc/api/ucc.h"
 
+namespace ucc {
+class RunShare;
+}  // namespace ucc
+
 namespace ucc::core {
 
 class Logger;
@@ -81,13 +85,14 @@ ucc_status_t read_config(std::istream &in, const std::string &path, std::vector<
 // TransportEntry::run_share) the file is looked for and read once per run,
 // as a process of the reference reads it once, and every rank shares the
 // outcome; again only when UCC_CONFIG_FILE or HOME changed in between.
+// `slot`: that world's slot (transport_select.h run_share_slot()), or null.
 struct ConfigFileRead {
     std::string path;  // "" none
     ucc_status_t status = UCC_OK;
     std::string error;
     std::shared_ptr<const std::vector<ConfigLine>> lines;
 };
-std::shared_ptr<const ConfigFileRead> configured_file();
+std::shared_ptr<const ConfigFileRead> configured_file(std::unique_ptr<ucc::RunShare> *slot);
 
 class Config {
   public:
@@ -104,7 +109,9 @@ class Config {
     // configuration file's lines that this configuration read instead (a
     // context's from its library's: the file is looked for and read once per
     // library, not once more per context).
-    ucc_status_t load(const char *filename, const Config *file_from = nullptr);
+    // `share`: the run's slot in a world of many in-process ranks (configured_file).
+    ucc_status_t load(const char *filename, const Config *file_from = nullptr,
+                      std::unique_ptr<ucc::RunShare> *share = nullptr);
     // `component` ("tl/ucp", "cl/basic" or nullptr) names the setting of a
     // per-component variable.
     ucc_status_t modify(const std::string &name, const std::string &value,

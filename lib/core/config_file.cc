@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "lib/core/config.h"
-#include "lib/transport.h"
+#include "lib/transport.h"  // RunShare
 #include "lib/util/parse.h"
 
 namespace ucc::core {
@@ -139,21 +139,9 @@ std::shared_ptr<const ConfigFileRead> read_configured_file() {
     return out;
 }
 
-std::unique_ptr<RunShare> *run_share_slot() {
-    for (const TransportEntry &e : transport_table()) {
-        if (e.run_share != nullptr) {
-            if (std::unique_ptr<RunShare> *slot = e.run_share(); slot != nullptr) {
-                return slot;
-            }
-        }
-    }
-    return nullptr;
-}
-
 }  // namespace
 
-std::shared_ptr<const ConfigFileRead> configured_file() {
-    std::unique_ptr<RunShare> *slot = run_share_slot();
+std::shared_ptr<const ConfigFileRead> configured_file(std::unique_ptr<RunShare> *slot) {
     if (slot == nullptr) {
         return read_configured_file();
     }

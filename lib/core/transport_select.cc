@@ -139,4 +139,15 @@ std::string transport_names() {
     return s;
 }
 
+std::unique_ptr<RunShare> *run_share_slot() {
+    for (const TransportEntry &e : transport_table()) {
+        if (e.run_share != nullptr) {
+            if (std::unique_ptr<RunShare> *slot = e.run_share(); slot != nullptr) {
+                return slot;
+            }
+        }
+    }
+    return nullptr;
+}
+
 }  // namespace ucc::core

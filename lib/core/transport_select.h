@@ -29,4 +29,8 @@ ucc_status_t select_transport(const TlsChoice &tls, const TransportParams &p,
                               std::unique_ptr<Transport> *out, const TransportEntry **chosen,
                               std::string *why);
 
+// Inside a rank of a world that runs many ranks in this process: that run's
+// slot for the core's RunShare (TransportEntry::run_share); null elsewhere.
+std::unique_ptr<RunShare> *run_share_slot();
+
 }  // namespace ucc::core

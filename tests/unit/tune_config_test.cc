@@ -12,6 +12,7 @@
 
 #include "lib/core/config.h"
 #include "lib/core/core.h"
+#include "lib/core/transport_select.h"
 #include "lib/select/select.h"
 #include "ucc/sim/ucc_sim.h"
 
@@ -177,7 +178,8 @@ void read_radix(void *arg) {
         setenv("UCC_CONFIG_FILE", run->other.c_str(), 1);
     }
     ucc::core::Config c(ucc::core::context_config_table(), "UCC_");
-    if (c.load(nullptr) != UCC_OK) {
+    if (c.load(nullptr, nullptr, ucc::core::run_share_slot()) !=
+        UCC_OK) {  // as ucc_lib_config_read
         return;
     }
     run->radix[r] = c.get("KNOMIAL_RADIX");
