@@ -318,6 +318,101 @@ TEST(SimTransport, CancelRemovesPostedReceive) {
     EXPECT_EQ(res.status, UCC_OK) << res.report;
 }
 
+// A send whose receive is already posted writes its bytes there at once (no
+// copy on the simulated wire); the receive still completes at the arrival.
+TEST(SimTransport, SendIntoAPostedReceiveCompletesAtTheArrival) {
+    RunResult res = run(params(2, "hdr"), [](uint32_t r) {
+        auto t = make_transport();
+        if (r == 0) {
+            wait_until(t.get(), 1e-6);  // rank 1 posted at time 0
+            uint64_t v = 77;
+            Xfer s;
+            ASSERT_EQ(t->isend(1, 3, &v, 8, UCC_MEMORY_TYPE_HOST, &s), UCC_OK);
+            v = 0;  // the send's bytes are taken: the buffer is the sender's again
+            EXPECT_EQ(sim(t)->stats().direct, 1u);
+            return;
+        }
+        uint64_t got = 0;
+        Xfer rv;
+        ASSERT_EQ(t->irecv(0, 3, &got, 8, UCC_MEMORY_TYPE_HOST, &rv), UCC_OK);
+        wait(t.get(), &rv);
+        EXPECT_EQ(rv.status, UCC_OK);
+        EXPECT_EQ(rv.bytes, 8u);
+        EXPECT_EQ(got, 77u);
+        EXPECT_GT(t->now(), 1e-6 + 0.3e-6);  // sent at 1 us, 300 ns of latency at least
+        EXPECT_EQ(sim(t)->stats().msgs_recv, 1u);
+        EXPECT_EQ(sim(t)->stats().unexpected, 0u);
+    });
+    EXPECT_EQ(res.status, UCC_OK) << res.report;
+}
+
+// A message still on its way without a receive matches the first receive
+// posted after it: a later send on the same key must not take that receive.
+TEST(SimTransport, AMessageOnItsWayKeepsItsReceive) {
+    RunResult res = run(params(2, "slow"), [](uint32_t r) {
+        auto t = make_transport();
+        if (r == 0) {
+            uint64_t a = 1, b = 2, c = 3;
+            Xfer s;
+            ASSERT_EQ(t->isend(1, 5, &a, 8, UCC_MEMORY_TYPE_HOST, &s), UCC_OK);  // no receive yet
+            wait_until(t.get(), 3e-6);  // rank 1 posted two receives; a (7 us at least) is on its way
+            ASSERT_EQ(t->isend(1, 5, &b, 8, UCC_MEMORY_TYPE_HOST, &s), UCC_OK);
+            EXPECT_EQ(sim(t)->stats().direct, 0u);
+            wait_until(t.get(), 1e-3);  // both arrived; rank 1 posted a third
+            ASSERT_EQ(t->isend(1, 5, &c, 8, UCC_MEMORY_TYPE_HOST, &s), UCC_OK);
+            EXPECT_EQ(sim(t)->stats().direct, 1u);
+            return;
+        }
+        uint64_t got[3] = {0, 0, 0};
+        Xfer rv[3];
+        ASSERT_EQ(t->irecv(0, 5, &got[0], 8, UCC_MEMORY_TYPE_HOST, &rv[0]), UCC_OK);
+        ASSERT_EQ(t->irecv(0, 5, &got[1], 8, UCC_MEMORY_TYPE_HOST, &rv[1]), UCC_OK);
+        wait(t.get(), &rv[1]);
+        ASSERT_EQ(t->irecv(0, 5, &got[2], 8, UCC_MEMORY_TYPE_HOST, &rv[2]), UCC_OK);
+        wait(t.get(), &rv[2]);
+        for (int i = 0; i < 3; ++i) {
+            EXPECT_EQ(rv[i].status, UCC_OK);
+            EXPECT_EQ(got[i], uint64_t(i + 1)) << "receive " << i;
+        }
+    });
+    EXPECT_EQ(res.status, UCC_OK) << res.report;
+}
+
+// A receive cancelled after a send wrote into it gives the bytes back to the
+// message, which a later receive then gets; an endpoint destroyed before such
+// a message arrives drops it.
+TEST(SimTransport, AClaimedReceiveCancelledOrDestroyedLosesNothing) {
+    RunResult res = run(params(3, "hdr"), [](uint32_t r) {
+        auto t = make_transport();
+        if (r == 0) {
+            wait_until(t.get(), 1e-8);  // ranks 1 and 2 posted at time 0
+            uint64_t v = 77;
+            Xfer s;
+            ASSERT_EQ(t->isend(1, 3, &v, 8, UCC_MEMORY_TYPE_HOST, &s), UCC_OK);
+            ASSERT_EQ(t->isend(2, 3, &v, 8, UCC_MEMORY_TYPE_HOST, &s), UCC_OK);
+            EXPECT_EQ(sim(t)->stats().direct, 2u);
+            return;
+        }
+        uint64_t first = 0, got = 0;
+        Xfer cancelled, rv;
+        ASSERT_EQ(t->irecv(0, 3, &first, 8, UCC_MEMORY_TYPE_HOST, &cancelled), UCC_OK);
+        wait_until(t.get(), 0.4e-6);  // rank 0 has sent both; they arrive after 0.5 us
+        if (r == 2) {
+            t.reset();  // its message finds no endpoint
+            return;
+        }
+        t->cancel(&cancelled);
+        EXPECT_EQ(sim(t)->posted_receives(), 0u);
+        wait_until(t.get(), 1e-3);
+        EXPECT_EQ(cancelled.status, UCC_INPROGRESS);  // never touched again
+        EXPECT_EQ(sim(t)->unexpected_messages(), 1u);
+        ASSERT_EQ(t->irecv(0, 3, &got, 8, UCC_MEMORY_TYPE_HOST, &rv), UCC_OK);
+        EXPECT_EQ(rv.status, UCC_OK);
+        EXPECT_EQ(got, 77u);
+    });
+    EXPECT_EQ(res.status, UCC_OK) << res.report;
+}
+
 TEST(SimTransport, RmaPutGetAtomicFlush) {
     RunResult res = run(params(2, "slow", 5), [](uint32_t r) {
         auto t = make_transport();

@@ -172,6 +172,10 @@ Message *Cluster::alloc_message() {
 }
 
 void Cluster::free_message(Message *m) {
+    taken_in(m);
+    if (m->claim != nullptr) {
+        m->claim->claim = nullptr;  // its receive stays posted, waiting for nothing
+    }
     std::vector<uint8_t> payload = std::move(m->payload);
     *m = Message();
     if (payload.capacity() <= kPayloadKeepBytes &&

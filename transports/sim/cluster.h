@@ -153,6 +153,7 @@ class Timeline;
 struct OobRequest;
 struct OobRound;
 struct Hooks;
+struct RecvOp;
 
 constexpr uint32_t kNoRank = UINT32_MAX;
 
@@ -194,6 +195,12 @@ struct Message : OpBase {
     Xfer *xfer = nullptr;       // get: the origin's request (null once cancelled)
     uint64_t signature = 0;     // the sending operation's signature (Xfer::signature)
     uint64_t flow = 0;          // timeline flow id (0: none); never affects the run
+    // A tagged message sent while its receive was already posted carries no
+    // payload: the send wrote its bytes into that receive's buffer (`claim`).
+    // One that carries its payload is `counted` among its rank's unclaimed
+    // sends until its receiver takes it in (RankState::unclaimed_sends).
+    RecvOp *claim = nullptr;
+    bool counted = false;
     std::vector<uint8_t> payload;
 };
 
@@ -207,6 +214,7 @@ struct RecvOp : OpBase {
     size_t capacity = 0;
     Peer peer = 0;
     Tag tag = 0;
+    Message *claim = nullptr;  // the message in flight whose bytes are already in buf
 };
 
 // A flush waiting for RMA acknowledgements.
@@ -236,6 +244,7 @@ struct RankState {
     uint32_t oob_calls = 0;                // k-th allgather matches everyone's k-th
     uint32_t exchange_calls = 0;           // k-th peer exchange matches everyone's k-th
     uint32_t spins = 0;                    // idle() calls that did not block
+    uint32_t unclaimed_sends = 0;  // its payload-carrying tagged messages not yet taken in
     uint32_t polls = 0;                    // empty progress() calls since the last idle()
     bool blocked = false;
     bool finished = false;
@@ -333,6 +342,14 @@ class Cluster {
     // (TransportEntry::run_share).
     std::unique_ptr<RunShare> &run_share() { return run_share_; }
     RankState &rank_state(uint32_t r) { return ranks_[r]; }
+    // m, a tagged message, has reached its receiver's queues (or is dropped):
+    // no longer among its rank's unclaimed sends.
+    void taken_in(Message *m) {
+        if (m->counted) {
+            m->counted = false;
+            --ranks_[m->src % n_].unclaimed_sends;
+        }
+    }
     // The rank's local clock, first raised to the global clock.
     int64_t clock_ps(uint32_t r);
     void advance(uint32_t r, int64_t ps);

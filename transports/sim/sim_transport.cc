@@ -124,6 +124,9 @@ void SimTransport::release_all() {
     posted_.for_each([this](const Key &, const RecvQueue &q) {
         for (RecvOp *op = q.head; op != nullptr;) {
             RecvOp *next = op->next;
+            if (op->claim != nullptr) {
+                op->claim->claim = nullptr;  // it arrives at no endpoint: dropped
+            }
             cluster_->recv_ops().put(op);
             op = next;
         }
@@ -195,7 +198,7 @@ ucc_status_t SimTransport::isend(Peer peer, Tag tag, const void *buf, size_t byt
     m->tag = tag;
     m->bytes = bytes;
     m->signature = x->signature;
-    if (bytes > 0 && !cluster_->timing_only()) {
+    if (bytes > 0 && !cluster_->timing_only() && !send_into_posted(m, buf)) {
         const auto *p = static_cast<const uint8_t *>(buf);
         try {
             m->payload.assign(p, p + bytes);  // eager: the simulated wire holds a copy
@@ -203,6 +206,8 @@ ucc_status_t SimTransport::isend(Peer peer, Tag tag, const void *buf, size_t byt
             cluster_->free_message(m);
             return UCC_ERR_NO_MEMORY;
         }
+        m->counted = true;
+        ++cluster_->rank_state(rank_).unclaimed_sends;
     }
     if (Timeline *tl = cluster_->timeline(); tl != nullptr) [[unlikely]] {
         m->flow = tl->on_send(rank_, id_, cluster_->rank_of_endpoint(peer), tag, bytes,
@@ -225,6 +230,56 @@ ucc_status_t SimTransport::isend(Peer peer, Tag tag, const void *buf, size_t byt
     return UCC_OK;
 }
 
+// The receive a message will match is the first one posted for its key that
+// no earlier message claimed, provided no earlier message on that key is on
+// its way unclaimed (messages on one key arrive in order): the sender's rank
+// has none of those at all when its count of unclaimed sends is 0. Writing the
+// bytes now instead of at the arrival changes nothing the program may look at:
+// a receive's buffer is the transport's until the receive completes, and the
+// arrival, its time and its trace stay where they were.
+bool SimTransport::send_into_posted(Message *m, const void *buf) {
+    if (cluster_->rank_state(rank_).unclaimed_sends != 0) {
+        return false;
+    }
+    SimTransport *to = cluster_->endpoint(m->dst);
+    if (to == nullptr) {
+        return false;
+    }
+    RecvOp *op = to->first_unclaimed(Key{id_, m->tag});
+    if (op == nullptr || m->bytes > op->capacity ||
+        (m->signature != 0 && op->x->signature != 0 && m->signature != op->x->signature)) {
+        return false;  // nothing to claim, or an error the arrival reports
+    }
+    std::memmove(op->buf, buf, m->bytes);
+    op->claim = m;
+    m->claim = op;
+    ++stats_.direct;
+    return true;
+}
+
+RecvOp *SimTransport::first_unclaimed(const Key &key) {
+    RecvQueue *q = posted_.find(key);
+    RecvOp *op = q != nullptr ? q->head : nullptr;
+    while (op != nullptr && op->claim != nullptr) {
+        op = op->next;
+    }
+    return op;
+}
+
+void SimTransport::unclaim(RecvOp *op) {
+    Message *m = op->claim;
+    op->claim = nullptr;
+    m->claim = nullptr;
+    const auto *p = static_cast<const uint8_t *>(op->buf);
+    try {
+        m->payload.assign(p, p + m->bytes);
+    } catch (const std::bad_alloc &) {
+        m->status = UCC_ERR_NO_MEMORY;  // its receive fails with it
+    }
+    m->counted = true;
+    ++cluster_->rank_state(cluster_->rank_of_endpoint(m->src)).unclaimed_sends;
+}
+
 ucc_status_t SimTransport::match(const Message &m, void *buf, size_t capacity, Xfer *x) {
     if (Timeline *tl = cluster_->timeline(); tl != nullptr) [[unlikely]] {
         tl->on_recv(rank_, id_, m.tag, m.bytes, m.flow, peek_clock_ps(cluster_, rank_));
@@ -241,8 +296,16 @@ ucc_status_t SimTransport::match(const Message &m, void *buf, size_t capacity, X
         x->bytes = 0;
         return UCC_ERR_NO_MESSAGE;
     }
+    if (m.status != UCC_OK) {
+        x->bytes = 0;
+        return m.status;
+    }
     if (m.bytes > 0 && !cluster_->timing_only()) {
-        std::memcpy(buf, m.payload.data(), m.bytes);
+        if (m.claim == nullptr) {
+            std::memcpy(buf, m.payload.data(), m.bytes);
+        } else if (m.claim->buf != buf) [[unlikely]] {
+            std::memmove(buf, m.claim->buf, m.bytes);  // not the receive it claimed
+        }
     }
     if (x->trace_req != 0 && cluster_->recording()) [[unlikely]] {
         record_message(*x, false, m.src, m.bytes);
@@ -292,6 +355,7 @@ ucc_status_t SimTransport::irecv(Peer peer, Tag tag, void *buf, size_t bytes,
     op->x = x;
     op->buf = buf;
     op->capacity = bytes;
+    op->claim = nullptr;
     op->peer = peer;
     op->tag = tag;
     RecvQueue &q = *qp;
@@ -327,6 +391,9 @@ void SimTransport::peer_down(uint64_t peer) {
             RecvOp *next = op->next;
             Xfer *x = op->x;
             --posted_count_;
+            if (op->claim != nullptr) {
+                unclaim(op);
+            }
             cluster_->recv_ops().put(op);
             x->transport_priv = nullptr;
             x->bytes = 0;
@@ -357,6 +424,9 @@ void SimTransport::cancel(Xfer *x) {
                 posted_.erase(key);
             }
             --posted_count_;
+            if (op->claim != nullptr) {
+                unclaim(op);
+            }
             cluster_->recv_ops().put(op);
             return;
         }
@@ -716,6 +786,7 @@ int SimTransport::progress() {
         m->next = nullptr;
         switch (m->kind) {
             case PacketKind::kTagged: {
+                cluster_->taken_in(m);
                 Key key{m->src, m->tag};
                 RecvQueue *pq = posted_.find(key);
                 if (pq == nullptr) {
@@ -740,6 +811,10 @@ int SimTransport::progress() {
                 --posted_count_;
                 Xfer *x = op->x;
                 ucc_status_t st = match(*m, op->buf, op->capacity, x);
+                if (m->claim != nullptr) {
+                    m->claim->claim = nullptr;
+                    m->claim = nullptr;
+                }
                 cluster_->recv_ops().put(op);
                 cluster_->free_message(m);
                 x->transport_priv = nullptr;

@@ -51,6 +51,7 @@ struct EndpointStats {
     uint64_t msgs_recv = 0;  // matched receives
     uint64_t bytes_recv = 0;
     uint64_t unexpected = 0;  // messages that arrived before their receive
+    uint64_t direct = 0;      // sends written straight into a posted receive
     uint64_t puts = 0;
     uint64_t gets = 0;
     uint64_t atomics = 0;
@@ -171,6 +172,15 @@ class SimTransport final : public ucc::Transport, public ucc::SimulatedWorld {
 
     // Delivers m into a receive; returns the receive's status. Frees nothing.
     ucc_status_t match(const Message &m, void *buf, size_t capacity, Xfer *x);
+    // Writes a send's bytes straight into the receive it will match when that
+    // receive is already posted (no copy on the simulated wire); false when
+    // the message has to carry them.
+    bool send_into_posted(Message *m, const void *buf);
+    // The first receive posted for key that no message in flight has claimed.
+    RecvOp *first_unclaimed(const Key &key);
+    // A claimed receive leaves before its message arrived (cancelled, its peer
+    // crashed): the message takes its bytes back from the receive's buffer.
+    void unclaim(RecvOp *op);
     void handle_ack(Message *m);
     ucc_status_t check_rkey(Peer peer, uint64_t remote_addr, size_t bytes,
                             const std::vector<uint8_t> &rkey, uint64_t *region) const;
