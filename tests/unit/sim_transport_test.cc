@@ -355,7 +355,7 @@ TEST(SimTransport, AMessageOnItsWayKeepsItsReceive) {
             uint64_t a = 1, b = 2, c = 3;
             Xfer s;
             ASSERT_EQ(t->isend(1, 5, &a, 8, UCC_MEMORY_TYPE_HOST, &s), UCC_OK);  // no receive yet
-            wait_until(t.get(), 3e-6);  // rank 1 posted two receives; a (7 us at least) is on its way
+            wait_until(t.get(), 3e-6);  // rank 1 posted two receives; a (7 us) is on its way
             ASSERT_EQ(t->isend(1, 5, &b, 8, UCC_MEMORY_TYPE_HOST, &s), UCC_OK);
             EXPECT_EQ(sim(t)->stats().direct, 0u);
             wait_until(t.get(), 1e-3);  // both arrived; rank 1 posted a third

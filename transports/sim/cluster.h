@@ -244,7 +244,7 @@ struct RankState {
     uint32_t oob_calls = 0;                // k-th allgather matches everyone's k-th
     uint32_t exchange_calls = 0;           // k-th peer exchange matches everyone's k-th
     uint32_t spins = 0;                    // idle() calls that did not block
-    uint32_t unclaimed_sends = 0;  // its payload-carrying tagged messages not yet taken in
+    uint32_t unclaimed_sends = 0;          // its payload-carrying tagged messages not yet taken in
     uint32_t polls = 0;                    // empty progress() calls since the last idle()
     bool blocked = false;
     bool finished = false;

@@ -570,29 +570,51 @@ ucc_status_t SimTransport::check_rkey(Peer peer, uint64_t remote_addr, size_t by
     return UCC_OK;
 }
 
-ucc_status_t SimTransport::put(Peer peer, const void *src, size_t bytes, uint64_t remote_addr,
-                               const std::vector<uint8_t> &rkey, Xfer *x) {
-    if (x == nullptr || (bytes > 0 && src == nullptr && !timing_only())) {
-        return UCC_ERR_INVALID_PARAM;
+// The request packet of an RMA operation whose arguments check out (the key
+// names the peer and covers the range); nullptr with *st saying what does not.
+Message *SimTransport::rma_request(PacketKind kind, Peer peer, size_t bytes, uint64_t remote_addr,
+                                   const std::vector<uint8_t> &rkey, Xfer *x, ucc_status_t *st) {
+    if (x == nullptr) {
+        *st = UCC_ERR_INVALID_PARAM;
+        return nullptr;
     }
     if (cluster_ == nullptr) {
-        return UCC_ERR_NO_RESOURCE;
+        *st = UCC_ERR_NO_RESOURCE;
+        return nullptr;
     }
     uint64_t region = 0;
-    if (ucc_status_t st = check_rkey(peer, remote_addr, bytes, rkey, &region); st != UCC_OK) {
-        return st;
+    if (*st = check_rkey(peer, remote_addr, bytes, rkey, &region); *st != UCC_OK) {
+        return nullptr;
     }
     Message *m = cluster_->alloc_message();
-    m->kind = PacketKind::kPut;
+    m->kind = kind;
     m->channel = Channel::kRmaRequest;
     m->src = id_;
     m->dst = peer;
     m->bytes = bytes;
     m->remote_addr = remote_addr;
     m->region = region;
+    return m;
+}
+
+ucc_status_t SimTransport::put(Peer peer, const void *src, size_t bytes, uint64_t remote_addr,
+                               const std::vector<uint8_t> &rkey, Xfer *x) {
+    if (bytes > 0 && src == nullptr && !timing_only()) {
+        return UCC_ERR_INVALID_PARAM;
+    }
+    ucc_status_t st = UCC_OK;
+    Message *m = rma_request(PacketKind::kPut, peer, bytes, remote_addr, rkey, x, &st);
+    if (m == nullptr) {
+        return st;
+    }
     if (bytes > 0 && !cluster_->timing_only()) {
         const auto *p = static_cast<const uint8_t *>(src);
-        m->payload.assign(p, p + bytes);
+        try {
+            m->payload.assign(p, p + bytes);
+        } catch (const std::bad_alloc &) {
+            cluster_->free_message(m);
+            return UCC_ERR_NO_MEMORY;
+        }
     }
     ++rma_[peer].issued;
     cluster_->send_packet(rank_, m, bytes);
@@ -606,24 +628,14 @@ ucc_status_t SimTransport::put(Peer peer, const void *src, size_t bytes, uint64_
 
 ucc_status_t SimTransport::get(Peer peer, void *dst, size_t bytes, uint64_t remote_addr,
                                const std::vector<uint8_t> &rkey, Xfer *x) {
-    if (x == nullptr || (bytes > 0 && dst == nullptr && !timing_only())) {
+    if (bytes > 0 && dst == nullptr && !timing_only()) {
         return UCC_ERR_INVALID_PARAM;
     }
-    if (cluster_ == nullptr) {
-        return UCC_ERR_NO_RESOURCE;
-    }
-    uint64_t region = 0;
-    if (ucc_status_t st = check_rkey(peer, remote_addr, bytes, rkey, &region); st != UCC_OK) {
+    ucc_status_t st = UCC_OK;
+    Message *m = rma_request(PacketKind::kGetRequest, peer, bytes, remote_addr, rkey, x, &st);
+    if (m == nullptr) {
         return st;
     }
-    Message *m = cluster_->alloc_message();
-    m->kind = PacketKind::kGetRequest;
-    m->channel = Channel::kRmaRequest;
-    m->src = id_;
-    m->dst = peer;
-    m->bytes = bytes;
-    m->remote_addr = remote_addr;
-    m->region = region;
     m->local_buf = dst;
     m->xfer = x;
     x->bytes = 0;
@@ -637,25 +649,12 @@ ucc_status_t SimTransport::get(Peer peer, void *dst, size_t bytes, uint64_t remo
 
 ucc_status_t SimTransport::atomic_add(Peer peer, uint64_t remote_addr, uint64_t value,
                                       const std::vector<uint8_t> &rkey, Xfer *x) {
-    if (x == nullptr) {
-        return UCC_ERR_INVALID_PARAM;
-    }
-    if (cluster_ == nullptr) {
-        return UCC_ERR_NO_RESOURCE;
-    }
-    uint64_t region = 0;
-    if (ucc_status_t st = check_rkey(peer, remote_addr, sizeof(uint64_t), rkey, &region);
-        st != UCC_OK) {
+    ucc_status_t st = UCC_OK;
+    Message *m =
+        rma_request(PacketKind::kAtomic, peer, sizeof(uint64_t), remote_addr, rkey, x, &st);
+    if (m == nullptr) {
         return st;
     }
-    Message *m = cluster_->alloc_message();
-    m->kind = PacketKind::kAtomic;
-    m->channel = Channel::kRmaRequest;
-    m->src = id_;
-    m->dst = peer;
-    m->bytes = sizeof(uint64_t);
-    m->remote_addr = remote_addr;
-    m->region = region;
     m->value = value;
     ++rma_[peer].issued;
     cluster_->send_packet(rank_, m, sizeof(uint64_t));

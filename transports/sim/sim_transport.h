@@ -184,6 +184,8 @@ class SimTransport final : public ucc::Transport, public ucc::SimulatedWorld {
     void handle_ack(Message *m);
     ucc_status_t check_rkey(Peer peer, uint64_t remote_addr, size_t bytes,
                             const std::vector<uint8_t> &rkey, uint64_t *region) const;
+    Message *rma_request(PacketKind kind, Peer peer, size_t bytes, uint64_t remote_addr,
+                         const std::vector<uint8_t> &rkey, Xfer *x, ucc_status_t *st);
     void release_all();
 
     Cluster *cluster_;
