@@ -60,6 +60,7 @@
 
 #include "bench/sim_rank.h"
 #include "tools/perf/huge_pages.h"
+#include "tools/perf/memory.h"
 #include "ucc/api/ucc.h"
 #include "ucc/sim/ucc_sim.h"
 
@@ -302,16 +303,8 @@ double rss_mb_of(pid_t pid) {
 }
 
 double mem_available_gb() {
-    std::ifstream f("/proc/meminfo");
-    std::string key;
-    uint64_t kb = 0;
-    std::string unit;
-    while (f >> key >> kb >> unit) {
-        if (key == "MemAvailable:") {
-            return static_cast<double>(kb) / (1024.0 * 1024.0);
-        }
-    }
-    return 8.0;
+    const uint64_t bytes = ucc::perf::available_memory_bytes();
+    return bytes == 0 ? 8.0 : static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0);
 }
 
 // Forks a child for the run and watches it. Returns false if it failed.

@@ -28,6 +28,7 @@
 #include "tools/perf/colls.h"
 #include "tools/perf/huge_pages.h"
 #include "tools/perf/lifecycle.h"
+#include "tools/perf/memory.h"
 #include "tools/perf/network.h"
 #include "tools/perf/report.h"
 #include "tools/perf/sweep.h"
@@ -369,6 +370,44 @@ ucc::perf::SweepPlan plan_of(const Options &o) {
     return p;
 }
 
+// "1.5 GiB": binary units, one decimal.
+std::string size_text(long double bytes) {
+    const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    size_t u = 0;
+    while (bytes >= 1024 && u + 1 < std::size(units)) {
+        bytes /= 1024;
+        ++u;
+    }
+    char buf[64];
+    std::snprintf(buf, sizeof(buf), "%.1Lf %s", bytes, units[u]);
+    return buf;
+}
+
+// The ranks run side by side in this process, so the largest size's payload
+// buffers live on every rank at once. When they alone exceed the memory the
+// machine has left, the run is refused before it starts (the kernel would
+// otherwise kill it part-way); "" when they fit or nothing is known.
+std::string buffers_beyond_memory(const Options &o, const ucc::perf::SweepPlan &plan) {
+    const uint64_t avail = ucc::perf::available_memory_bytes();
+    if (o.timing_only || avail == 0) {
+        return "";
+    }
+    const uint64_t count = plan.counts.back();
+    long double need = 0;
+    for (uint32_t r = 0; r < o.ranks; ++r) {
+        const ucc::perf::BufferElements e =
+            ucc::perf::buffer_elements(plan.spec, count, o.ranks, r);
+        need += (static_cast<long double>(e.src) + e.dst) * o.dtype->size;
+    }
+    if (need <= avail) {
+        return "";
+    }
+    return "-e " + std::to_string(count * o.dtype->size) + ": the buffers of " + o.coll->name +
+           " on " + std::to_string(o.ranks) + " ranks take " + size_text(need) +
+           " (every rank's src and dst at once), more than the " + size_text(avail) +
+           " this machine has available: lower -e or -np, or add --timing-only";
+}
+
 // State shared by the ranks of one run (main-local; the ranks run on one thread).
 struct Shared {
     const Options *opt = nullptr;
@@ -603,6 +642,10 @@ int main(int argc, char **argv) {
         if (st != UCC_OK || rh.failures.ranks > 0) {
             std::fprintf(stderr, "ucc_sim: %s on %u ranks cannot run: %s\n", o.coll->name, o.ranks,
                          rh.failures.ranks > 0 ? rh.failures.first.c_str() : ucc_status_string(st));
+            return 2;
+        }
+        if (const std::string why = buffers_beyond_memory(o, sh.plan); !why.empty()) {
+            std::fprintf(stderr, "ucc_sim: %s\n", why.c_str());
             return 2;
         }
     }

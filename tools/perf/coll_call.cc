@@ -207,6 +207,11 @@ uint64_t elements(model::Holds h, uint64_t cnt, uint32_t n) {
 
 }  // namespace
 
+BufferElements buffer_elements(const CollSpec &s, uint64_t cnt, uint32_t n, uint32_t rank) {
+    const model::Layout l = layout_of(s, rank);
+    return {elements(l.src.holds, cnt, n), elements(l.dst.holds, cnt, n)};
+}
+
 void VArrays::build(uint64_t count, uint32_t n) {
     counts.assign(n, count);
     displs.resize(n);
@@ -237,8 +242,9 @@ void build_call(const CollSpec &s, uint64_t cnt, uint32_t n, uint32_t rank, cons
     }
     // The buffers the rank uses (model/layout.h); unused ones stay NULL and empty.
     const model::Layout l = layout_of(s, rank);
-    const uint64_t src_n = elements(l.src.holds, cnt, n);
-    const uint64_t dst_n = elements(l.dst.holds, cnt, n);
+    const BufferElements e = buffer_elements(s, cnt, n, rank);
+    const uint64_t src_n = e.src;
+    const uint64_t dst_n = e.dst;
     void *src = nullptr;
     void *dst = nullptr;
     if (!s.no_buffers) {

@@ -39,6 +39,14 @@ struct CollCall {
     std::vector<uint8_t> dst;
 };
 
+// The elements of the rank's src and dst for blocks of `count` elements (0:
+// the rank uses no such buffer).
+struct BufferElements {
+    uint64_t src = 0;
+    uint64_t dst = 0;
+};
+BufferElements buffer_elements(const CollSpec &s, uint64_t count, uint32_t n, uint32_t rank);
+
 // Fills `call` for `rank` of `n`; `va` must be built for (count, n) when
 // the collective is a v-variant. Buffers hold ones (src) and zeros (dst).
 void build_call(const CollSpec &s, uint64_t count, uint32_t n, uint32_t rank, const VArrays *va,
