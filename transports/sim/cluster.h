@@ -183,6 +183,7 @@ struct Message : OpBase {
     Message *next = nullptr;
     PacketKind kind = PacketKind::kTagged;
     Channel channel = Channel::kTagged;
+    bool counted = false;  // among its rank's unclaimed sends (see claim)
     ucc_status_t status = UCC_OK;
     uint64_t src = 0;  // endpoint ids
     uint64_t dst = 0;
@@ -200,7 +201,6 @@ struct Message : OpBase {
     // One that carries its payload is `counted` among its rank's unclaimed
     // sends until its receiver takes it in (RankState::unclaimed_sends).
     RecvOp *claim = nullptr;
-    bool counted = false;
     std::vector<uint8_t> payload;
 };
 
