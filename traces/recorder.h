@@ -19,18 +19,36 @@ class Recorder {
     // and *error when the file cannot be created.
     static std::unique_ptr<Recorder> open(const std::string &dir, const Header &h,
                                           std::string *error);
+    // The recorder of a context created without an OOB, whose rank nothing
+    // tells yet: its records wait in memory until name() gives it its rank
+    // and size (the core does when the context's first team over an OOB is
+    // posted), or until it is closed (then it takes h.rank and h.size).
+    static std::unique_ptr<Recorder> open_unnamed(const std::string &dir, const Header &h);
+    // Names an unnamed recorder: creates <dir>/rank<rank>[.<k>].jsonl as
+    // open() does, with the header's rank and size set, and writes what
+    // waited. False and *error when the file cannot be made (nothing is
+    // recorded afterwards).
+    bool name(uint64_t rank, uint64_t size, std::string *error);
+    bool named() const { return file_ != nullptr || failed_; }
     // Appends one record. False (once, and nothing is recorded afterwards)
     // when the file cannot take it.
     bool write(const Record &r);
     // Writes the `end` record and closes the file.
     void end(int64_t t);
     // Closes the file (the caller wrote its `end`).
-    void close() { file_->close(); }
+    void close();
+    // The file, or "<dir> (not named yet)".
     const std::string &path() const { return path_; }
     bool failed() const { return failed_; }
 
   private:
+    // Creates the file for header_ and writes it with what waited.
+    bool create(std::string *error);
+
     std::unique_ptr<FileWriter> file_;
+    std::string dir_;
+    Header header_;        // while unnamed
+    std::string waiting_;  // the records written while unnamed
     std::string path_;
     std::string line_;  // reused for every record
     bool failed_ = false;

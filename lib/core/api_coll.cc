@@ -45,7 +45,7 @@ uint64_t dst_hash(const coll::Coll &c) {
 
 // Frees a request that is not in progress (finalize, or a failed init_and_post).
 void free_request(CollRequest *r) {
-    if (r->team->ctx->recorder) [[unlikely]] {
+    if (r->team->ctx->trace) [[unlikely]] {
         trace_fin(*r);
     }
     TraceEvent e;
@@ -114,7 +114,7 @@ void CollRequest::complete(ucc_status_t st) {
         UCC_LOG(team->ctx->log, kError, "team %u failed: %s in %s", team->id, ucc_status_string(st),
                 coll_type_name(args.coll_type));
     }
-    if (team->ctx->recorder) [[unlikely]] {
+    if (team->ctx->trace) [[unlikely]] {
         trace_done(*this, st);
     }
     // The status is final when the callback runs (API.md §4.9). Another
@@ -419,7 +419,7 @@ ucc_status_t coll_post(ucc_coll_req_h request) {
         UCC_LOG(ctx.log, kError, "ucc_collective_post: team %u failed earlier: %s", t.id,
                 ucc_status_string(t.error));
         r->super.status = t.error;
-        if (ctx.recorder) [[unlikely]] {
+        if (ctx.trace) [[unlikely]] {
             ucc::core::trace_post(*r, 0, t.error);
         }
         return t.error;
@@ -454,7 +454,7 @@ ucc_status_t coll_post(ucc_coll_req_h request) {
         seq = static_cast<uint32_t>(r->args.tag) | (static_cast<uint32_t>(r->posts & 0x7fff) << 16);
     }
     r->posts++;
-    if (ctx.recorder) [[unlikely]] {
+    if (ctx.trace) [[unlikely]] {
         ucc::core::trace_post(*r, seq, UCC_OK);
     }
     __atomic_store_n(&r->super.status, UCC_INPROGRESS, __ATOMIC_RELEASE);
@@ -553,7 +553,7 @@ void record_init(const ucc_coll_args_t *coll_args, ucc_coll_req_h *request, ucc_
         return;
     }
     Context &ctx = *team->team.ctx;
-    if (ctx.recorder) [[unlikely]] {
+    if (ctx.trace) [[unlikely]] {
         ucc::core::ContextGuard guard(ctx);
         ucc::core::trace_init(ctx, &team->team, coll_args,
                               st == UCC_OK ? req_of(*request) : nullptr, st);

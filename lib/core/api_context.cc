@@ -52,6 +52,12 @@ PeerMap PeerMap::from_table(std::vector<Peer> table) {
     return m;
 }
 
+Context::Context(Lib *l, Config cfg) : lib(l), config(std::move(cfg)) {
+    hot[0] = &transport;
+    hot[1] = &runq;
+    hot[2] = &progress_events;
+}
+
 Context::~Context() {
     trace_close(*this);  // a context whose creation failed
 }
@@ -602,7 +608,7 @@ UCC_EXPORT ucc_status_t ucc_context_create(ucc_lib_h lib_handle, const ucc_conte
         *context = h.release();
         return UCC_OK;
     });
-    if (created == UCC_OK && (*context)->ctx.recorder) [[unlikely]] {
+    if (created == UCC_OK && (*context)->ctx.trace) [[unlikely]] {
         // The creation after the trace opened was the library's time.
         (*context)->ctx.trace_exit();
     }

@@ -158,7 +158,7 @@ void retire_team(ucc_team *team) {
     t.create_task.reset();
     t.create_poller.reset();
     ctx->dead_teams.emplace_back(team);
-    if (created && ctx->recorder && t.trace_number != 0) [[unlikely]] {
+    if (created && ctx->trace && t.trace_number != 0) [[unlikely]] {
         trace_team_destroy(t);
     }
     if (created) {
@@ -392,7 +392,7 @@ UCC_EXPORT ucc_status_t ucc_team_create_post(ucc_context_h *contexts, uint32_t n
         }
         t.create_poller = std::move(creation);
         ctx.live_teams.push_back(h.get());
-        if (ctx.recorder) [[unlikely]] {
+        if (ctx.trace) [[unlikely]] {
             ucc::core::trace_team_create(t, UCC_OK, has_oob ? "oob" : "ep_map");
         }
         *new_team = h.release();
@@ -423,7 +423,7 @@ UCC_EXPORT ucc_status_t ucc_team_create_test(ucc_team_h team) {
         }
         if (t.state != TeamState::kCreating && !t.creation_recorded) {
             t.creation_recorded = true;
-            if (t.ctx->recorder && t.trace_number != 0) [[unlikely]] {
+            if (t.ctx->trace && t.trace_number != 0) [[unlikely]] {
                 ucc::core::trace_team(t);
             }
             if (t.ctx->tl_recording) {

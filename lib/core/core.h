@@ -21,7 +21,6 @@
 #include "lib/util/pool.h"
 #include "lib/util/small_vector.h"
 #include "lib/util/task.h"
-#include "traces/recorder.h"
 #include "ucc/api/ucc.h"
 
 struct ucc_context;
@@ -30,6 +29,7 @@ struct ucc_team;
 namespace ucc::core {
 
 struct Context;
+struct TraceState;
 struct Team;
 struct CollRequest;
 
@@ -172,11 +172,7 @@ class Poller {
 constexpr size_t kContextFirstBlocks = 1024 + 512;
 
 struct Context final : CompletionSink, coll::Scheduler, Drain {
-    Context(Lib *lib, Config cfg) : lib(lib), config(std::move(cfg)) {
-        hot[0] = &transport;
-        hot[1] = &runq;
-        hot[2] = &progress_events;
-    }
+    Context(Lib *lib, Config cfg);
     ~Context() override;
 
     // Frames and transfers of this context's collectives (first member: it
@@ -225,7 +221,7 @@ struct Context final : CompletionSink, coll::Scheduler, Drain {
     // completed.
     bool drain() override;
     bool drainable() const {
-        return n_timed == 0 && n_callbacks == 0 && pollers.empty() && !thread_multiple && !recorder;
+        return n_timed == 0 && n_callbacks == 0 && pollers.empty() && !thread_multiple && !trace;
     }
     // Fails every outstanding collective and team creation (transport aborted).
     void abort_all(ucc_status_t st);
@@ -265,17 +261,9 @@ struct Context final : CompletionSink, coll::Scheduler, Drain {
     bool destroyed = false;
     std::vector<std::unique_ptr<ucc_team>> dead_teams;  // tombstones (see Lib::dead_contexts)
     uint64_t next_req = 0;                              // request numbers for the event trace
-    // The trace of this context's calls (TRACE, traces/FORMAT.md); null: off.
-    std::unique_ptr<traces::Recorder> recorder;
-    double trace_t0 = 0;       // transport clock at creation: trace times count from here
-    uint32_t trace_teams = 0;  // team numbers handed out
-    // The program's own time between records (a record's `idle`): the time of
-    // the previous record, the time spent inside calls on this context since,
-    // and the current call's start (calls nest: depth).
-    int64_t trace_prev_ns = 0;
-    int64_t trace_lib_ns = 0;
-    int64_t trace_enter_ns = 0;
-    uint32_t trace_depth = 0;
+    // The trace of this context's calls (TRACE, traces/FORMAT.md) and its
+    // clocks (lib/core/trace_record.h); null: not recorded.
+    std::unique_ptr<TraceState> trace;
     void trace_enter();
     void trace_exit();
     // Event trace: records `e` when the transport keeps one.
@@ -300,12 +288,12 @@ class ContextGuard {
         if (locked_) {
             c.lock();
         }
-        if (c.recorder) [[unlikely]] {
+        if (c.trace) [[unlikely]] {
             c.trace_enter();  // the library's time, for the trace's `idle`
         }
     }
     ~ContextGuard() {
-        if (ctx_.recorder) [[unlikely]] {
+        if (ctx_.trace) [[unlikely]] {
             ctx_.trace_exit();
         }
         if (locked_) {

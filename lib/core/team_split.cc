@@ -148,7 +148,7 @@ UCC_EXPORT ucc_status_t ucc_team_create_from_parent(uint64_t my_ep, uint32_t inc
         ucc::core::Split *raw = holder->split.get();
         t.create_poller = std::move(holder);
         ctx.live_teams.push_back(h.get());
-        if (ctx.recorder) [[unlikely]] {
+        if (ctx.trace) [[unlikely]] {
             ucc::core::trace_team_create(t, UCC_OK, "split", &p, included != 0);
         }
         t.create_task.start(raw);

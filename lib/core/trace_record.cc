@@ -29,32 +29,32 @@ bool shapes_collectives(const std::string &name) {
 }
 
 int64_t now_ns(const Context &ctx) {
-    return std::llround((ctx.transport->now() - ctx.trace_t0) * 1e9);
+    return std::llround((ctx.transport->now() - ctx.trace->t0) * 1e9);
 }
 
 // Stamps the record with the time and the program's own time since the
 // previous record (that time minus the library's), and writes it.
 void write(Context &ctx, traces::Record r) {
     const int64_t t = now_ns(ctx);
-    int64_t lib = ctx.trace_lib_ns;
-    if (ctx.trace_depth > 0) {
-        lib += t - ctx.trace_enter_ns;  // the current call, so far
-        ctx.trace_enter_ns = t;
+    int64_t lib = ctx.trace->lib_ns;
+    if (ctx.trace->depth > 0) {
+        lib += t - ctx.trace->enter_ns;  // the current call, so far
+        ctx.trace->enter_ns = t;
     }
-    const int64_t idle = std::max<int64_t>(t - ctx.trace_prev_ns - lib, 0);
-    ctx.trace_prev_ns = t;
-    ctx.trace_lib_ns = 0;
+    const int64_t idle = std::max<int64_t>(t - ctx.trace->prev_ns - lib, 0);
+    ctx.trace->prev_ns = t;
+    ctx.trace->lib_ns = 0;
     std::visit(
         [&](auto &x) {
             x.t = t;
             x.idle = idle;
         },
         r);
-    if (!ctx.recorder->write(r)) {
+    if (!ctx.trace->recorder->write(r)) {
         UCC_LOG(ctx.log, kError,
                 "trace %s: a record could not be written (disk full?); "
                 "the rest of this context's calls are not recorded",
-                ctx.recorder->path().c_str());
+                ctx.trace->recorder->path().c_str());
     }
 }
 
@@ -147,46 +147,51 @@ void trace_open(Context &ctx, const ucc_oob_coll_t *oob) {
         h.tune.push_back(s.source + "=" + s.value);
     }
     std::string error;
-    ctx.recorder = traces::Recorder::open(dir, h, &error);
-    if (!ctx.recorder) {
+    // Without an OOB nothing tells the context its rank yet: its file is
+    // named when its first team over an OOB is posted (trace_team_create).
+    auto trace = std::make_unique<TraceState>();
+    trace->recorder = oob != nullptr ? traces::Recorder::open(dir, h, &error)
+                                     : traces::Recorder::open_unnamed(dir, h);
+    if (!trace->recorder) {
         UCC_LOG(ctx.log, kError, "TRACE: %s; this context is not recorded", error.c_str());
         return;
     }
-    ctx.trace_t0 = ctx.transport->now();
+    ctx.trace = std::move(trace);
+    ctx.trace->t0 = ctx.transport->now();
     // The rest of the context's creation is the library's time (it ends in
     // ucc_context_create).
-    ctx.trace_depth = 1;
-    ctx.trace_enter_ns = 0;
+    ctx.trace->depth = 1;
+    ctx.trace->enter_ns = 0;
     UCC_LOG(ctx.log, kDebug, "recording this context's calls into %s",
-            ctx.recorder->path().c_str());
+            ctx.trace->recorder->path().c_str());
 }
 
 void trace_close(Context &ctx) {
-    if (ctx.recorder) {
+    if (ctx.trace) {
         if (ctx.transport) {
             write(ctx, traces::EndRec{});
         }
-        ctx.recorder->close();
-        ctx.recorder.reset();
+        ctx.trace->recorder->close();
+        ctx.trace.reset();
     }
 }
 
 void Context::trace_enter() {
-    if (trace_depth++ == 0) {
-        trace_enter_ns = now_ns(*this);
+    if (trace->depth++ == 0) {
+        trace->enter_ns = now_ns(*this);
     }
 }
 
 void Context::trace_exit() {
-    if (trace_depth > 0 && --trace_depth == 0) {
-        trace_lib_ns += now_ns(*this) - trace_enter_ns;
+    if (trace->depth > 0 && --trace->depth == 0) {
+        trace->lib_ns += now_ns(*this) - trace->enter_ns;
     }
 }
 
 void trace_team_create(Team &t, ucc_status_t st, const char *how, const Team *parent,
                        bool included) {
     Context &ctx = *t.ctx;
-    t.trace_number = ++ctx.trace_teams;
+    t.trace_number = ++ctx.trace->teams;
     traces::TeamCreateRec r;
     r.t = now_ns(ctx);
     r.team = t.trace_number;
@@ -198,6 +203,13 @@ void trace_team_create(Team &t, ucc_status_t st, const char *how, const Team *pa
         r.ep = parent->rank;
     } else {
         r.ep = t.rank;
+        if (!ctx.trace->recorder->named() && std::strcmp(how, "oob") == 0) {
+            ctx.trace->world_team = t.trace_number;
+            std::string error;
+            if (!ctx.trace->recorder->name(t.rank, t.size, &error)) {
+                UCC_LOG(ctx.log, kError, "TRACE: %s; this context is not recorded", error.c_str());
+            }
+        }
     }
     r.ordering = t.ordering;
     r.sync = t.sync_type == UCC_SYNC_COLLECTIVES;
@@ -214,19 +226,27 @@ void trace_team(Team &t) {
     r.status = t.create_status;
     r.rank = t.rank;
     r.size = t.size;
-    if (ctx.has_oob && t.create_status == UCC_OK && t.peers.size() == t.size) {
+    TraceState &tr = *ctx.trace;
+    if (!ctx.has_oob && t.trace_number == tr.world_team && t.create_status == UCC_OK) {
+        tr.world = t.peers;  // its ranks are the trace's
+    }
+    // The members as the trace's ranks: the context's endpoints, or without
+    // an OOB the ranks of the team that named the trace.
+    const PeerMap &world = ctx.has_oob ? ctx.peers : tr.world;
+    if ((ctx.has_oob || tr.world_team != 0) && world.size() > 0 && t.create_status == UCC_OK &&
+        t.peers.size() == t.size) {
         r.has_members = true;
         r.members.resize(t.size);
-        std::unordered_map<Peer, int64_t> ep_of;  // only for a context that is not arithmetic
-        if (!ctx.peers.is_strided()) {
-            for (uint64_t e = 0; e < ctx.peers.size(); ++e) {
-                ep_of.emplace(ctx.peers.at(e), static_cast<int64_t>(e));
+        std::unordered_map<Peer, int64_t> ep_of;  // only for a map that is not arithmetic
+        if (!world.is_strided()) {
+            for (uint64_t e = 0; e < world.size(); ++e) {
+                ep_of.emplace(world.at(e), static_cast<int64_t>(e));
             }
         }
         for (uint32_t i = 0; i < t.size; ++i) {
             const Peer p = t.peers.at(i);
-            if (ctx.peers.is_strided()) {
-                r.members[i] = ctx.peers.index_of(p);
+            if (world.is_strided()) {
+                r.members[i] = world.index_of(p);
             } else {
                 const auto it = ep_of.find(p);
                 r.members[i] = it != ep_of.end() ? it->second : -1;

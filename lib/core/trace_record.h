@@ -1,18 +1,36 @@
 // The core's side of the trace recorder (traces/FORMAT.md): what each API
 // call that shapes a collective contributes to the context's trace, read off
 // the core's own objects. Every entry point is called only when the context
-// records (`ctx.recorder` set), so that recording off costs one branch.
+// records (`ctx.trace` set), so that recording off costs one branch.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 
+#include "lib/core/core.h"
+#include "traces/recorder.h"
 #include "ucc/api/ucc.h"
 
 namespace ucc::core {
 
-struct Context;
-struct Team;
-struct CollRequest;
+// A recorded context's trace: the recorder and the clocks of its records.
+struct TraceState {
+    std::unique_ptr<traces::Recorder> recorder;
+    double t0 = 0;       // transport clock at creation: trace times count from here
+    uint32_t teams = 0;  // team numbers handed out
+    // The program's own time between records (a record's `idle`): the time of
+    // the previous record, the time spent inside calls on the context since,
+    // and the current call's start (calls nest: depth).
+    uint32_t depth = 0;
+    int64_t prev_ns = 0;
+    int64_t lib_ns = 0;
+    int64_t enter_ns = 0;
+    // A context without an OOB: the number of the team whose OOB gave the
+    // trace its rank and size (0: none yet), and that team's peers, whose
+    // indices are the trace's ranks (a team record's members).
+    uint32_t world_team = 0;
+    PeerMap world;
+};
 
 // At context creation: opens the trace when TRACE names a directory (a file
 // that cannot be created is logged, and the context runs without a trace).

@@ -325,6 +325,45 @@ TEST(TraceRecorder, AKilledProcessLeavesItsFinishedRecords) {
     r2->end(1);
 }
 
+// An unnamed recorder (a context without an OOB) keeps its records until it
+// is named, then writes them after a header with the rank and size it was
+// given; one never named takes its header's rank when it closes.
+TEST(TraceRecorder, AnUnnamedRecorderWritesItsRecordsOnceNamed) {
+    ucc::testkit::TempDir tmp("trace_unnamed");
+    const std::string &dir = tmp.path();
+    Header h = sample_header();
+    h.rank = 0;
+    h.size = 1;
+    std::unique_ptr<Recorder> r = Recorder::open_unnamed(dir, h);
+    ASSERT_TRUE(r);
+    EXPECT_FALSE(r->named());
+    const std::vector<Record> rs = sample_records();
+    r->write(rs[0]);
+    EXPECT_NE(access((dir + "/rank0.jsonl").c_str(), F_OK), 0);  // no file yet
+    std::string err;
+    ASSERT_TRUE(r->name(5, 8, &err)) << err;
+    EXPECT_TRUE(r->named());
+    EXPECT_EQ(r->path(), dir + "/rank5.jsonl");
+    for (size_t k = 1; k + 1 < rs.size(); ++k) {
+        r->write(rs[k]);
+    }
+    r->end(1);
+    RankTrace t;
+    ASSERT_TRUE(read_file(dir + "/rank5.jsonl", &t, &err)) << err;
+    EXPECT_EQ(t.header.rank, 5u);
+    EXPECT_EQ(t.header.size, 8u);
+    EXPECT_TRUE(t.ended);
+    ASSERT_EQ(t.records.size(), rs.size());
+    EXPECT_EQ(t.records[0], rs[0]);
+    std::unique_ptr<Recorder> never = Recorder::open_unnamed(dir, h);
+    never->write(rs[0]);
+    never->end(2);
+    ASSERT_TRUE(read_file(dir + "/rank0.jsonl", &t, &err)) << err;
+    EXPECT_EQ(t.header.rank, 0u);
+    EXPECT_EQ(t.header.size, 1u);
+    EXPECT_EQ(t.records.size(), 2u);
+}
+
 // ---- recording through the C API on the simulator
 
 struct Program {
