@@ -41,7 +41,8 @@ void write(Context &ctx, traces::Record r) {
         lib += t - ctx.trace->enter_ns;  // the current call, so far
         ctx.trace->enter_ns = t;
     }
-    const int64_t idle = std::max<int64_t>(t - ctx.trace->prev_ns - lib, 0);
+    const int64_t idle =
+        ctx.trace->program_waits ? std::max<int64_t>(t - ctx.trace->prev_ns - lib, 0) : 0;
     ctx.trace->prev_ns = t;
     ctx.trace->lib_ns = 0;
     std::visit(
@@ -156,6 +157,7 @@ void trace_open(Context &ctx, const ucc_oob_coll_t *oob) {
         UCC_LOG(ctx.log, kError, "TRACE: %s; this context is not recorded", error.c_str());
         return;
     }
+    trace->program_waits = ctx.sim == nullptr || ctx.sim->can_wait();
     ctx.trace = std::move(trace);
     ctx.trace->t0 = ctx.transport->now();
     // The rest of the context's creation is the library's time (it ends in

@@ -22,6 +22,10 @@ struct TraceState {
     // the previous record, the time spent inside calls on the context since,
     // and the current call's start (calls nest: depth).
     uint32_t depth = 0;
+    // False on a simulated rank without a fiber: its program never waits in
+    // a call, the engine's passes stand for its progress calls, so all of
+    // its time between records is the library's (`idle` 0).
+    bool program_waits = true;
     int64_t prev_ns = 0;
     int64_t lib_ns = 0;
     int64_t enter_ns = 0;
