@@ -235,12 +235,7 @@ Outcome run(Shared *sh, uint32_t n, bool fiberless, const char *faults) {
         p.mask |= UCC_SIM_PARAM_FIELD_FAULTS;
         p.faults = faults;
     }
-    Outcome o;
-    o.status = ucc_sim_run(&p, fiberless ? start : start_with_fiber, sh);
-    o.hash = ucc_sim_trace_hash();
-    o.time = ucc_sim_last_time();
-    o.resumes = ucc_sim_last_resumes();
-    return o;
+    return sim_outcome(ucc_sim_run(&p, fiberless ? start : start_with_fiber, sh));
 }
 
 }  // namespace ucc::testkit::fiberless

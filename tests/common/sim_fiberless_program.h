@@ -11,6 +11,7 @@
 #include <memory>
 #include <vector>
 
+#include "tests/common/sim_outcome.h"
 #include "ucc/api/ucc.h"
 #include "ucc/sim/ucc_sim.h"
 
@@ -48,12 +49,7 @@ struct Shared {
     ucc_status_t threads = UCC_OK;
 };
 
-struct Outcome {
-    ucc_status_t status = UCC_ERR_LAST;
-    uint64_t hash = 0;
-    double time = 0;
-    uint64_t resumes = 0;
-};
+using Outcome = SimOutcome;
 
 // Runs the program on n ranks (seed 11, a jittery hdr network); `faults`: a
 // fault plan (NULL: none).

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "tests/common/sim_lifecycle.h"
+#include "tests/common/sim_outcome.h"
 #include "ucc/api/ucc.h"
 #include "ucc/sim/ucc_sim.h"
 
@@ -21,12 +22,7 @@ namespace {
 
 enum class Program { kMix, kTwoContexts, kCallbacks, kComputeBetweenPolls };
 
-struct Outcome {
-    ucc_status_t status = UCC_ERR_LAST;
-    uint64_t hash = 0;
-    double time = 0;
-    uint64_t events = 0;
-    uint64_t resumes = 0;
+struct Outcome : ucc::testkit::SimOutcome {
     uint64_t wrong = 0;   // ranks whose results were wrong
     uint64_t failed = 0;  // ranks whose collectives failed
 };
@@ -235,11 +231,8 @@ Outcome simulate(Program program, uint32_t n, bool drain) {
     p.network = "hdr,ppn=4,jitter=300ns";
     p.flags = UCC_SIM_FLAG_QUIET | (drain ? 0 : UCC_SIM_FLAG_NO_DRAIN);
     Outcome r;
-    r.status = ucc_sim_run(&p, rank_main, &s);
-    r.hash = ucc_sim_trace_hash();
-    r.time = ucc_sim_last_time();
-    r.events = ucc_sim_last_events();
-    r.resumes = ucc_sim_last_resumes();
+    static_cast<ucc::testkit::SimOutcome &>(r) =
+        ucc::testkit::sim_outcome(ucc_sim_run(&p, rank_main, &s));
     r.wrong = s.wrong;
     r.failed = s.failed;
     return r;
