@@ -56,6 +56,8 @@ bool Recorder::create(std::string *error) {
         }
     }
     if (!file_) {
+        *error = base + ".jsonl: " + std::to_string(kMaxSuffix) +
+                 " traces of this rank are there already";
         return false;
     }
     line_.clear();
