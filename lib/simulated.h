@@ -108,6 +108,9 @@ class SimulatedWorld {
     // UCC_INPROGRESS until done (and may block the rank until its next
     // event); on any other status the request is released.
     virtual ucc_status_t exchange_test(void *req, Exchange *out) = 0;
+    // Releases a request before it completed (its context is destroyed):
+    // the exchange goes on for the others, this rank's endpoint in it.
+    virtual void exchange_cancel(void *req) = 0;
 
     // Timelines: a collective starts / ends on this rank.
     virtual void trace_begin(const SpanInfo &span) = 0;

@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <utility>
 
+#include "lib/core/context_peers.h"
 #include "lib/core/core.h"
 #include "lib/core/trace_record.h"
 #include "lib/core/transport_select.h"
@@ -60,6 +62,17 @@ Context::Context(Lib *l, Config cfg) : lib(l), config(std::move(cfg)) {
 
 Context::~Context() {
     trace_close(*this);  // a context whose creation failed
+    if (team_room != nullptr) {
+        Pool::deallocate_in(team_room, sizeof(ucc_team));
+    }
+}
+
+ucc_team *new_team_handle(Context &ctx) {
+    void *mem = std::exchange(ctx.team_room, nullptr);
+    if (mem == nullptr) {
+        mem = Pool::allocate_in(nullptr, sizeof(ucc_team));
+    }
+    return ::new (mem) ucc_team{{}, Team(&ctx)};  // (nothing here throws)
 }
 
 bool context_destroyed(const ucc_context *context, const char *fn) {
@@ -71,6 +84,10 @@ bool context_destroyed(const ucc_context *context, const char *fn) {
 }
 
 void release_context(Context &ctx) {
+    ctx.join.reset();  // gives up an exchange still running, through the transport
+    if (ctx.team_room != nullptr) {
+        Pool::deallocate_in(std::exchange(ctx.team_room, nullptr), sizeof(ucc_team));
+    }
     ctx.transport.reset();
     ctx.sim = nullptr;
     ctx.tl_recording = false;
@@ -303,19 +320,6 @@ namespace {
 
 using ucc::core::Context;
 
-ucc_status_t oob_allgather_blocking(const ucc_oob_coll_t &oob, void *src, void *dst, size_t size) {
-    void *req = nullptr;
-    ucc_status_t st = oob.allgather(src, dst, size, oob.coll_info, &req);
-    if (st != UCC_OK) {
-        return st;
-    }
-    do {
-        st = oob.req_test(req);
-    } while (st == UCC_INPROGRESS);
-    oob.req_free(req);
-    return st;
-}
-
 void transport_log(void *obj, bool error, const char *line) {
     const auto *ctx = static_cast<Context *>(obj);
     const char *name = ctx->transport ? ctx->transport->name() : "transport";
@@ -448,7 +452,9 @@ UCC_EXPORT ucc_status_t ucc_context_create(ucc_lib_h lib_handle, const ucc_conte
 
         std::unique_ptr<ucc_context> h(new ucc_context{Context(&lib, std::move(cfg))});
         Context &ctx = h->ctx;
-        ctx.pool.reserve(ucc::core::kContextFirstBlocks);
+        ctx.pool.reserve((has_oob ? ucc::core::kContextAgreementBlocks : 0) +
+                         ucc::core::kContextFirstBlocks);
+        ctx.team_room = ucc::Pool::allocate_in(nullptr, sizeof(ucc_team));
         ucc::core::LogLevel level = lib.log.level();
         const std::string &lvl = ctx.config.get("LOG_LEVEL");
         if (!lvl.empty() && !ucc::core::parse_log_level(lvl, &level)) {
@@ -515,90 +521,13 @@ UCC_EXPORT ucc_status_t ucc_context_create(ucc_lib_h lib_handle, const ucc_conte
         ctx.address.resize(ctx.transport->address_length());
         ctx.transport->address(ctx.address.data());
 
-        if (has_oob && ctx.sim != nullptr && !ctx.sim->can_wait()) {
-            // The exchange is collective: this call would have to wait for
-            // the other ranks, and a rank without a fiber cannot.
-            log_error(
-                "ucc_context_create: params->oob: a simulated rank without a fiber cannot wait "
-                "for the OOB exchange (create the context without an OOB and give the team one)");
-            return UCC_ERR_NOT_SUPPORTED;
-        }
         if (ctx.sim != nullptr) {
             ctx.sim->attach(&ctx);  // a world that progresses ranks itself (fiberless)
         }
         if (has_oob) {
             ctx.has_oob = true;
             ctx.oob = params->oob;
-            uint32_t n = ctx.oob.n_oob_eps;
-            void *xreq = nullptr;
-            // The world's peer exchange where it offers one (an error other
-            // than UCC_ERR_NOT_SUPPORTED is the exchange failing).
-            const ucc_status_t xst = ctx.sim != nullptr
-                                         ? ctx.sim->exchange_post(ctx.oob, 0, 0, &xreq)
-                                         : UCC_ERR_NOT_SUPPORTED;
-            if (xst != UCC_OK && xst != UCC_ERR_NOT_SUPPORTED) {
-                log_error("ucc_context_create: OOB peer exchange failed: %s",
-                          ucc_status_string(xst));
-                return xst;
-            }
-            if (xst == UCC_OK) {
-                // The world shares the table: no O(n) copy per context.
-                ucc::SimulatedWorld::Exchange ex;
-                ucc_status_t st;
-                while ((st = ctx.sim->exchange_test(xreq, &ex)) == UCC_INPROGRESS) {
-                }
-                if (st != UCC_OK) {
-                    log_error("ucc_context_create: OOB peer exchange failed: %s",
-                              ucc_status_string(st));
-                    return st;
-                }
-                ucc::alloc_site(ctx.sim, ucc::AllocSite::kContextPeers);
-                ctx.peers = ucc::core::PeerMap::from_exchange(ex, n);
-                ctx.log.set_prefix("ctx_ep=" + std::to_string(ctx.oob.oob_ep));
-                {
-                    std::lock_guard<std::mutex> lk(lib.mu);
-                    lib.n_contexts++;
-                }
-                *context = h.release();
-                return UCC_OK;
-            }
-            // Addresses may differ in length between processes: agree on the
-            // longest first, then exchange them padded to it.
-            uint64_t my_len = ctx.address.size();
-            std::vector<uint64_t> lens(n);
-            ucc_status_t st = oob_allgather_blocking(ctx.oob, &my_len, lens.data(), sizeof(my_len));
-            size_t alen = ctx.address.size();
-            for (uint64_t l : lens) {
-                alen = std::max<size_t>(alen, l);
-            }
-            std::vector<uint8_t> mine(alen);
-            std::memcpy(mine.data(), ctx.address.data(), ctx.address.size());
-            std::vector<uint8_t> all(alen * n);
-            if (st == UCC_OK) {
-                st = oob_allgather_blocking(ctx.oob, mine.data(), all.data(), alen);
-            }
-            if (st != UCC_OK) {
-                log_error("ucc_context_create: OOB address exchange failed: %s",
-                          ucc_status_string(st));
-                return st;
-            }
-            std::vector<ucc::Peer> table(n);
-            for (uint32_t i = 0; i < n; ++i) {
-                st = ctx.transport->resolve(all.data() + i * alen, &table[i]);
-                if (st != UCC_OK) {
-                    log_error(
-                        "ucc_context_create: the %s transport cannot reach OOB ep %u (%u "
-                        "processes); run inside ucc_sim_run or use a network transport",
-                        ctx.transport->name(), i, n);
-                    return UCC_ERR_NO_RESOURCE;
-                }
-            }
-            ctx.peers = ucc::core::PeerMap::from_table(std::move(table));
-            if (ctx.peers.at(ctx.oob.oob_ep) != ctx.transport->self()) {
-                log_error("ucc_context_create: OOB ep %u does not hold this process's address",
-                          ctx.oob.oob_ep);
-                return UCC_ERR_NO_MESSAGE;
-            }
+            UCC_TRY(ucc::core::exchange_peers(ctx));
             ctx.log.set_prefix("ctx_ep=" + std::to_string(ctx.oob.oob_ep));
         }
         {

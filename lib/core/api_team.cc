@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "lib/core/context_peers.h"
 #include "lib/core/core.h"
 #include "lib/core/team_exchange.h"
 #include "lib/core/trace_record.h"
@@ -59,6 +60,13 @@ namespace ucc::core {
 struct TeamCreation {
     std::unique_ptr<OobExchange> oob;
     std::unique_ptr<IdAgreement> agreement;
+    // A team posted while its context learns its peers (context_peers.h).
+    struct Deferred {
+        ucc_team_params_t params{};
+        bool has_map = false;
+        std::vector<uint64_t> eps;  // an ARRAY or CB ep map, resolved at the post
+    };
+    std::unique_ptr<Deferred> deferred;
 };
 }  // namespace ucc::core
 
@@ -139,9 +147,89 @@ ucc_status_t create_via_ep_map(Team *t, const ucc_team_params_t *params, bool ha
     return UCC_OK;
 }
 
+// Resolves the ep map and starts agreeing on the team id (or takes the
+// user's): the creation of a team without an OOB of its own.
+ucc_status_t start_via_ep_map(Team *t, const ucc_team_params_t &p, bool has_map,
+                              ucc::core::TeamCreation &creation) {
+    Context &ctx = *t->ctx;
+    UCC_TRY(create_via_ep_map(t, &p, has_map));
+    if (t->has_user_id && t->user_id <= ucc::core::kUserIdMax) {
+        t->id = static_cast<uint16_t>(t->user_id);
+        t->state = TeamState::kActive;
+        t->create_status = UCC_OK;
+        return UCC_OK;
+    }
+    // Creation traffic uses a reserved team id and a key that every member
+    // derives from the same parameters.
+    uint32_t key = 2166136261u;
+    uint64_t words[3] = {t->size, static_cast<uint64_t>(has_map ? p.ep_map.type : 0),
+                         t->peers.at(0)};
+    key = ucc::core::hash32(words, sizeof(words), key);
+    auto ag = std::make_unique<IdAgreement>();
+    ag->t = t;
+    ag->value = ctx.next_team_id;
+    ucc::coll::Args a;
+    a.type = UCC_COLL_TYPE_ALLREDUCE;
+    ag->coll = std::make_unique<ucc::coll::Coll>(*t, a, t->rank, t->size,
+                                                 ucc::tag::make(ucc::tag::kCreationTeamId, key));
+    ctx.team_create_in_progress = true;
+    t->create_task = ucc::core::agree_max(*ag->coll, &ag->value);
+    IdAgreement *raw = ag.get();
+    creation.agreement = std::move(ag);
+    t->create_task.start(raw);
+    return UCC_OK;
+}
+
+// Keeps a team's parameters until its context has its peers: the ep map
+// resolved to context eps now (the caller's array need not outlive the post).
+ucc_status_t defer(ucc::core::TeamCreation &creation, const ucc_team_params_t &p, bool has_map) {
+    auto d = std::make_unique<ucc::core::TeamCreation::Deferred>();
+    d->params = p;
+    d->has_map = has_map;
+    const ucc_ep_map_t &m = p.ep_map;
+    if (has_map && (m.type == UCC_EP_MAP_ARRAY || m.type == UCC_EP_MAP_CB)) {
+        d->eps.resize(m.ep_num);
+        for (uint64_t i = 0; i < m.ep_num; ++i) {
+            if (map_ep(m, i, &d->eps[i]) != UCC_OK) {
+                log_error("ucc_team_create_post: ep_map.array.elem_size %zu is not 1, 2, 4 or 8",
+                          static_cast<size_t>(m.array.elem_size));
+                return UCC_ERR_INVALID_PARAM;
+            }
+        }
+        d->params.ep_map.type = UCC_EP_MAP_ARRAY;
+        d->params.ep_map.array.map = d->eps.data();
+        d->params.ep_map.array.elem_size = sizeof(uint64_t);
+    }
+    creation.deferred = std::move(d);
+    return UCC_OK;
+}
+
 }  // namespace
 
 namespace ucc::core {
+
+void start_deferred_team(Context &ctx) {
+    ucc_team *h = ctx.deferred_team;
+    if (h == nullptr) {
+        return;
+    }
+    ctx.deferred_team = nullptr;
+    Team &t = h->team;
+    // Set by ucc_team_create_post with a CreationPoller only.
+    TeamCreation &creation = static_cast<CreationPoller *>(t.create_poller.get())->state;
+    const std::unique_ptr<TeamCreation::Deferred> d = std::move(creation.deferred);
+    ucc_status_t st = ctx.join_status;
+    if (st == UCC_OK) {
+        try {
+            st = start_via_ep_map(&t, d->params, d->has_map, creation);
+        } catch (...) {
+            st = status_of_current_exception();
+        }
+    }
+    if (st != UCC_OK || t.state == TeamState::kActive) {
+        finish_creation(&t, st);  // failed, or a user id: nothing to agree on
+    }
+}
 
 void retire_team(ucc_team *team) {
     Team &t = team->team;
@@ -207,6 +295,12 @@ UCC_EXPORT ucc_status_t ucc_team_create_post(ucc_context_h *contexts, uint32_t n
                     "progress");
             return UCC_ERR_INVALID_PARAM;
         }
+        if (ctx.join_status != UCC_OK && ctx.join_status != UCC_INPROGRESS) {
+            UCC_LOG(ctx.log, kError,
+                    "ucc_team_create_post: the context's OOB peer exchange failed (%s)",
+                    ucc_status_string(ctx.join_status));
+            return ctx.join_status;
+        }
         if (ctx.type == UCC_CONTEXT_EXCLUSIVE && !ctx.live_teams.empty()) {
             UCC_LOG(ctx.log, kError,
                     "ucc_team_create_post: an exclusive context holds one team at a time");
@@ -262,7 +356,7 @@ UCC_EXPORT ucc_status_t ucc_team_create_post(ucc_context_h *contexts, uint32_t n
             }
         }
         if (!has_oob && !has_map && ctx.has_oob && size == 0) {
-            size = ctx.peers.size();  // the whole context
+            size = ctx.oob.n_oob_eps;  // the whole context
         }
         if (size == 0 && has_ep && !has_oob) {
             size = 1;
@@ -313,7 +407,7 @@ UCC_EXPORT ucc_status_t ucc_team_create_post(ucc_context_h *contexts, uint32_t n
         }
 
         ucc::alloc_site(ctx.sim, ucc::AllocSite::kTeamHandle);
-        std::unique_ptr<ucc_team> h(new ucc_team{Team(&ctx)});
+        std::unique_ptr<ucc_team> h(ucc::core::new_team_handle(ctx));
         Team &t = h->team;
         t.size = static_cast<uint32_t>(size);
         t.sync_type = ctx.sync_type;
@@ -363,32 +457,14 @@ UCC_EXPORT ucc_status_t ucc_team_create_post(ucc_context_h *contexts, uint32_t n
                           ucc_status_string(st));
                 return st;
             }
+        } else if (ctx.join_status == UCC_INPROGRESS) {
+            // The context still learns its peers (a rank without a fiber):
+            // the ep map resolves once it has them (start_deferred_team).
+            UCC_TRY(defer(creation->state, p, has_map));
+            ctx.team_create_in_progress = true;
+            ctx.deferred_team = h.get();
         } else {
-            UCC_TRY(create_via_ep_map(&t, &p, has_map));
-            if (t.has_user_id && t.user_id <= ucc::core::kUserIdMax) {
-                t.id = static_cast<uint16_t>(t.user_id);
-                t.state = TeamState::kActive;
-                t.create_status = UCC_OK;
-            } else {
-                // Creation traffic uses a reserved team id and a key that every
-                // member derives from the same parameters.
-                uint32_t key = 2166136261u;
-                uint64_t words[3] = {size, static_cast<uint64_t>(has_map ? p.ep_map.type : 0),
-                                     t.peers.at(0)};
-                key = ucc::core::hash32(words, sizeof(words), key);
-                auto ag = std::make_unique<IdAgreement>();
-                ag->t = &t;
-                ag->value = ctx.next_team_id;
-                ucc::coll::Args a;
-                a.type = UCC_COLL_TYPE_ALLREDUCE;
-                ag->coll = std::make_unique<ucc::coll::Coll>(
-                    t, a, t.rank, t.size, ucc::tag::make(ucc::tag::kCreationTeamId, key));
-                ctx.team_create_in_progress = true;
-                t.create_task = ucc::core::agree_max(*ag->coll, &ag->value);
-                IdAgreement *raw = ag.get();
-                creation->state.agreement = std::move(ag);
-                t.create_task.start(raw);
-            }
+            UCC_TRY(start_via_ep_map(&t, p, has_map, creation->state));
         }
         t.create_poller = std::move(creation);
         ctx.live_teams.push_back(h.get());

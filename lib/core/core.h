@@ -166,9 +166,16 @@ class Poller {
     virtual bool poll() = 0;
 };
 
-// What a context's pool reserves at creation (Pool::reserve): room for its
-// first request, with its algorithm's frame and first transfers (a
-// log-round collective's).
+// What a context's pool reserves at creation (Pool::reserve), carved in the
+// order they are made: on a context over an OOB, room for the frames of its
+// first team's id agreement (api_team.cc: the team resolves an ep map and
+// agrees on an id); then room for its first request with its algorithm's
+// frame and first transfers (a log-round collective's). With the room set
+// aside for its first team's handle (Context::team_room), a simulated rank's
+// context, endpoint, team and first collective sit in one compact run of
+// memory, however far the heap has moved on while the context's OOB
+// exchange ran.
+constexpr size_t kContextAgreementBlocks = 1024;
 constexpr size_t kContextFirstBlocks = 1024 + 512;
 
 struct Context final : CompletionSink, coll::Scheduler, Drain {
@@ -241,6 +248,17 @@ struct Context final : CompletionSink, coll::Scheduler, Drain {
     ucc_oob_coll_t oob{};
     uint64_t ctx_id = 0;
     PeerMap peers;  // context ep -> transport peer (when created with OOB)
+    // A context over an OOB made on a simulated rank without a fiber learns
+    // its peers in later passes (lib/core/context_peers.h): UCC_INPROGRESS
+    // until then, the exchange's error if it failed; `join` polls it, and
+    // `deferred_team` is a team posted meanwhile that waits for it.
+    ucc_status_t join_status = UCC_OK;
+    std::unique_ptr<Poller> join;
+    ucc_team *deferred_team = nullptr;
+    // Heap memory for the first team's handle, set aside when the context
+    // is made (beside it); null once taken. Not in the pool: a destroyed
+    // team's handle stays (a tombstone) and must not hold the pool's room.
+    void *team_room = nullptr;
     std::vector<uint8_t> address;
     std::vector<ucc_mem_map_t> mem_segments;
 
@@ -386,15 +404,9 @@ struct ActiveSetEnv final : coll::CollEnv {
     void report_inconsistent(const char *what) override { team->report_inconsistent(what); }
 };
 
-struct CollRequest {
+// From its context's pool (`new (ctx.pool)`), beside the context.
+struct CollRequest : PoolAllocated<CollRequest> {
     ucc_coll_req_t super;  // must stay the first member: ucc_collective_test reads it
-
-    // From its context's pool (Pool::allocate_in), beside the context.
-    static void *operator new(size_t bytes, Pool &pool) { return Pool::allocate_in(&pool, bytes); }
-    static void operator delete(void *p, Pool &) noexcept {
-        Pool::deallocate_in(p, sizeof(CollRequest));
-    }
-    static void operator delete(void *p, size_t bytes) noexcept { Pool::deallocate_in(p, bytes); }
 
     struct Owner final : TaskOwner {
         CollRequest *req = nullptr;
@@ -524,6 +536,13 @@ struct ucc_lib_info {
 struct ucc_context {
     ucc::core::Context ctx;
 };
-struct ucc_team {
+// From Pool::allocate_in (on the heap: new_team_handle).
+struct ucc_team : ucc::PoolAllocated<ucc_team> {
     ucc::core::Team team;
 };
+
+namespace ucc::core {
+// A new team handle on `ctx`: in the room the context set aside for its
+// first team, else on the heap.
+ucc_team *new_team_handle(Context &ctx);
+}  // namespace ucc::core

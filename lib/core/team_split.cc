@@ -110,7 +110,7 @@ UCC_EXPORT ucc_status_t ucc_team_create_from_parent(uint64_t my_ep, uint32_t inc
                     "progress");
             return UCC_ERR_INVALID_PARAM;
         }
-        std::unique_ptr<ucc_team> h(new ucc_team{Team(&ctx)});
+        std::unique_ptr<ucc_team> h(ucc::core::new_team_handle(ctx));
         Team &t = h->team;
         t.placeholder = included == 0;
         t.sync_type = p.sync_type;

@@ -1,6 +1,9 @@
 // The callback-style test program (sim_fiberless_program.h).
 #include "tests/common/sim_fiberless_program.h"
 
+#include <algorithm>
+#include <climits>
+
 namespace ucc::testkit::fiberless {
 
 namespace {
@@ -100,6 +103,57 @@ ucc_status_t team_ready(void *arg) {
     return UCC_OK;
 }
 
+// The context's and team's parameters of `wiring` (map: an ARRAY ep map's).
+void setup_params(const Shared &sh, uint32_t me, ucc_context_params_t *cp, ucc_team_params_t *tp,
+                  std::vector<uint32_t> *map) {
+    *cp = {};
+    *tp = {};
+    if (sh.wiring == Wiring::kTeamOob) {
+        tp->mask =
+            UCC_TEAM_PARAM_FIELD_OOB | UCC_TEAM_PARAM_FIELD_EP | UCC_TEAM_PARAM_FIELD_EP_RANGE;
+        ucc_sim_oob(&tp->oob);
+        tp->ep = me;
+        tp->ep_range = UCC_COLLECTIVE_EP_RANGE_CONTIG;
+        return;
+    }
+    cp->mask = UCC_CONTEXT_PARAM_FIELD_OOB;
+    ucc_sim_oob(&cp->oob);
+    tp->mask =
+        UCC_TEAM_PARAM_FIELD_EP_MAP | UCC_TEAM_PARAM_FIELD_EP | UCC_TEAM_PARAM_FIELD_EP_RANGE;
+    tp->ep_range = UCC_COLLECTIVE_EP_RANGE_CONTIG;
+    tp->ep_map.ep_num = sh.n;
+    if (sh.wiring == Wiring::kContextOob) {
+        tp->ep_map.type = UCC_EP_MAP_FULL;
+        tp->ep = me;
+        return;
+    }
+    map->resize(sh.n);
+    for (uint32_t i = 0; i < sh.n; ++i) {
+        (*map)[i] = sh.n - 1 - i;
+    }
+    tp->ep_map.type = UCC_EP_MAP_ARRAY;
+    tp->ep_map.array.map = map->data();
+    tp->ep_map.array.elem_size = sizeof(uint32_t);
+    tp->ep = sh.n - 1 - me;
+}
+
+// A context over the OOB destroyed at once (abandon_first_context).
+bool make_and_drop_a_context(const Shared &sh, ucc_lib_h lib) {
+    if (!sh.abandon_first_context) {
+        return true;
+    }
+    ucc_context_params_t cp{};
+    cp.mask = UCC_CONTEXT_PARAM_FIELD_OOB;
+    ucc_sim_oob(&cp.oob);
+    ucc_context_h c = nullptr;
+    return ucc_context_create(lib, &cp, nullptr, &c) == UCC_OK && ucc_context_destroy(c) == UCC_OK;
+}
+
+// An OOB of the program's own, which a rank without a fiber cannot wait for.
+ucc_status_t own_allgather(void *, void *, size_t, void *, void **) {
+    return UCC_ERR_NOT_IMPLEMENTED;
+}
+
 void start(void *arg) {
     auto &sh = *static_cast<Shared *>(arg);
     auto *r = sh.ranks[ucc_sim_rank()].get();
@@ -117,30 +171,34 @@ void start(void *arg) {
         return;
     }
     ucc_lib_config_release(lcfg);
-    ucc_context_params_t cp{};
     if (r->me == 0 && sh.refusals) {
-        // A context over an OOB would have to wait for the others.
+        // A context over an OOB of the program's own would have to wait for
+        // the others.
         ucc_context_params_t with_oob{};
         with_oob.mask = UCC_CONTEXT_PARAM_FIELD_OOB;
         ucc_sim_oob(&with_oob.oob);
+        with_oob.oob.allgather = own_allgather;
         ucc_context_h c = nullptr;
         sh.ctx_with_oob = ucc_context_create(r->lib, &with_oob, nullptr, &c);
         sh.threads = ucc_sim_run_threads(
             2, [](uint32_t, void *) {}, nullptr);
     }
-    if (ucc_context_create(r->lib, &cp, nullptr, &r->ctx) != UCC_OK) {
+    ucc_context_params_t cp;
+    ucc_team_params_t tp;
+    std::vector<uint32_t> map;
+    setup_params(sh, r->me, &cp, &tp, &map);
+    if (!make_and_drop_a_context(sh, r->lib) ||
+        ucc_context_create(r->lib, &cp, nullptr, &r->ctx) != UCC_OK) {
         fail(r);
         return;
     }
-    ucc_team_params_t tp{};
-    tp.mask = UCC_TEAM_PARAM_FIELD_OOB | UCC_TEAM_PARAM_FIELD_EP | UCC_TEAM_PARAM_FIELD_EP_RANGE;
-    ucc_sim_oob(&tp.oob);
-    tp.ep = r->me;
-    tp.ep_range = UCC_COLLECTIVE_EP_RANGE_CONTIG;
+    // Posted at once: a context over the OOB may still be learning its
+    // peers, and the team then waits for it.
     if (ucc_team_create_post(&r->ctx, 1, &tp, &r->team) != UCC_OK) {
         fail(r);
         return;
     }
+    std::fill(map.begin(), map.end(), UINT32_MAX);  // the post kept what it needs
     ucc_sim_on_progress(team_ready, r);
     if (sh.variant == Variant::kHookNeverDone && r->me == sh.n - 1) {
         ucc_sim_on_progress(never_done, nullptr);
@@ -159,21 +217,21 @@ void start_with_fiber(void *arg) {
     ucc_lib_params_t lp{};
     lp.mask = UCC_LIB_PARAM_FIELD_THREAD_MODE;
     lp.thread_mode = UCC_THREAD_SINGLE;
-    ucc_context_params_t cp{};
-    ucc_team_params_t tp{};
-    tp.mask = UCC_TEAM_PARAM_FIELD_OOB | UCC_TEAM_PARAM_FIELD_EP | UCC_TEAM_PARAM_FIELD_EP_RANGE;
-    ucc_sim_oob(&tp.oob);
-    tp.ep = r.me;
-    tp.ep_range = UCC_COLLECTIVE_EP_RANGE_CONTIG;
+    ucc_context_params_t cp;
+    ucc_team_params_t tp;
+    std::vector<uint32_t> map;
+    setup_params(sh, r.me, &cp, &tp, &map);
     if (ucc_lib_config_read(nullptr, nullptr, &lcfg) != UCC_OK ||
         ucc_init(&lp, lcfg, &r.lib) != UCC_OK) {
         sh.failed++;
         return;
     }
     ucc_lib_config_release(lcfg);
-    if (ucc_context_create(r.lib, &cp, nullptr, &r.ctx) != UCC_OK ||
+    if (!make_and_drop_a_context(sh, r.lib) ||
+        ucc_context_create(r.lib, &cp, nullptr, &r.ctx) != UCC_OK ||
         ucc_team_create_post(&r.ctx, 1, &tp, &r.team) != UCC_OK) {
         sh.failed++;
+        ucc_sim_exit();  // as fail() does: the peers see it gone
         return;
     }
     ucc_status_t st;

@@ -1,8 +1,9 @@
 // A simulated rank program in completion-callback style, for the tests of
 // ranks without a fiber (UCC_SIM_FLAG_FIBERLESS): each rank's start makes a
-// library, a context without an OOB and a team over the simulator's OOB; a
-// progress hook posts the first allreduce once the team is made; each
-// allreduce's callback checks the sums and posts the next; a hook tears down.
+// library, a context without an OOB and a team over the simulator's OOB (or
+// a context over the OOB and a team over its eps, `wiring`); a progress hook
+// posts the first allreduce once the team is made; each allreduce's
+// callback checks the sums and posts the next; a hook tears down.
 // The same calls from ranks with fibers (waiting in test-and-progress loops)
 // run with `fiberless` false, so that the two can be compared.
 #pragma once
@@ -34,11 +35,24 @@ struct Rank {
 
 enum class Variant { kPlain, kTimeout, kHookNeverDone };
 
+// How a rank makes its context and team.
+enum class Wiring {
+    kTeamOob,     // a context without an OOB, the team over the OOB
+    kContextOob,  // the context over the OOB, the team over all its eps (a FULL ep map)
+    // The context over the OOB, the team over its eps in reverse order (an
+    // ARRAY ep map the program overwrites right after the post).
+    kContextOobArray,
+};
+
 struct Shared {
     uint32_t n = 0;
     uint32_t iters = 3;
     size_t count = 5;
     Variant variant = Variant::kPlain;
+    Wiring wiring = Wiring::kTeamOob;
+    // Each rank first makes a context over the OOB and destroys it at once,
+    // before it has its peers (without a fiber: while it still joins).
+    bool abandon_first_context = false;
     bool refusals = false;  // rank 0 first tries what a rank without a fiber cannot do
     std::vector<std::unique_ptr<Rank>> ranks;
     uint64_t wrong = 0;      // results that differ from the expected sums

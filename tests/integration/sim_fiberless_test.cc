@@ -55,6 +55,48 @@ TEST(SimFiberless, SameRunAsTheSameCallsFromAFiber) {
     }
 }
 
+// A context over the simulator's OOB cannot be waited for without a fiber:
+// it is returned at once and learns its peers in later passes, and a team
+// posted on it meanwhile waits for that, then resolves its ep map. The run is
+// that of a program with fibers whose ucc_context_create waits.
+TEST(SimFiberless, AContextOverTheOobJoinsInLaterPasses) {
+    for (Wiring wiring : {Wiring::kContextOob, Wiring::kContextOobArray}) {
+        for (uint32_t n : {1u, 2u, 7u, 64u}) {
+            SCOPED_TRACE("n=" + std::to_string(n) +
+                         (wiring == Wiring::kContextOobArray ? " array" : " full"));
+            Shared a;
+            a.wiring = wiring;
+            const Outcome callbacks = run(&a, n, true);
+            EXPECT_EQ(callbacks.status, UCC_OK);
+            EXPECT_EQ(a.wrong, 0u);
+            EXPECT_EQ(a.failed, 0u);
+            EXPECT_EQ(a.finished, n);
+            EXPECT_EQ(callbacks.resumes, 0u);
+            Shared b;
+            b.wiring = wiring;
+            const Outcome fibers = run(&b, n, false);
+            ASSERT_EQ(fibers.status, UCC_OK);
+            EXPECT_EQ(b.finished, n);
+            EXPECT_EQ(callbacks.hash, fibers.hash);
+            EXPECT_EQ(callbacks.time, fibers.time);
+        }
+    }
+}
+
+// A context destroyed while it still joins gives its exchange up: the
+// others' exchange completes without it, nothing is left behind (the
+// sanitized build checks for leaks), and the next context joins.
+TEST(SimFiberless, AContextDestroyedWhileItJoinsGivesItsExchangeUp) {
+    Shared sh;
+    sh.wiring = Wiring::kContextOob;
+    sh.abandon_first_context = true;
+    const Outcome o = run(&sh, 7, true);
+    EXPECT_EQ(o.status, UCC_OK);
+    EXPECT_EQ(sh.wrong, 0u);
+    EXPECT_EQ(sh.failed, 0u);
+    EXPECT_EQ(sh.finished, 7u);
+}
+
 TEST(SimFiberless, TimeoutsFireWithoutAFiberWaitingForThem) {
     Shared sh;
     sh.variant = Variant::kTimeout;

@@ -127,6 +127,9 @@ void Cluster::publish_exchange(OobRound *round) {
         table = std::make_shared<const std::vector<uint64_t>>(std::move(round->endpoints));
     }
     for (OobRequest *q : round->reqs) {
+        if (q == nullptr) {
+            continue;  // given up by a rank that joined (exchange_cancel)
+        }
         q->table = table;
         q->start = first;
         q->stride = stride;

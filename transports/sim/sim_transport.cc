@@ -927,6 +927,10 @@ ucc_status_t SimTransport::exchange_test(void *req, Exchange *out) {
     return st;
 }
 
+void SimTransport::exchange_cancel(void *req) {
+    cluster_->oob_free(static_cast<OobRequest *>(req));
+}
+
 bool SimTransport::find_conflict(Tag base, Tag mask, uint64_t signature, Peer *peer,
                                  uint64_t *theirs) const {
     // Peers and tags in ascending order, so the answer is deterministic.

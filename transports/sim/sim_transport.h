@@ -99,6 +99,7 @@ class SimTransport final : public ucc::Transport, public ucc::SimulatedWorld {
     ucc_status_t exchange_post(const ucc_oob_coll_t &oob, uint64_t value, uint64_t check,
                                void **req) override;
     ucc_status_t exchange_test(void *req, Exchange *out) override;
+    void exchange_cancel(void *req) override;
     bool find_conflict(Tag base, Tag mask, uint64_t signature, Peer *peer,
                        uint64_t *theirs) const override;
     void charge(Work kind, size_t bytes) override;
