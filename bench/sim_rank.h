@@ -1,8 +1,9 @@
 // The public-API lifecycle every benchmark rank runs: library, context over the
-// simulator's OOB, team over all ranks (FULL ep map), one collective, teardown;
-// and the same in completion-callback style for a rank without a fiber
-// (UCC_SIM_FLAG_FIBERLESS: a context without an OOB, the team over the
-// simulator's OOB). Header-only, shared by the programs in bench/.
+// simulator's OOB, team over all ranks (FULL ep map), one collective, teardown
+// (or, `team_oob`, a context without an OOB and the team over the
+// simulator's OOB); and the same in completion-callback style for a rank
+// without a fiber (UCC_SIM_FLAG_FIBERLESS). Header-only, shared by the
+// programs in bench/.
 #pragma once
 
 #include "ucc/api/ucc.h"
@@ -16,9 +17,31 @@ struct SimRank {
     ucc_team_h team = nullptr;
 };
 
-// Creates lib, context and team on the calling simulated rank. `team_oob`:
-// as a rank without a fiber must (SimRankCallbacks), a context without an
-// OOB and the team over the simulator's OOB.
+// The context's and team's parameters: the context over the simulator's OOB
+// and the team over all its eps, or (`team_oob`) a context without an OOB
+// and the team over the simulator's OOB.
+inline void sim_rank_params(bool team_oob, ucc_context_params_t *cp, ucc_team_params_t *tp) {
+    *cp = {};
+    *tp = {};
+    if (!team_oob) {
+        cp->mask = UCC_CONTEXT_PARAM_FIELD_OOB;
+        ucc_sim_oob(&cp->oob);
+    }
+    tp->mask = UCC_TEAM_PARAM_FIELD_EP | UCC_TEAM_PARAM_FIELD_EP_RANGE;
+    if (team_oob) {
+        tp->mask |= UCC_TEAM_PARAM_FIELD_OOB;
+        ucc_sim_oob(&tp->oob);
+    } else {
+        tp->mask |= UCC_TEAM_PARAM_FIELD_EP_MAP;
+        tp->ep_map.type = UCC_EP_MAP_FULL;
+        tp->ep_map.ep_num = ucc_sim_size();
+    }
+    tp->ep = ucc_sim_rank();
+    tp->ep_range = UCC_COLLECTIVE_EP_RANGE_CONTIG;
+}
+
+// Creates lib, context and team on the calling simulated rank (`team_oob`:
+// sim_rank_params).
 inline bool sim_rank_open(SimRank *r, bool team_oob = false) {
     ucc_lib_config_h lcfg;
     if (ucc_lib_config_read(nullptr, nullptr, &lcfg) != UCC_OK) {
@@ -32,26 +55,12 @@ inline bool sim_rank_open(SimRank *r, bool team_oob = false) {
     if (st != UCC_OK) {
         return false;
     }
-    ucc_context_params_t cp{};
-    if (!team_oob) {
-        cp.mask = UCC_CONTEXT_PARAM_FIELD_OOB;
-        ucc_sim_oob(&cp.oob);
-    }
+    ucc_context_params_t cp;
+    ucc_team_params_t tp;
+    sim_rank_params(team_oob, &cp, &tp);
     if (ucc_context_create(r->lib, &cp, nullptr, &r->ctx) != UCC_OK) {
         return false;
     }
-    ucc_team_params_t tp{};
-    tp.mask = UCC_TEAM_PARAM_FIELD_EP | UCC_TEAM_PARAM_FIELD_EP_RANGE;
-    if (team_oob) {
-        tp.mask |= UCC_TEAM_PARAM_FIELD_OOB;
-        ucc_sim_oob(&tp.oob);
-    } else {
-        tp.mask |= UCC_TEAM_PARAM_FIELD_EP_MAP;
-        tp.ep_map.type = UCC_EP_MAP_FULL;
-        tp.ep_map.ep_num = ucc_sim_size();
-    }
-    tp.ep = ucc_sim_rank();
-    tp.ep_range = UCC_COLLECTIVE_EP_RANGE_CONTIG;
     st = ucc_team_create_post(&r->ctx, 1, &tp, &r->team);
     if (st == UCC_OK) {
         while ((st = ucc_team_create_test(r->team)) == UCC_INPROGRESS) {
@@ -95,12 +104,14 @@ inline void sim_rank_close(SimRank *r) {
 }
 
 // A rank without a fiber: sim_rank_start() makes the library and context,
-// posts the team and returns; the collective (`proto`, shared by all ranks,
+// posts the team and returns (a context over the OOB then learns its peers,
+// and the team starts, in the rank's later passes); the collective (`proto`, shared by all ranks,
 // with this rank's `src` and `dst`, owned by the caller) is posted once the
 // team is made, and the teardown follows its callback. `status` is its final
 // status (UCC_INPROGRESS until then), `coll_s` its virtual duration.
 struct SimRankCallbacks {
     SimRank r;
+    bool team_oob = false;  // sim_rank_params
     const ucc_coll_args_t *proto = nullptr;
     void *src = nullptr;
     void *dst = nullptr;
@@ -172,17 +183,13 @@ inline void sim_rank_start(SimRankCallbacks *c) {
         st = ucc_init(&lp, lcfg, &c->r.lib);
         ucc_lib_config_release(lcfg);
     }
-    ucc_context_params_t cp{};
+    ucc_context_params_t cp;
+    ucc_team_params_t tp;
+    sim_rank_params(c->team_oob, &cp, &tp);
     if (st == UCC_OK) {
         st = ucc_context_create(c->r.lib, &cp, nullptr, &c->r.ctx);
     }
     if (st == UCC_OK) {
-        ucc_team_params_t tp{};
-        tp.mask =
-            UCC_TEAM_PARAM_FIELD_OOB | UCC_TEAM_PARAM_FIELD_EP | UCC_TEAM_PARAM_FIELD_EP_RANGE;
-        ucc_sim_oob(&tp.oob);
-        tp.ep = ucc_sim_rank();
-        tp.ep_range = UCC_COLLECTIVE_EP_RANGE_CONTIG;
         st = ucc_team_create_post(&c->r.ctx, 1, &tp, &c->r.team);
         if (st != UCC_OK) {
             c->r.team = nullptr;

@@ -32,12 +32,12 @@
 //
 // --fiberless runs every rank in completion-callback style without a fiber
 // (UCC_SIM_FLAG_FIBERLESS; bench/sim_rank.h SimRankCallbacks): the same
-// collective, posted from a hook once the team (over the simulator's OOB,
-// the context has none) is made, torn down from its callback's hook; resumes
-// is then 0 and rss_per_rank_kb shows what a rank costs without a stack.
-// --team-oob gives the ranks with fibers that same setup (a context without
-// an OOB, the team over the simulator's OOB): the same calls in the two
-// styles, for comparing them (the trace hashes are then equal).
+// calls, the collective posted from a hook once the team is made, torn down
+// from its callback's hook; resumes is then 0 and rss_per_rank_kb shows what
+// a rank costs without a stack. The run (trace hash) is that of the same
+// setup with fibers. --team-oob makes the context without an OOB and the
+// team over the simulator's OOB (with fibers or, with --fiberless, without):
+// half the events, as the team's members need not agree on its id.
 //
 // Usage: sim_workload [--quick] [--replay] [--seed S] [--network SPEC] [--only RANKS]
 //                     [--workload NAME] [--no-drain] [--fiberless] [--team-oob]
@@ -170,6 +170,7 @@ void rank_start(void *arg) {
         f.c.dst = f.dst.data();
     }
     f.c.proto = &ra->proto;
+    f.c.team_oob = ra->team_oob;
     ucc::bench::sim_rank_start(&f.c);
 }
 

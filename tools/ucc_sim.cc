@@ -97,9 +97,9 @@ const char kUsage[] =
     "  --timing-only         move and reduce no payload: only messages, sizes and costs\n"
     "  --no-drain            resume a waiting rank for every packet (the same run, slower)\n"
     "  --fiberless           run the sweep in completion-callback style, no fiber (stack)\n"
-    "                        per rank; the context has no OOB, the team uses the OOB\n"
-    "  --team-oob            the same setup with fibers: a context without an OOB, the team\n"
-    "                        over the OOB (the same run as --fiberless)\n"
+    "                        per rank: the same run, less memory\n"
+    "  --team-oob            a context without an OOB, the team over the OOB (no id\n"
+    "                        agreement: fewer events); with or without --fiberless\n"
     "  --stack-size BYTES    fiber stack per rank (default 256K)\n"
     "  --faults PLAN         inject faults: crash=R@T, stall=R@T:D, spike=P:D, nomem=R#K,\n"
     "                        nomem_p=P, oob=R#K[:D], detect=S (comma-separated), or swarm[:H]\n"
@@ -433,7 +433,7 @@ ucc::perf::RankSetup rank_setup(const Options &o, bool rehearsal) {
     s.rank = ucc_sim_rank();
     s.size = ucc_sim_size();
     s.team_from_ep_map = true;
-    s.context_without_oob = o.team_oob;  // --fiberless: CallbackSweep sets it
+    s.context_without_oob = o.team_oob;
     if (!o.alg.empty()) {
         std::string var = o.coll->name;
         for (char &ch : var) {

@@ -20,16 +20,18 @@ UCC_TRACE="$work/t" "$build/ucc_sim" -np 4 -c allgatherv -b 8 -e 4K -i 2 >/dev/n
 grep -q "^  allgatherv  *80 " "$work/out" || { cat "$work/out"; fail "allgatherv row"; }
 grep -q " 1.000  ring -> ring" "$work/out" || { cat "$work/out"; fail "ratio 1 as recorded"; }
 grep -q "checked against the model" "$work/out" || fail "no model check"
-# Contexts without an OOB (the team over it), with fibers and without: the
-# files are named by the team's ranks, and the replay takes as long as the
-# run did (a rank without a fiber records no time of its own: its waits are
-# the simulator's passes).
-for setup in --team-oob --fiberless; do
-    mkdir "$work/t$setup"
-    UCC_TRACE="$work/t$setup" "$build/ucc_sim" -np 4 -c allreduce -b 8 -e 64 -i 2 $setup \
+# Contexts without an OOB (the team over it), with fibers and without, and
+# contexts over the OOB without fibers: the files are named by the team's
+# ranks, and the replay takes as long as the run did (a rank without a fiber
+# records no time of its own: its waits are the simulator's passes).
+i=0
+for setup in "--team-oob" "--fiberless --team-oob" "--fiberless"; do
+    i=$((i + 1))
+    mkdir "$work/t$i"
+    UCC_TRACE="$work/t$i" "$build/ucc_sim" -np 4 -c allreduce -b 8 -e 64 -i 2 $setup \
         >/dev/null 2>&1 || fail "recording $setup"
-    [[ -f "$work/t$setup/rank3.jsonl" ]] || fail "no rank3.jsonl $setup"
-    "$build/ucc_replay" "$work/t$setup" >"$work/out" 2>&1 || { cat "$work/out"; fail "replay $setup"; }
+    [[ -f "$work/t$i/rank3.jsonl" ]] || fail "no rank3.jsonl $setup"
+    "$build/ucc_replay" "$work/t$i" >"$work/out" 2>&1 || { cat "$work/out"; fail "replay $setup"; }
     grep -Eq "^  allreduce  *32 .* (0\.99[5-9]|1\.00[0-5])  recursive_doubling -> recursive_doubling" "$work/out" ||
         { cat "$work/out"; fail "ratio 1 as recorded $setup"; }
 done

@@ -19,8 +19,8 @@ struct RankSetup {
     // The team over the context's endpoints (a FULL ep map, no OOB exchange):
     // how ucc_sim makes a million-rank team cheaply.
     bool team_from_ep_map = false;
-    // A context without an OOB (the team's OOB is then `oob`): what a rank
-    // without a fiber must do, its context creation cannot wait.
+    // A context without an OOB (the team's OOB is then `oob`): half the
+    // events of a team from the ep map, whose members agree on its id.
     bool context_without_oob = false;
     // Context configuration set before creation, e.g. {"ALLREDUCE_ALG", "ring"}.
     std::vector<std::pair<std::string, std::string>> config;

@@ -37,9 +37,7 @@ CallbackSweep::CallbackSweep(const SweepPlan &plan, const SweepWorld &w, RankSet
       setup_(std::move(setup)),
       results_(results),
       progress_(progress),
-      failures_(failures) {
-    setup_.context_without_oob = true;
-}
+      failures_(failures) {}
 
 CallbackSweep::~CallbackSweep() = default;
 

@@ -2,8 +2,9 @@
 // simulated rank without a fiber (ucc_sim --fiberless, UCC_SIM_FLAG_FIBERLESS).
 //
 // The same plan, calls and timings as run_sweep() on a shared Results, but
-// nothing waits: start() makes the library and a context without an OOB and
-// posts the team over the simulator's OOB; a progress hook
+// nothing waits: start() makes the library and the context and posts the
+// team (a context over the OOB learns its peers, and the team starts, in
+// the rank's later passes); a progress hook
 // (ucc_sim_on_progress) then drives the sweep. Each collective's callback
 // records its status, and the hook, run after every pass over the rank's
 // contexts, takes the next step: the next barrier or iteration, the next
@@ -21,7 +22,6 @@ namespace ucc::perf {
 
 class CallbackSweep {
   public:
-    // `setup`'s context is made without an OOB (the team takes setup.oob).
     CallbackSweep(const SweepPlan &plan, const SweepWorld &w, RankSetup setup, Results *results,
                   Progress *progress, Failures *failures);
     ~CallbackSweep();
