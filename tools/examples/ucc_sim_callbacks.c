@@ -5,14 +5,16 @@
  *   cc -std=c99 -I include tools/examples/ucc_sim_callbacks.c -L build -lucc -o cb
  *   ./cb [ranks (default 4096)] [iterations (default 10)]
  *
- * Each rank's start creates a library and a context without an OOB (it
- * cannot wait for the others), posts a team over the simulator's OOB and
- * returns. A progress hook (ucc_sim_on_progress) waits for the team and posts
- * the first allreduce; each allreduce's callback checks the sum and asks for
- * the next one, which the hook posts (a hook, not the callback, posts: a
- * collective that completes inside its post never recurses); after the last,
- * the hook tears everything down and completes. Prints one line; exit status
- * 0 when every rank got every sum right.
+ * Each rank's start creates a library and a context without an OOB, posts a
+ * team over the simulator's OOB and returns (a context over ucc_sim_oob()
+ * with a team over its eps works too: the context learns its peers in the
+ * rank's later passes, and the team waits for that). A progress hook
+ * (ucc_sim_on_progress) waits for the team and posts the first allreduce;
+ * each allreduce's callback checks the sum and asks for the next one, which
+ * the hook posts (a hook, not the callback, posts: a collective that
+ * completes inside its post never recurses); after the last, the hook tears
+ * everything down and completes. Prints one line; exit status 0 when every
+ * rank got every sum right.
  */
 #include <stdint.h>
 #include <stdio.h>

@@ -17,7 +17,8 @@
 //     or until the earliest timeout of its requests.
 // Nothing may wait inside a pass: idle() returns at once (a deadline it names
 // is kept for the pass's end), so OOB tests return UCC_INPROGRESS and a
-// context cannot be created over an OOB (SimulatedWorld::can_wait). A
+// context over the cluster's OOB learns its peers in later passes
+// (SimulatedWorld::can_wait; lib/core/context_peers.h). A
 // program that loops on progress inside a callback is caught by the spin
 // limit, as a fiber that never blocks is.
 //

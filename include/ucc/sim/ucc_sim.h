@@ -46,13 +46,17 @@ enum ucc_sim_flags {
     /** Ranks without a fiber: a program in completion-callback style, which
      *  needs no stack of its own. rank_main runs once per rank on the
      *  simulator's own stack and must never wait: it creates its library and
-     *  a context (without an OOB: ucc_context_create with one returns
-     *  UCC_ERR_NOT_SUPPORTED, its exchange would have to wait), posts a team
-     *  creation with ucc_sim_oob() as the team's OOB, adds a hook with
-     *  ucc_sim_on_progress() and returns. From then on, whenever something
-     *  reaches the rank, the simulator runs a pass of progress on each of its
-     *  contexts, which runs the callbacks of completed requests
-     *  (ucc_coll_args_t.cb), then runs its hooks. The rank has finished when
+     *  a context, posts a team creation, adds a hook with
+     *  ucc_sim_on_progress() and returns. The context is made without an OOB
+     *  and the team with ucc_sim_oob() as the team's OOB, or the context over
+     *  ucc_sim_oob() and the team over its eps: ucc_context_create then
+     *  returns the context at once, it learns its peers in the rank's later
+     *  passes, and a team posted on it meanwhile waits for that (over an OOB
+     *  of the program's own, ucc_context_create returns
+     *  UCC_ERR_NOT_SUPPORTED: its exchange would have to wait). From then
+     *  on, whenever something reaches the rank, the simulator runs a pass of
+     *  progress on each of its contexts, which runs the callbacks of
+     *  completed requests (ucc_coll_args_t.cb), then runs its hooks. The rank has finished when
      *  it has no hook and no request, team creation or OOB step in flight.
      *  Inside a pass, ucc_context_progress() returns at once, a program that
      *  loops on it is stopped (as a rank that never blocks is), and
