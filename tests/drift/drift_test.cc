@@ -14,7 +14,8 @@
 //     the ranks with an endpoint alive between cycles.
 // drift() compares every checkpoint with the first: no count may move, the
 // operator new bytes may grow by kNewSlackBytes and glibc's figure by
-// kHeapSlackBytes over the whole run.
+// kHeapSlackBytes over the whole run (over UCX, over its second half:
+// kUcxHeapStepBytes).
 //
 // One cycle on every rank: ucc_init, ucc_context_create, a team of all ranks
 // (post, then test until done), allreduce, bcast, alltoall and barrier with
@@ -134,6 +135,13 @@ constexpr uint64_t kUcxDivisor = 50;
 // What a destroyed context's tombstone keeps until ucc_finalize: the context
 // and team records, their storage released (measured: 1.4 KB).
 constexpr int64_t kTombstoneBytes = 2 * 1024;
+// Over UCX, glibc's figure may step up once and stay (seen once, in CI on a
+// loaded machine: +325 KiB between two checkpoints, flat before and after,
+// with no operator new byte more): UCX's process-wide allocations, not the
+// library's. So there it is checked for drift over the second half of the
+// run, where a leak still shows (64 KiB over 100 cycles: 650 bytes a cycle),
+// and bounded overall by this.
+constexpr int64_t kUcxHeapStepBytes = 1024 * 1024;
 constexpr uint64_t kMaxSpins = 50'000'000;  // a wait that does not end (UCX)
 
 // ---- measurement ----
@@ -812,7 +820,15 @@ TEST(Drift, UcxCyclesKeepHeapFdsAndSharedMemoryFlat) {
     run.seconds = seconds_since(t0);
     ASSERT_EQ(run.errors(), "");
     print("UCX, 2 ranks as threads", run.checkpoints, run.seconds);
-    EXPECT_EQ(drift(run.checkpoints, kGlibcHeap), "");
+    EXPECT_EQ(drift(run.checkpoints, false), "");
+    const std::vector<Checkpoint> second_half(
+        run.checkpoints.begin() + static_cast<std::ptrdiff_t>(run.checkpoints.size() / 2),
+        run.checkpoints.end());
+    EXPECT_EQ(drift(second_half, kGlibcHeap), "");
+    if (kGlibcHeap) {
+        EXPECT_LE(run.checkpoints.back().heap_bytes - run.checkpoints.front().heap_bytes,
+                  kUcxHeapStepBytes);
+    }
 }
 
 #endif  // UCC_WITH_UCX
