@@ -62,6 +62,7 @@ Context::Context(Lib *l, Config cfg) : lib(l), config(std::move(cfg)) {
 
 Context::~Context() {
     trace_close(*this);  // a context whose creation failed
+    join.reset();        // before the pollers' list and the transport it uses
     if (team_room != nullptr) {
         Pool::deallocate_in(team_room, sizeof(ucc_team));
     }
