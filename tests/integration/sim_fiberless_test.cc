@@ -19,16 +19,21 @@ namespace {
 
 using namespace ucc::testkit::fiberless;
 
+// Every one of the n ranks got every sum right and tore down cleanly.
+void expect_every_rank_right(const Shared &sh, const Outcome &o, uint32_t n) {
+    EXPECT_EQ(o.status, UCC_OK);
+    EXPECT_EQ(sh.wrong, 0u);
+    EXPECT_EQ(sh.failed, 0u);
+    EXPECT_EQ(sh.finished, n);
+}
+
 TEST(SimFiberless, CallbackProgramsGetRightResultsWithoutAStackSwitch) {
     for (uint32_t n : {1u, 2u, 7u, 64u}) {
         SCOPED_TRACE("n=" + std::to_string(n));
         Shared sh;
         sh.refusals = true;
         const Outcome o = run(&sh, n, true);
-        EXPECT_EQ(o.status, UCC_OK);
-        EXPECT_EQ(sh.wrong, 0u);
-        EXPECT_EQ(sh.failed, 0u);
-        EXPECT_EQ(sh.finished, n);
+        expect_every_rank_right(sh, o, n);
         EXPECT_EQ(o.resumes, 0u);
         EXPECT_GT(o.time, 0);
         // What a rank without a fiber cannot do is refused, not hung.
@@ -67,10 +72,7 @@ TEST(SimFiberless, AContextOverTheOobJoinsInLaterPasses) {
             Shared a;
             a.wiring = wiring;
             const Outcome callbacks = run(&a, n, true);
-            EXPECT_EQ(callbacks.status, UCC_OK);
-            EXPECT_EQ(a.wrong, 0u);
-            EXPECT_EQ(a.failed, 0u);
-            EXPECT_EQ(a.finished, n);
+            expect_every_rank_right(a, callbacks, n);
             EXPECT_EQ(callbacks.resumes, 0u);
             Shared b;
             b.wiring = wiring;
@@ -90,11 +92,7 @@ TEST(SimFiberless, AContextDestroyedWhileItJoinsGivesItsExchangeUp) {
     Shared sh;
     sh.wiring = Wiring::kContextOob;
     sh.abandon_first_context = true;
-    const Outcome o = run(&sh, 7, true);
-    EXPECT_EQ(o.status, UCC_OK);
-    EXPECT_EQ(sh.wrong, 0u);
-    EXPECT_EQ(sh.failed, 0u);
-    EXPECT_EQ(sh.finished, 7u);
+    expect_every_rank_right(sh, run(&sh, 7, true), 7);
 }
 
 TEST(SimFiberless, TimeoutsFireWithoutAFiberWaitingForThem) {
