@@ -12,7 +12,7 @@
 // Seeds: before the first test the binary prints the RapidCheck seed of the run
 // ("proptests: RapidCheck seed=<n> ..."); every property's cases, the simulator
 // seeds included, derive from it, so RC_PARAMS="seed=<n>" replays the run.
-// scripts/test.sh derives it from the commit under test (README, Property tests).
+// scripts/test.sh derives it from the commit under test (docs/conformance.md, Seeds).
 //
 // Tag cases with RC_TAG("key=value", ...): on success the property prints,
 // per key, how often each value occurred among the cases that ran.

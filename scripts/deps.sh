@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build needs, if any are missing.
+#   scripts/deps.sh [--docs]   --docs: also Doxygen, for the API reference
+#                              (`cmake --build build --target docs`; the test
+#                              command installs it to check the headers)
 set -euo pipefail
 # UCX (transport) and Open MPI (mpirun, for the multi-process tests); iproute2
 # (`ip netns`, for the two-host test); pkg-config and dpkg-dev (the install
@@ -7,7 +10,8 @@ set -euo pipefail
 # clang and its runtime libraries (libFuzzer, for fuzz/).
 pkgs=(cmake make g++ libboost-context-dev libboost-dev librapidcheck-dev libgtest-dev
   libucx-dev ucx-utils libopenmpi-dev openmpi-bin iproute2 pkg-config dpkg-dev clang
-  libclang-rt-14-dev)
+  libclang-rt-14-dev python3)
+[ "${1:-}" = "--docs" ] && pkgs+=(doxygen)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

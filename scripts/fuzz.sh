@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The libFuzzer targets of fuzz/ (README, Fuzzing): configures build-fuzz/ with
+# The libFuzzer targets of fuzz/ (docs/conformance.md, Fuzzing): configures build-fuzz/ with
 # clang and -DUCC_FUZZ=ON (the targets and the few library sources they reach,
 # nothing else), builds them, and runs each for a fixed time over its corpus in
 # fuzz/corpus/<target>/ (with the dictionary fuzz/<target>.dict where there is

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Quick start (b): build and run every test — unit, integration, property tests,
-# multi-process runs over UCX, the thread stress test, the C99 header test and
-# the symbol check — then the same under ASan+UBSan, the thread stress test
-# under TSan, and the libFuzzer targets (scripts/fuzz.sh, UCC_FUZZ_SECONDS=10
-# each; skipped without clang++).
+# multi-process runs over UCX, the thread stress test, the C99 header test, the
+# symbol check and the documentation's checks (links, the commands it shows,
+# the API reference without a Doxygen warning: docs/README.md) — then the same
+# under ASan+UBSan, the thread stress test under TSan, and the libFuzzer
+# targets (scripts/fuzz.sh, UCC_FUZZ_SECONDS=10 each; skipped without clang++).
 # UCC_PROPTEST_SCALE=10 runs ten times as many property-test cases.
 #
 # Time (CI's budget is 25 minutes on 2 cores): ctest runs one test per core;
@@ -14,14 +15,14 @@
 # on every code path, which the smaller share of cases reaches; the full count
 # runs in build/. Each stage prints the seconds since the start.
 #
-# Property-test seeds (README, Property tests): the RapidCheck seed derives from
+# Property-test seeds (docs/conformance.md, Seeds): the RapidCheck seed derives from
 # the commit under test (`git rev-parse HEAD`; 1 outside a git checkout) and is
 # exported as RC_PARAMS="seed=<n>", so a failure replays exactly. A caller's own
 # RC_PARAMS wins; UCC_PROPTEST_RANDOM=1 leaves the seed to RapidCheck (a fresh one
 # per proptests run, printed by the binary) for longer hunts.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/deps.sh
+./scripts/deps.sh --docs
 if [[ -n "${RC_PARAMS:-}" ]]; then
     echo "== property tests: RC_PARAMS=\"$RC_PARAMS\" (set by the caller) =="
 elif [[ "${UCC_PROPTEST_RANDOM:-0}" == 1 ]]; then
@@ -68,7 +69,7 @@ stage "tests (TSan)"
 UCX_MEM_EVENTS=no UCX_MEM_MALLOC_HOOKS=no UCX_MEM_MMAP_HOOK_MODE=none UCX_NET_DEVICES=lo \
     TSAN_OPTIONS="suppressions=$PWD/tests/threads/tsan.supp halt_on_error=1" build-tsan/thread_stress
 if command -v clang++ >/dev/null; then
-    # The libFuzzer targets (fuzz/), UCC_FUZZ_SECONDS each (README, Fuzzing).
+    # The libFuzzer targets (fuzz/), UCC_FUZZ_SECONDS each (docs/conformance.md, Fuzzing).
     stage "fuzzers"
     ./scripts/fuzz.sh "${UCC_FUZZ_SECONDS:-10}"
 else

@@ -5,7 +5,7 @@
 // (which built-in rule, forced variable or TUNE token chose it), reading the
 // configuration a context would read (environment and ucc.conf), and
 //   ucc_info --markdown
-// which prints the README's configuration tables from the same tables as -c.
+// which prints the configuration tables of docs/configuration.md from the same tables as -c.
 #include <getopt.h>
 
 #include <cctype>
@@ -42,7 +42,7 @@ void usage(FILE *f) {
                  "Beyond the reference:\n"
                  "  --explain <coll> <bytes> <team size> [-d <datatype>] [-m <memtype>]\n"
                  "     Which algorithm that collective would run, and why\n"
-                 "  --markdown  The configuration tables as Markdown (README)\n"
+                 "  --markdown  The configuration tables as Markdown (docs/configuration.md)\n"
                  "\n");
 }
 
@@ -159,7 +159,7 @@ void print_scores(const ucc::core::Tuning &t) {
     }
 }
 
-// The README tables: | Variable | Default | Status | Meaning |.
+// The tables of docs/configuration.md: | Variable | Default | Status | Meaning |.
 void print_markdown(const Config &c, const char *title) {
     std::printf("%s\n\n| Variable | Default | Status | Meaning |\n|---|---|---|---|\n", title);
     for (const ConfigVar &v : c.table()) {

@@ -177,7 +177,7 @@ ucc_status_t stage_packed(CollRequest *r, ucc::coll::Args *run) {
     return UCC_OK;
 }
 
-// COLL_TRACE (README, Configuration): one line per event, printed whatever
+// COLL_TRACE (docs/configuration.md): one line per event, printed whatever
 // LOG_LEVEL says. Inits from INFO on, posts and finalizes from DEBUG on; on
 // team rank 0 only, unless the level is TRACE.
 void coll_trace_line(const CollRequest &r, const char *event) {

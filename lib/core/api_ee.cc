@@ -1,6 +1,6 @@
 // C API: execution engines, events and triggered post.
 //
-// Not available yet (see README, "Status"): every call validates its handles
+// Not available yet (see docs/status.md): every call validates its handles
 // and answers UCC_ERR_NOT_IMPLEMENTED with one log line, so programs that probe
 // for these features link and fail cleanly.
 #include "lib/core/core.h"

@@ -1,5 +1,5 @@
 // The configuration tables: every variable of the library and of a context,
-// with its default, documentation and value check. README's tables and
+// with its default, documentation and value check. docs/configuration.md's tables and
 // `ucc_info -c` are printed from here.
 #include <strings.h>
 

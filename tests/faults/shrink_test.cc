@@ -6,7 +6,7 @@
 // talks only to its members (no OOB, no member of the old team that is gone),
 // so the dead rank cannot block it. Which ranks died, the application learns
 // from outside UCC (its launcher or resource manager, here the fault plan):
-// UCC 1.3 has no call that reports failed endpoints (see README, Recovery).
+// UCC 1.3 has no call that reports failed endpoints (see docs/conformance.md, Recovery).
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The install surface, from outside the build tree (README, Install).
+# The install surface, from outside the build tree (docs/getting-started.md, Install).
 #
 #   install_test.sh tree BUILD_DIR   cmake --install into a fresh prefix: the
 #       reference's layout, the tools run from bin/, and two out-of-tree
@@ -100,7 +100,7 @@ deb)
         grep -q " $f\$" "$work/contents" || fail "the package lacks $f"
     done
     # apt-get resolves the package's dependencies against this system (-s:
-    # simulate; installing for real is for the README's manual check).
+    # simulate; installing for real is for the manual check in docs/getting-started.md).
     if command -v apt-get >/dev/null; then
         apt-get install -s "$deb" >"$work/apt.log" 2>&1 || { cat "$work/apt.log"; fail "apt-get install -s"; }
         grep -q "^Inst ucc " "$work/apt.log" || { cat "$work/apt.log"; fail "apt-get would not install ucc"; }

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# ucc_info end to end (README, Tools), and the configuration it shows:
+# ucc_info end to end (docs/tools.md), and the configuration it shows:
 # the reference's options, --explain under TUNE strings, a config file named
 # by UCC_CONFIG_FILE, the warning for an unknown UCC_* variable, and the
-# README's configuration tables, which must equal `ucc_info --markdown`.
-#   info_test.sh BUILD_DIR README
+# configuration tables of docs/configuration.md, which must equal
+# `ucc_info --markdown`.
+#   info_test.sh BUILD_DIR docs/configuration.md
 set -euo pipefail
 build="$(cd "$1" && pwd)"
-readme="$2"
+doc="$2"
 info="$build/ucc_info"
 work="$(mktemp -d /tmp/ucc_info_test.XXXXXX)"
 trap 'rm -rf "$work"' EXIT
@@ -68,10 +69,10 @@ UCC_ALLREDUCE_ALGO=ring "$build/ucc_perftest" --sim 2 -n 1 -w 0 >/dev/null 2>"$w
 grep -q "UCC_ALLREDUCE_ALGO is not a UCC variable here and is ignored (closest: UCC_ALLREDUCE_ALG)" \
     "$work/err" || { cat "$work/err"; fail "unknown variable warning"; }
 
-# README's configuration tables are ucc_info's.
-sed -n '/<!-- ucc_info --markdown: begin -->/,/<!-- ucc_info --markdown: end -->/p' "$readme" |
-    sed '1d;$d' >"$work/readme_tables"
+# The configuration chapter's tables are ucc_info's.
+sed -n '/<!-- ucc_info --markdown: begin -->/,/<!-- ucc_info --markdown: end -->/p' "$doc" |
+    sed '1d;$d' >"$work/doc_tables"
 "$info" --markdown >"$work/tables"
-diff -u "$work/tables" "$work/readme_tables" ||
-    fail "README's configuration tables differ from 'ucc_info --markdown' (scripts/readme_config.sh updates them)"
+diff -u "$work/tables" "$work/doc_tables" ||
+    fail "the tables of $doc differ from 'ucc_info --markdown' (scripts/config_tables.sh updates them)"
 echo "info_test: PASS"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ucc_perftest end to end (README, Tools): every collective on 5 simulated
+# ucc_perftest end to end (docs/tools.md): every collective on 5 simulated
 # ranks, in place and persistent variants, and over UCX as 2 and 3 processes
 # under ucc_run (and mpirun when installed); results are checked by the tool
 # itself (a wrong one exits 1); --json rows are well formed.

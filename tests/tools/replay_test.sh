@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ucc_replay end to end (README, Record and replay): a sweep recorded with
+# ucc_replay end to end (docs/record-replay.md): a sweep recorded with
 # UCC_TRACE replays cleanly as recorded, at 4x the ranks, on another network
 # and as JSON; a trace with a rank cut short exits 1 and says which rank and
 # where; malformed or foreign traces exit 2 naming file and line; the samples

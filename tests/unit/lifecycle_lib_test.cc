@@ -2,7 +2,7 @@
 // configuration, init/finalize, attributes, versions and status strings, a
 // context without OOB (loopback transport) with teams of one running every
 // implemented collective, memory maps, and every NULL-argument class of the C
-// API (API.md §1, §2; README "Lifecycle").
+// API (API.md §1, §2; docs/status.md, "Lifecycle").
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -1599,7 +1599,7 @@ TEST_F(LifecycleSolo, NullArgumentsTeamCollectiveAndEe) {
 }
 
 // ---------------------------------------------------------------------------
-// Configuration names of the reference UCC (README, Configuration): every name
+// Configuration names of the reference UCC (docs/configuration.md): every name
 // it documents for its library and context configuration is accepted, with the
 // values it accepts; an unknown name still answers UCC_ERR_NOT_FOUND.
 // ---------------------------------------------------------------------------

@@ -563,7 +563,8 @@ TEST(ModelOracle, BcastActiveSetWithNegativeStride) {
 }
 
 // Active sets on other types: the plain collective among the members renumbered by set position
-// (block i of a layout is member i's), non-members untouched (API.md §4.12, README).
+// (block i of a layout is member i's), non-members untouched (API.md §4.12; docs/status.md,
+// Active sets).
 TEST(ModelOracle, ActiveSetRenumbersEveryLayout) {
     const uint32_t n = 8;
     const std::vector<uint32_t> members = {5, 2, 7};  // (5, -3, 3): positions 0, 1, 2

@@ -195,6 +195,8 @@ ucc_status_t ucc_dt_create_generic(const ucc_generic_dt_ops_t *ops, void *contex
  * @brief Release a datatype made by ucc_dt_create_generic().
  *
  * Does nothing for predefined datatypes.
+ *
+ * @param [in] datatype  Handle from ucc_dt_create_generic(), or a predefined UCC_DT_* value.
  */
 void ucc_dt_destroy(ucc_datatype_t datatype);
 
@@ -307,6 +309,8 @@ ucc_status_t ucc_lib_config_read(const char *env_prefix, const char *filename,
 /**
  * @ingroup UCC_LIB
  * @brief Free a descriptor made by ucc_lib_config_read().
+ *
+ * @param [in] config  Descriptor to free; NULL is ignored.
  */
 void ucc_lib_config_release(ucc_lib_config_h config);
 
@@ -326,7 +330,11 @@ void ucc_lib_config_print(const ucc_lib_config_h config, FILE *stream, const cha
  * @ingroup UCC_LIB
  * @brief Set one variable (named without prefix) of a library configuration.
  *
- * @return UCC_OK or an error code.
+ * @param [in] config  Descriptor to change.
+ * @param [in] name    Variable name without its prefix (e.g. "LOG_LEVEL").
+ * @param [in] value   New value as text.
+ * @return UCC_OK; UCC_ERR_NOT_FOUND for an unknown name; UCC_ERR_INVALID_PARAM for a NULL
+ *         argument or a value the variable does not accept.
  */
 ucc_status_t ucc_lib_config_modify(ucc_lib_config_h config, const char *name, const char *value);
 
@@ -343,6 +351,8 @@ void ucc_get_version(unsigned *major_version, unsigned *minor_version, unsigned 
 /**
  * @ingroup UCC_LIB
  * @brief Version of the linked library as a static "major.minor.release" string.
+ *
+ * @return UCC_VERSION_STRING of the library's build; never NULL, never to be freed.
  */
 const char *ucc_get_version_string(void);
 
@@ -350,6 +360,18 @@ const char *ucc_get_version_string(void);
  * @ingroup UCC_LIB_INTERNAL
  * @brief Real entry point behind ucc_init(); also receives the API version
  *        the caller was compiled against. Call ucc_init() instead.
+ *
+ * A caller built for another major version, or a newer minor one, only gets
+ * a warning on stderr; the library is still created.
+ *
+ * @param [in]  api_major_version  UCC_API_MAJOR of the caller's headers.
+ * @param [in]  api_minor_version  UCC_API_MINOR of the caller's headers.
+ * @param [in]  params             Requested features.
+ * @param [in]  config             Configuration from ucc_lib_config_read(), or NULL to read
+ *                                 the environment.
+ * @param [out] lib_p              The new library handle.
+ * @return UCC_OK, or an error code with no library created (UCC_ERR_INVALID_PARAM for a NULL
+ *         params or lib_p, or an invalid thread_mode or sync_type).
  */
 ucc_status_t ucc_init_version(unsigned api_major_version, unsigned api_minor_version,
                               const ucc_lib_params_t *params, const ucc_lib_config_h config,
@@ -373,7 +395,8 @@ static inline ucc_status_t ucc_init(const ucc_lib_params_t *params, const ucc_li
  * @ingroup UCC_LIB
  * @brief Release a library instance; every ucc_init() needs one of these.
  *
- * @return UCC_OK or an error code.
+ * @param [in] lib_p  Library to release; its contexts must be destroyed first.
+ * @return UCC_OK; UCC_ERR_INVALID_PARAM for a NULL handle or while a context of it is alive.
  */
 ucc_status_t ucc_finalize(ucc_lib_h lib_p);
 
@@ -381,7 +404,9 @@ ucc_status_t ucc_finalize(ucc_lib_h lib_p);
  * @ingroup UCC_LIB
  * @brief Query the attributes selected in @a lib_attr->mask.
  *
- * @return UCC_OK or an error code.
+ * @param [in]     lib_p     Library to query.
+ * @param [in,out] lib_attr  The caller sets mask; the library fills the selected fields.
+ * @return UCC_OK; UCC_ERR_INVALID_PARAM for a NULL argument.
  */
 ucc_status_t ucc_lib_get_attr(ucc_lib_h lib_p, ucc_lib_attr_t *lib_attr);
 
@@ -523,12 +548,19 @@ ucc_status_t ucc_context_config_read(ucc_lib_h lib_handle, const char *filename,
 /**
  * @ingroup UCC_CONTEXT
  * @brief Free a descriptor made by ucc_context_config_read().
+ *
+ * @param [in] config  Descriptor to free; NULL is ignored.
  */
 void ucc_context_config_release(ucc_context_config_h config);
 
 /**
  * @ingroup UCC_CONTEXT
  * @brief Write a context configuration to @a stream.
+ *
+ * @param [in] config       Descriptor to print; NULL only logs an error.
+ * @param [in] stream       Destination stream.
+ * @param [in] title        Heading text.
+ * @param [in] print_flags  OR of ucc_config_print_flags_t.
  */
 void ucc_context_config_print(const ucc_context_config_h config, FILE *stream, const char *title,
                               ucc_config_print_flags_t print_flags);
@@ -541,7 +573,9 @@ void ucc_context_config_print(const ucc_context_config_h config, FILE *stream, c
  * @param [in] component  NULL for the core settings, or a component such as "tl/ucp".
  * @param [in] name       Variable name.
  * @param [in] value      New value as text.
- * @return UCC_OK or an error code.
+ * @return UCC_OK; UCC_ERR_NOT_FOUND for an unknown component or name; UCC_ERR_INVALID_PARAM
+ *         for a NULL config, name or value, a component not of the form cl/NAME or tl/NAME
+ *         (or "all"), or a value the variable does not accept.
  */
 ucc_status_t ucc_context_config_modify(ucc_context_config_h config, const char *component,
                                        const char *name, const char *value);
@@ -553,7 +587,13 @@ ucc_status_t ucc_context_config_modify(ucc_context_config_h config, const char *
  * Local unless an OOB is given in @a params, in which case every OOB
  * participant must call it.
  *
- * @return UCC_OK, or an error code with no context created.
+ * @param [in]  lib_handle  Library the context belongs to.
+ * @param [in]  params      Context parameters; only fields flagged in its mask are read.
+ * @param [in]  config      Configuration from ucc_context_config_read(), or NULL to read the
+ *                          environment.
+ * @param [out] context     The new context handle.
+ * @return UCC_OK, or an error code with no context created (UCC_ERR_INVALID_PARAM for a NULL
+ *         argument or an invalid field of @a params).
  */
 ucc_status_t ucc_context_create(ucc_lib_h lib_handle, const ucc_context_params_t *params,
                                 const ucc_context_config_h config, ucc_context_h *context);
@@ -561,18 +601,34 @@ ucc_status_t ucc_context_create(ucc_lib_h lib_handle, const ucc_context_params_t
 /**
  * @ingroup UCC_CONTEXT
  * @brief Advance all outstanding work on the context without blocking.
+ *
+ * @param [in] context  Context to progress.
+ * @return UCC_OK, also while work remains; UCC_ERR_TIMED_OUT when a collective with a timeout
+ *         expired during the call; UCC_ERR_NO_MESSAGE when the simulated run was aborted;
+ *         UCC_ERR_INVALID_PARAM for a NULL or destroyed context.
  */
 ucc_status_t ucc_context_progress(ucc_context_h context);
 
 /**
  * @ingroup UCC_CONTEXT
- * @brief Destroy a context; its teams and mapped memory must be released first.
+ * @brief Destroy a context; memory mapped on it must be unmapped first.
+ *
+ * Teams still on the context are destroyed with it, provided none of them is
+ * being created or has requests that are not finalized. It does no communication.
+ *
+ * @param [in] context  Context to destroy.
+ * @return UCC_OK; UCC_ERR_INVALID_PARAM for a NULL or destroyed context, while a team of it is
+ *         being created or has requests that are not finalized, or while memory is mapped on it.
  */
 ucc_status_t ucc_context_destroy(ucc_context_h context);
 
 /**
  * @ingroup UCC_CONTEXT
  * @brief Query the attributes selected in @a context_attr->mask.
+ *
+ * @param [in]     context       Context to query.
+ * @param [in,out] context_attr  The caller sets mask; the library fills the selected fields.
+ * @return UCC_OK; UCC_ERR_INVALID_PARAM for a NULL argument or a destroyed context.
  */
 ucc_status_t ucc_context_get_attr(ucc_context_h context, ucc_context_attr_t *context_attr);
 
@@ -594,6 +650,10 @@ ucc_status_t ucc_mem_map(ucc_context_h context, ucc_mem_map_mode_t mode,
 /**
  * @ingroup UCC_CONTEXT
  * @brief Release a handle from ucc_mem_map() and set it to NULL (API >= 1.5).
+ *
+ * @param [in,out] memh  Points to the handle to release.
+ * @return UCC_OK; UCC_ERR_INVALID_PARAM when @a memh or the handle is NULL, or the handle was
+ *         not made by ucc_mem_map().
  */
 ucc_status_t ucc_mem_unmap(ucc_mem_map_mem_h *memh);
 
@@ -796,6 +856,12 @@ ucc_status_t ucc_team_create_post(ucc_context_h *contexts, uint32_t num_contexts
  * @ingroup UCC_TEAM
  * @brief Check whether team creation finished (UCC_OK), is running
  *        (UCC_INPROGRESS) or failed (negative). Never blocks.
+ *
+ * Progresses the team's context itself, so a loop on this call alone is enough.
+ *
+ * @param [in] team  Handle from ucc_team_create_post() or ucc_team_create_from_parent().
+ * @return UCC_OK when the team is ready; UCC_INPROGRESS while it is being created; the
+ *         creation's error when it failed; UCC_ERR_INVALID_PARAM for a NULL or destroyed team.
  */
 ucc_status_t ucc_team_create_test(ucc_team_h team);
 
@@ -803,12 +869,23 @@ ucc_status_t ucc_team_create_test(ucc_team_h team);
  * @ingroup UCC_TEAM
  * @brief Destroy a team (non-blocking collective); repeat while it returns
  *        UCC_INPROGRESS.
+ *
+ * This library finishes in the first call, without communication.
+ *
+ * @param [in] team  Team to destroy; its creation must have completed.
+ * @return UCC_OK; UCC_ERR_INVALID_PARAM for a NULL or destroyed team, a team still being
+ *         created, or one with requests that are not finalized.
  */
 ucc_status_t ucc_team_destroy(ucc_team_h team);
 
 /**
  * @ingroup UCC_TEAM
  * @brief Query the attributes selected in @a team_attr->mask.
+ *
+ * @param [in]     team       Team to query.
+ * @param [in,out] team_attr  The caller sets mask; the library fills the selected fields.
+ * @return UCC_OK; UCC_ERR_INVALID_PARAM for a NULL argument or a team that is not active
+ *         (still being created, failed or destroyed).
  */
 ucc_status_t ucc_team_get_attr(ucc_team_h team, ucc_team_attr_t *team_attr);
 
@@ -975,12 +1052,23 @@ ucc_status_t ucc_collective_init(ucc_coll_args_t *coll_args, ucc_coll_req_h *req
  * @brief Start an initialised collective (local).
  *
  * On error the request must still be released with ucc_collective_finalize().
+ *
+ * @param [in] request  Request from ucc_collective_init().
+ * @return UCC_OK once posted (completion is then seen through ucc_collective_test() or the
+ *         callback); UCC_ERR_INVALID_PARAM for a NULL request or one that is neither initialised
+ *         nor a completed persistent request; the team's error if the team has failed.
  */
 ucc_status_t ucc_collective_post(ucc_coll_req_h request);
 
 /**
  * @ingroup UCC_COLLECTIVES
  * @brief ucc_collective_init() followed by ucc_collective_post().
+ *
+ * @param [in]  coll_args  Description of the operation.
+ * @param [out] request    The new, posted request.
+ * @param [in]  team       Team to run on.
+ * @return As ucc_collective_init(), then as ucc_collective_post(); when the post fails the
+ *         request is released and @a request set to NULL.
  */
 ucc_status_t ucc_collective_init_and_post(ucc_coll_args_t *coll_args, ucc_coll_req_h *request,
                                           ucc_team_h team);
@@ -988,6 +1076,10 @@ ucc_status_t ucc_collective_init_and_post(ucc_coll_args_t *coll_args, ucc_coll_r
 /**
  * @ingroup UCC_COLLECTIVES
  * @brief Current status of a request; makes no progress by itself.
+ *
+ * @param [in] request  Request from ucc_collective_init(); must not be NULL.
+ * @return UCC_OPERATION_INITIALIZED before the post; UCC_INPROGRESS while running; UCC_OK when
+ *         complete; a negative error code when the collective failed.
  */
 static inline ucc_status_t ucc_collective_test(ucc_coll_req_h request) {
     return request->status;
@@ -996,6 +1088,9 @@ static inline ucc_status_t ucc_collective_test(ucc_coll_req_h request) {
 /**
  * @ingroup UCC_COLLECTIVES
  * @brief Release a request; it must not be in progress.
+ *
+ * @param [in] request  Request to release.
+ * @return UCC_OK; UCC_ERR_INVALID_PARAM for a NULL request or one still in progress.
  */
 ucc_status_t ucc_collective_finalize(ucc_coll_req_h request);
 
@@ -1051,42 +1146,92 @@ typedef struct ucc_ee_params {
 /**
  * @ingroup UCC_EVENT
  * @brief Create an execution engine bound to @a team.
+ *
+ * Not implemented in this library: after checking its arguments it returns
+ * UCC_ERR_NOT_IMPLEMENTED and creates nothing.
+ *
+ * @param [in]  team    Team the engine serves.
+ * @param [in]  params  Kind and object of the engine.
+ * @param [out] ee      The new engine handle (never set by this library).
+ * @return UCC_ERR_INVALID_PARAM for a NULL argument or an ee_type not below UCC_EE_LAST;
+ *         otherwise UCC_ERR_NOT_IMPLEMENTED.
  */
 ucc_status_t ucc_ee_create(ucc_team_h team, const ucc_ee_params_t *params, ucc_ee_h *ee);
 
 /**
  * @ingroup UCC_EVENT
  * @brief Destroy an execution engine (same thread as its creation, before its team).
+ *
+ * Not implemented in this library: it checks its arguments and returns
+ * UCC_ERR_NOT_IMPLEMENTED.
+ *
+ * @param [in] ee  Engine to destroy.
+ * @return UCC_ERR_INVALID_PARAM for a NULL argument; otherwise UCC_ERR_NOT_IMPLEMENTED.
  */
 ucc_status_t ucc_ee_destroy(ucc_ee_h ee);
 
 /**
  * @ingroup UCC_EVENT
  * @brief Take the next library event without waiting; acknowledge it later.
+ *
+ * Not implemented in this library: it checks its arguments and returns
+ * UCC_ERR_NOT_IMPLEMENTED.
+ *
+ * @param [in]  ee  Engine to poll.
+ * @param [out] ev  The event taken.
+ * @return UCC_ERR_INVALID_PARAM for a NULL argument; otherwise UCC_ERR_NOT_IMPLEMENTED.
  */
 ucc_status_t ucc_ee_get_event(ucc_ee_h ee, ucc_ev_t **ev);
 
 /**
  * @ingroup UCC_EVENT
  * @brief Acknowledge (and let the library free) an event from ucc_ee_get_event().
+ *
+ * Not implemented in this library: it checks its arguments and returns
+ * UCC_ERR_NOT_IMPLEMENTED.
+ *
+ * @param [in] ee  Engine the event came from.
+ * @param [in] ev  Event to acknowledge.
+ * @return UCC_ERR_INVALID_PARAM for a NULL argument; otherwise UCC_ERR_NOT_IMPLEMENTED.
  */
 ucc_status_t ucc_ee_ack_event(ucc_ee_h ee, ucc_ev_t *ev);
 
 /**
  * @ingroup UCC_EVENT
  * @brief Append a user event to the engine; operations waiting on it start.
+ *
+ * Not implemented in this library: it checks its arguments and returns
+ * UCC_ERR_NOT_IMPLEMENTED.
+ *
+ * @param [in] ee  Engine to signal.
+ * @param [in] ev  Event to append; it stays owned by the caller.
+ * @return UCC_ERR_INVALID_PARAM for a NULL argument; otherwise UCC_ERR_NOT_IMPLEMENTED.
  */
 ucc_status_t ucc_ee_set_event(ucc_ee_h ee, ucc_ev_t *ev);
 
 /**
  * @ingroup UCC_EVENT
  * @brief Block until an event is available on the engine.
+ *
+ * Not implemented in this library: it checks its arguments and returns
+ * UCC_ERR_NOT_IMPLEMENTED.
+ *
+ * @param [in]  ee  Engine to wait on.
+ * @param [out] ev  Receives the event.
+ * @return UCC_ERR_INVALID_PARAM for a NULL argument; otherwise UCC_ERR_NOT_IMPLEMENTED.
  */
 ucc_status_t ucc_ee_wait(ucc_ee_h ee, ucc_ev_t *ev);
 
 /**
  * @ingroup UCC_EVENT
  * @brief Schedule @a ee_event->req to start when @a ee_event happens on @a ee.
+ *
+ * Not implemented in this library: it checks its arguments and returns
+ * UCC_ERR_NOT_IMPLEMENTED.
+ *
+ * @param [in] ee        Engine the trigger belongs to.
+ * @param [in] ee_event  Triggering event; its req is an initialised request.
+ * @return UCC_ERR_INVALID_PARAM for a NULL argument; otherwise UCC_ERR_NOT_IMPLEMENTED.
  */
 ucc_status_t ucc_collective_triggered_post(ucc_ee_h ee, ucc_ev_t *ee_event);
 

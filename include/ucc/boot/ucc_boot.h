@@ -4,7 +4,7 @@
  *
  * ucc_boot_init() reads the rank, the world size and the address of a
  * rendezvous store from the environment a launcher set (ucc_run, torchrun,
- * mpirun, srun: see the README's environment contract), hosts the store or
+ * mpirun, srun: see docs/real-runs.md, the environment contract), hosts the store or
  * connects to it, and returns a handle. ucc_boot_oob() then gives the OOB
  * allgather over all ranks to put into ucc_context_params_t or
  * ucc_team_params_t, as ucc_sim_oob() does for a simulated rank, so one
@@ -51,9 +51,11 @@ typedef struct ucc_boot_params {
 } ucc_boot_params_t;
 
 /**
- * 1 when the environment names a rank and a world size (UCC_RANK and
- * UCC_WORLD_SIZE, RANK and WORLD_SIZE, OMPI_COMM_WORLD_RANK and _SIZE, or
- * SLURM_PROCID and SLURM_NTASKS), else 0.
+ * Tells whether a launcher started this process.
+ *
+ * @return 1 when the environment names a rank and a world size (UCC_RANK and
+ *         UCC_WORLD_SIZE, RANK and WORLD_SIZE, OMPI_COMM_WORLD_RANK and _SIZE,
+ *         or SLURM_PROCID and SLURM_NTASKS), else 0.
  */
 int ucc_boot_launched(void);
 
@@ -64,25 +66,46 @@ int ucc_boot_launched(void);
  * same. Without a launcher the process is rank 0 of 1. Collective: every rank
  * of the job calls it.
  *
- * @param params may be NULL (defaults)
- * @return UCC_OK; UCC_ERR_INVALID_PARAM for a bad params or environment (a
- *         log line names the variable); UCC_ERR_NO_RESOURCE when the store
- *         cannot be hosted (port in use, say); UCC_ERR_TIMED_OUT when the
- *         store or some rank did not show up within the timeout;
+ * @param [in]  params  Parameters, or NULL for the defaults.
+ * @param [out] boot    The new handle; set to NULL when the call fails.
+ * @return UCC_OK; UCC_ERR_INVALID_PARAM for a NULL boot, a bad params or
+ *         environment (a log line names the variable); UCC_ERR_NO_RESOURCE
+ *         when the store cannot be hosted (port in use, say); UCC_ERR_TIMED_OUT
+ *         when the store or some rank did not show up within the timeout;
  *         UCC_ERR_NO_MESSAGE when the store went away.
  */
 ucc_status_t ucc_boot_init(const ucc_boot_params_t *params, ucc_boot_h *boot);
 
-/** The calling process's rank in [0, size); 0 for a NULL handle. */
+/**
+ * The calling process's rank in the job.
+ *
+ * @param [in] boot  Handle from ucc_boot_init().
+ * @return The rank, in [0, size); 0 for a NULL handle.
+ */
 uint32_t ucc_boot_rank(ucc_boot_h boot);
 
-/** The number of processes of the job; 0 for a NULL handle. */
+/**
+ * The size of the job.
+ *
+ * @param [in] boot  Handle from ucc_boot_init().
+ * @return The number of processes of the job; 0 for a NULL handle.
+ */
 uint32_t ucc_boot_size(ucc_boot_h boot);
 
-/** The rank among the job's processes on this node; 0 for a NULL handle. */
+/**
+ * The calling process's rank among the job's processes on this node.
+ *
+ * @param [in] boot  Handle from ucc_boot_init().
+ * @return The local rank, in [0, local size); 0 for a NULL handle.
+ */
 uint32_t ucc_boot_local_rank(ucc_boot_h boot);
 
-/** The number of the job's processes on this node; 0 for a NULL handle. */
+/**
+ * The number of the job's processes on this node.
+ *
+ * @param [in] boot  Handle from ucc_boot_init().
+ * @return The local size; 0 for a NULL handle.
+ */
 uint32_t ucc_boot_local_size(ucc_boot_h boot);
 
 /**
@@ -95,11 +118,20 @@ uint32_t ucc_boot_local_size(ucc_boot_h boot);
  * before ucc_boot_finalize(). The OOB is valid until then and may serve any
  * number of contexts and teams in turn.
  *
+ * @param [in]  boot  Handle from ucc_boot_init().
+ * @param [out] oob   The OOB to fill.
  * @return UCC_OK; UCC_ERR_INVALID_PARAM for a NULL argument.
  */
 ucc_status_t ucc_boot_oob(ucc_boot_h boot, ucc_oob_coll_t *oob);
 
-/** Blocks until every rank has called it (or the timeout: UCC_ERR_TIMED_OUT). */
+/**
+ * Blocks until every rank has called it, or until the timeout.
+ *
+ * @param [in] boot  Handle from ucc_boot_init().
+ * @return UCC_OK; UCC_ERR_INVALID_PARAM for a NULL handle; UCC_ERR_TIMED_OUT
+ *         when some rank did not arrive within the timeout; UCC_ERR_NO_MESSAGE
+ *         when the store went away.
+ */
 ucc_status_t ucc_boot_barrier(ucc_boot_h boot);
 
 /**
@@ -107,7 +139,8 @@ ucc_status_t ucc_boot_barrier(ucc_boot_h boot);
  * waits, within the timeout, for the others to disconnect, then stops it) and
  * releases the handle, even when it returns an error. Collective.
  *
- * @return UCC_OK or the barrier's error.
+ * @param [in] boot  Handle from ucc_boot_init(); not valid after the call.
+ * @return UCC_OK or the barrier's error; UCC_ERR_INVALID_PARAM for a NULL handle.
  */
 ucc_status_t ucc_boot_finalize(ucc_boot_h boot);
 

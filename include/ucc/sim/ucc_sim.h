@@ -89,15 +89,15 @@ typedef struct ucc_sim_params {
     const char *timeline_ranks;
     /** Faults to inject, decided before the run from this text and the seed,
      *  so that the run replays exactly: comma-separated items
-     *  "crash=<rank>@<s>" (the rank stops, its peers see a dead peer),
-     *  "stall=<rank>@<s>:<s>" (it stops progressing for a while),
-     *  "spike=<p>:<s>" (packets delayed), "nomem=<rank>#<k>" (its k-th pass
+     *  `crash=<rank>@<s>` (the rank stops, its peers see a dead peer),
+     *  `stall=<rank>@<s>:<s>` (it stops progressing for a while),
+     *  `spike=<p>:<s>` (packets delayed), `nomem=<rank>#<k>` (its k-th pass
      *  through one of the library's allocation sites fails: the call returns
-     *  UCC_ERR_NO_MEMORY), "nomem_p=<p>" (each pass fails with probability
-     *  p), "oob=<rank>#<k>[:<s>]" (its k-th OOB exchange fails, or joins
-     *  late), "detect=<s>" (from a crash to its peers' errors); or "swarm" /
-     *  "swarm:<s>" for a mix and intensity of them all drawn from the seed,
-     *  times within <s> virtual seconds (default 1e-4). NULL or "": none.
+     *  UCC_ERR_NO_MEMORY), `nomem_p=<p>` (each pass fails with probability
+     *  p), `oob=<rank>#<k>[:<s>]` (its k-th OOB exchange fails, or joins
+     *  late), `detect=<s>` (from a crash to its peers' errors); or `swarm` /
+     *  `swarm:<s>` for a mix and intensity of them all drawn from the seed,
+     *  times within `<s>` virtual seconds (default 1e-4). NULL or "": none.
      *  Unless UCC_SIM_FLAG_QUIET, the plan is printed after the seed line. */
     const char *faults;
 } ucc_sim_params_t;
@@ -108,23 +108,40 @@ typedef struct ucc_sim_params {
  * to stderr first and "ucc_sim: virtual time ... s, ... events, trace hash
  * 0x..." at the end.
  *
- * @return UCC_OK; UCC_ERR_INVALID_PARAM for bad parameters (n_ranks 0 or above
- *         1,048,576, a bad network spec, a bad timeline_ranks list, a timeline
- *         file that cannot be created, a bad faults spec); UCC_ERR_NO_MESSAGE when the ranks
- *         deadlocked (a report of what each rank waited for goes to stderr);
- *         UCC_ERR_NO_RESOURCE when the timeline could not be written in full.
+ * @param [in] params     Run parameters; fields not flagged in its mask take their defaults.
+ * @param [in] rank_main  Program of one rank, called once per rank.
+ * @param [in] arg        Passed to every call of @a rank_main.
+ * @return UCC_OK; UCC_ERR_INVALID_PARAM for bad parameters (params or rank_main
+ *         NULL, n_ranks 0 or above 1,048,576, a bad network spec, a bad
+ *         timeline_ranks list, a timeline file that cannot be created, a bad
+ *         faults spec); UCC_ERR_NO_MESSAGE when the ranks deadlocked (a report
+ *         of what each rank waited for goes to stderr) or a rank's program
+ *         threw a C++ exception; UCC_ERR_NO_MEMORY when the simulator ran out
+ *         of memory; UCC_ERR_NO_RESOURCE when the timeline could not be
+ *         written in full.
  */
 ucc_status_t ucc_sim_run(const ucc_sim_params_t *params, void (*rank_main)(void *arg), void *arg);
 
-/** The calling rank's number; 0 outside a simulated rank. */
+/**
+ * The calling rank's number.
+ *
+ * @return The rank, in [0, ucc_sim_size()); 0 outside a simulated rank.
+ */
 uint32_t ucc_sim_rank(void);
 
-/** The number of ranks of the running simulation; 0 outside one. */
+/**
+ * The number of ranks of the running simulation.
+ *
+ * @return n_ranks of the run; 0 outside one.
+ */
 uint32_t ucc_sim_size(void);
 
 /**
  * Fills @a oob with an OOB allgather over all ranks of the simulation
- * (n_oob_eps = size, oob_ep = rank). UCC_ERR_INVALID_PARAM outside a rank.
+ * (n_oob_eps = size, oob_ep = rank).
+ *
+ * @param [out] oob  The OOB to fill.
+ * @return UCC_OK; UCC_ERR_INVALID_PARAM for a NULL oob or outside a rank.
  */
 ucc_status_t ucc_sim_oob(ucc_oob_coll_t *oob);
 
@@ -137,9 +154,12 @@ ucc_status_t ucc_sim_oob(ucc_oob_coll_t *oob);
  * drawn from the run's seed, so one seed replays one interleaving exactly.
  * They share the rank's virtual clock.
  *
- * @return UCC_OK; UCC_ERR_INVALID_PARAM outside a rank, from inside a thread,
- *         for n_threads 0 or thread_main NULL; UCC_ERR_NO_MEMORY when the
- *         threads' stacks cannot be had.
+ * @param [in] n_threads    Number of threads to run.
+ * @param [in] thread_main  Body of each thread; gets its index in [0, n_threads) and @a arg.
+ * @param [in] arg          Passed to every call of @a thread_main.
+ * @return UCC_OK; UCC_ERR_INVALID_PARAM outside a rank, in a rank without a
+ *         fiber, from inside a thread, for n_threads 0 or thread_main NULL;
+ *         UCC_ERR_NO_MEMORY when the threads' stacks cannot be had.
  */
 ucc_status_t ucc_sim_run_threads(uint32_t n_threads,
                                  void (*thread_main)(uint32_t thread, void *arg), void *arg);
@@ -157,6 +177,13 @@ void ucc_sim_exit(void);
  * gives for @a n_ranks ranks and @a seed into @a buf, in the item form ("" for
  * none), or on UCC_ERR_INVALID_PARAM the reason. At most @a len bytes are
  * written, the terminating NUL included (nothing when len is 0).
+ *
+ * @param [in]  spec     Fault spec; NULL or "" for none.
+ * @param [in]  n_ranks  Number of ranks of the run, 1 to 1,048,576.
+ * @param [in]  seed     Seed of the run.
+ * @param [out] buf      Receives the plan or the reason; may be NULL when len is 0.
+ * @param [in]  len      Size of @a buf in bytes.
+ * @return UCC_OK; UCC_ERR_INVALID_PARAM for a bad spec or n_ranks out of range.
  */
 ucc_status_t ucc_sim_faults_describe(const char *spec, uint32_t n_ranks, uint64_t seed, char *buf,
                                      size_t len);
@@ -172,38 +199,64 @@ ucc_status_t ucc_sim_faults_describe(const char *spec, uint32_t n_ranks, uint64_
  * rank has a hook it has not finished: one that never completes is reported
  * as a deadlock.
  *
+ * @param [in] fn   Hook to call; returns UCC_INPROGRESS to be called again.
+ * @param [in] arg  Passed to every call of @a fn.
  * @return UCC_OK; UCC_ERR_INVALID_PARAM for fn NULL, outside a rank or in a
  *         rank with a fiber; UCC_ERR_NO_MEMORY.
  */
 ucc_status_t ucc_sim_on_progress(ucc_status_t (*fn)(void *arg), void *arg);
 
-/** The calling rank's virtual clock in seconds; 0 outside a rank. */
+/**
+ * The calling rank's virtual clock.
+ *
+ * @return Virtual time in seconds; 0 outside a rank.
+ */
 double ucc_sim_now(void);
 
 /**
  * Inside a rank: the program computes for @a seconds of virtual time (its own
  * work between UCC calls: the rank's clock moves on, nothing else happens).
  * Nothing outside a rank, or for seconds <= 0.
+ *
+ * @param [in] seconds  Virtual time the computation takes.
  */
 void ucc_sim_compute(double seconds);
 
-/** Trace hash of the last run started from this thread (0 before any). */
+/**
+ * Trace hash of the last run started from this thread.
+ *
+ * @return The hash; 0 before any run.
+ */
 uint64_t ucc_sim_trace_hash(void);
 
-/** Virtual seconds taken by the last run started from this thread. */
+/**
+ * Virtual time taken by the last run started from this thread.
+ *
+ * @return Virtual seconds; 0 before any run.
+ */
 double ucc_sim_last_time(void);
 
-/** Events the last run started from this thread processed. */
+/**
+ * Events the last run started from this thread processed.
+ *
+ * @return The event count; 0 before any run.
+ */
 uint64_t ucc_sim_last_events(void);
 
-/** Switches to a rank's stack in the last run started from this thread (a
- *  rank's start and every resume; see UCC_SIM_FLAG_NO_DRAIN). */
+/**
+ * Switches to a rank's stack in the last run started from this thread (a
+ * rank's start and every resume; see UCC_SIM_FLAG_NO_DRAIN).
+ *
+ * @return The number of switches; 0 before any run.
+ */
 uint64_t ucc_sim_last_resumes(void);
 
 /**
  * Inside a rank: the name of the algorithm of the calling rank's most recently
  * posted collective ("ring", "knomial", ...); "" when it has posted none (or
  * only zero-size ones), or outside a rank. The string lives as long as libucc.
+ *
+ * @return The algorithm's name, or ""; never NULL.
  */
 const char *ucc_sim_last_algorithm(void);
 
@@ -212,6 +265,11 @@ const char *ucc_sim_last_algorithm(void);
  * model it gives, in full, into @a buf ("hdr,ppn=8,lat_intra=300ns,..."), or
  * on UCC_ERR_INVALID_PARAM the reason. At most @a len bytes are written, the
  * terminating NUL included (nothing when len is 0).
+ *
+ * @param [in]  spec  Network spec; NULL or "" for the default "hdr".
+ * @param [out] buf   Receives the model or the reason; may be NULL when len is 0.
+ * @param [in]  len   Size of @a buf in bytes.
+ * @return UCC_OK; UCC_ERR_INVALID_PARAM for a bad spec.
  */
 ucc_status_t ucc_sim_network_describe(const char *spec, char *buf, size_t len);
 
@@ -224,8 +282,11 @@ ucc_status_t ucc_sim_network_describe(const char *spec, char *buf, size_t len);
  * Inside, ucc_sim_rank(), ucc_sim_size() and ucc_sim_oob() work as in any
  * rank. All ranks share the library's global variables (they are fibers of
  * one process): keep per-rank state on the stack or indexed by rank.
- * Return 0 on success; the tool counts the ranks that return anything else.
  * libucc itself does not define this symbol.
+ *
+ * @param [in] argc  Number of entries of @a argv before its terminating NULL.
+ * @param [in] argv  The library's path, then the ARGS; argv[argc] is NULL.
+ * @return 0 on success; the tool counts the ranks that return anything else.
  */
 int ucc_sim_main(int argc, char **argv);
 
