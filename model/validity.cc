@@ -1,4 +1,4 @@
-// Rules V1..V12 of model/VALIDITY.md, applied in order. Each rule is a small function that returns
+// Rules V1..V13 of model/VALIDITY.md, applied in order. Each rule is a small function that returns
 // a verdict when it fires; the first one that fires decides. Fields are read only where VALIDITY.md
 // ("Fields read") allows: error_type never (V2 is withdrawn), root for rooted types only.
 #include "model/validity.h"
@@ -468,6 +468,15 @@ Result v12_overlap(const ucc_coll_args_t &a, const TeamView &t, const std::vecto
     return invalid(12, "bytes of src and dst that this rank touches overlap, without IN_PLACE");
 }
 
+Result v13_one_sided(const ucc_coll_args_t &a) {
+    if (coll_type(a) == UCC_COLL_TYPE_ALLTOALLV &&
+        has_flag(a, UCC_COLL_ARGS_FLAG_MEM_MAPPED_BUFFERS)) {
+        return verdict(UCC_ERR_NOT_SUPPORTED, 13,
+                       "one-sided alltoallv (MEM_MAPPED_BUFFERS) is not supported");
+    }
+    return {};
+}
+
 }  // namespace
 
 Verdict validate(const ucc_coll_args_t &a, const TeamView &t) {
@@ -492,6 +501,7 @@ Verdict validate(const ucc_coll_args_t &a, const TeamView &t) {
         [&] { return v10_counts(va, vt); },
         [&] { return v11_sizes(va, vt, used); },
         [&] { return v12_overlap(va, vt, used); },
+        [&] { return v13_one_sided(a); },
     };
     for (const auto &rule : rules) {
         if (Result verdict = rule()) {

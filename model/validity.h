@@ -1,6 +1,6 @@
 // The model of argument checking in ucc_collective_init: what status a rank must get for a given
 // ucc_coll_args_t, from local information only (API.md §2.5, §4.2, §4.12; CONFORMANCE P30, P45).
-// The rules V1..V12 are listed, in the order they are applied, in model/VALIDITY.md; the library
+// The rules V1..V13 are listed, in the order they are applied, in model/VALIDITY.md; the library
 // implements the same list independently and both sides cite rule numbers.
 //
 // Only the fields a rule says are used are read: unused union members, fields not selected by
@@ -29,7 +29,7 @@ struct Verdict {
     std::string why;
 };
 
-// Applies V1..V12 in order. Throws std::invalid_argument if t.size == 0 or t.rank >= t.size (a
+// Applies V1..V13 in order. Throws std::invalid_argument if t.size == 0 or t.rank >= t.size (a
 // harness bug, not an argument the library can see).
 Verdict validate(const ucc_coll_args_t &a, const TeamView &t);
 

@@ -10,7 +10,7 @@
 //   P14  barrier: every rank's completion time >= every rank's post time (virtual time)
 //   P31  about 1 scenario in 5 runs on an active set (any type; tagged active_set=1): only the
 //        members call, laid out by set position, and non-members' memory stays unchanged
-// and, in proptests/validity_props.cc, P45 with rules V1-V12 of model/VALIDITY.md; in
+// and, in proptests/validity_props.cc, P45 with rules V1-V13 of model/VALIDITY.md; in
 // proptests/trace_props.cc, P14-P23, P25, P27-P36, P39, P40, P44, P45 over the event trace.
 //
 // Knobs (environment):

@@ -1,4 +1,4 @@
-// P45 and rules V1-V12 of model/VALIDITY.md: ucc_collective_init on the
+// P45 and rules V1-V13 of model/VALIDITY.md: ucc_collective_init on the
 // simulator returns exactly model::expected_init_status on every rank, for
 // valid arguments (UCC_OK) and for arguments broken in one or two ways at
 // random, never crashing. Fields the mask does not select, buffer descriptions
@@ -661,8 +661,9 @@ void apply(const Mutation &m, const Base &b, uint32_t n, uint32_t r, const Seat 
             const uint64_t bits[] = {
                 UCC_COLL_ARGS_FLAG_COUNT_64BIT,       UCC_COLL_ARGS_FLAG_DISPLACEMENTS_64BIT,
                 UCC_COLL_ARGS_FLAG_CONTIG_SRC_BUFFER, UCC_COLL_ARGS_FLAG_CONTIG_DST_BUFFER,
-                UCC_COLL_ARGS_FLAG_PERSISTENT,        UCC_COLL_ARGS_HINT_OPTIMIZE_LATENCY};
-            a.flags ^= bits[m.value % 6];
+                UCC_COLL_ARGS_FLAG_PERSISTENT,        UCC_COLL_ARGS_HINT_OPTIMIZE_LATENCY,
+                UCC_COLL_ARGS_FLAG_MEM_MAPPED_BUFFERS};  // V13 on alltoallv
+            a.flags ^= bits[m.value % 7];
             break;
         }
     }
@@ -984,7 +985,7 @@ DrawnSet draw_set(uint32_t n, bool unordered) {
 
 }  // namespace
 
-// P45 / V1-V12: every rank's ucc_collective_init status equals the model's.
+// P45 / V1-V13: every rank's ucc_collective_init status equals the model's.
 // Each case creates one team and initialises 40-100 argument sets on it
 // (about 220,000 sets per run at the default scale, over 100,000 of them
 // invalid on some rank: bad input at volume for the price of 4,000 team

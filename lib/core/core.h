@@ -489,7 +489,7 @@ void free_request(CollRequest *r);
 // Team creation is driven from Context::progress through this.
 ucc_status_t team_create_start(Team *team);
 
-// Validation of collective arguments (rules V1..V12 of model/VALIDITY.md).
+// Validation of collective arguments (rules V1..V13 of model/VALIDITY.md).
 // `timing_only`: buffers are never touched (simulated timing-only runs), so
 // NULL buffers are accepted. With an active set, `team_size` and `rank` are the
 // team's (membership is checked against them, V5); every later rule uses the

@@ -1,4 +1,4 @@
-// Validation of ucc_coll_args_t at ucc_collective_init: rules V1..V12 of
+// Validation of ucc_coll_args_t at ucc_collective_init: rules V1..V13 of
 // model/VALIDITY.md, checked in that order, local information only. Fields a
 // rule does not name are never read (they may hold junk); like the reference,
 // nothing here reads error_type (V2 is withdrawn) or the root of a type
@@ -540,6 +540,14 @@ ucc_status_t validate_coll_args(const ucc_coll_args_t &a, uint32_t n, uint32_t r
                         "bytes of src and dst that this rank touches overlap; set "
                         "UCC_COLL_ARGS_FLAG_IN_PLACE");
         }
+    }
+    // V13: with MEM_MAPPED_BUFFERS an alltoallv's dst displacements are
+    // offsets into the peers' buffers (one-sided), which no algorithm here
+    // implements: refused rather than read as local offsets.
+    if (t == UCC_COLL_TYPE_ALLTOALLV && (flags & UCC_COLL_ARGS_FLAG_MEM_MAPPED_BUFFERS)) {
+        return fail(UCC_ERR_NOT_SUPPORTED,
+                    "one-sided alltoallv (UCC_COLL_ARGS_FLAG_MEM_MAPPED_BUFFERS: dst "
+                    "displacements in the peers' buffers) is not supported");
     }
     return UCC_OK;
 }

@@ -3,7 +3,7 @@
 // map, team attributes, refused team parameters, the request state machine,
 // persistent requests, completion callbacks, init_and_post, zero-size
 // collectives, timeouts in virtual time with sticky team failure, deadlock
-// unwinding, and ucc_collective_init's argument rules V1-V12 (model/VALIDITY.md).
+// unwinding, and ucc_collective_init's argument rules V1-V13 (model/VALIDITY.md).
 //
 // Every rank records what it saw into its own slot of a per-rank vector; all
 // assertions run in the test body after ucc_sim_run returns.
@@ -1724,7 +1724,7 @@ TEST(ApiTimeout, DeadlockEndsTheRunAndRanksUnwind) {
 }
 
 // ---------------------------------------------------------------------------
-// ucc_collective_init argument rules V1-V12 (model/VALIDITY.md), 3 ranks
+// ucc_collective_init argument rules V1-V13 (model/VALIDITY.md), 3 ranks
 // ---------------------------------------------------------------------------
 
 namespace {
