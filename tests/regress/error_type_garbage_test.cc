@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "tests/common/scenario.h"
-#include "transports/sim/cluster.h"
+#include "tests/regress/run_once.h"
 
 namespace {
 
@@ -36,42 +36,7 @@ std::string run_with_garbage_error_type(const ucc::testkit::Scenario &s) {
     for (uint32_t r = 0; r < s.n; ++r) {
         set_raw(prep.args(r).error_type, garbage[r % 5]);
     }
-    std::vector<std::string> errors(s.n);
-    ucc::sim::ClusterParams p;
-    p.n_ranks = s.n;
-    p.seed = s.seed;
-    const ucc::sim::RunResult run = ucc::sim::run(p, [&](uint32_t r) {
-        ucc::testkit::RankEnv env;
-        std::string err = ucc::testkit::setup(ucc::testkit::EnvParams{}, r, s.n, &env);
-        if (err.empty()) {
-            ucc_coll_req_h req = nullptr;
-            ucc_status_t st = ucc_collective_init(&prep.args(r), &req, env.team);
-            if (st == UCC_OK) {
-                st = ucc_collective_post(req);
-            }
-            if (st == UCC_OK) {
-                while ((st = ucc_collective_test(req)) == UCC_INPROGRESS) {
-                    ucc_context_progress(env.ctx);
-                }
-            }
-            err = st == UCC_OK ? prep.check(r, 0)
-                               : "rank " + std::to_string(r) + ": " + ucc_status_string(st);
-            if (req != nullptr) {
-                ucc_collective_finalize(req);
-            }
-        }
-        const std::string down = ucc::testkit::teardown(&env);
-        errors[r] = err.empty() ? down : err;
-    });
-    if (run.status != UCC_OK) {
-        return std::string("simulation: ") + ucc_status_string(run.status) + "\n" + run.report;
-    }
-    for (const std::string &e : errors) {
-        if (!e.empty()) {
-            return e;
-        }
-    }
-    return "";
+    return ucc::regress::run_prepared_once(s, prep);
 }
 
 }  // namespace

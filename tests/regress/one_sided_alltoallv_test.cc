@@ -18,7 +18,7 @@
 
 #include "tests/common/scenario.h"
 #include "tests/regress/init_check.h"
-#include "transports/sim/cluster.h"
+#include "tests/regress/run_once.h"
 
 TEST(Regress, OneSidedAlltoallvIsRefusedNotMisplaced) {
     const uint32_t n = 3;
@@ -58,35 +58,5 @@ TEST(Regress, AlltoallWithMappedBuffersKeepsItsLayout) {
         prep.args(r).mask |= UCC_COLL_ARGS_FIELD_FLAGS;
         prep.args(r).flags |= UCC_COLL_ARGS_FLAG_MEM_MAPPED_BUFFERS;
     }
-    std::vector<std::string> errors(s.n);
-    ucc::sim::ClusterParams p;
-    p.n_ranks = s.n;
-    p.seed = s.seed;
-    const ucc::sim::RunResult run = ucc::sim::run(p, [&](uint32_t r) {
-        ucc::testkit::RankEnv env;
-        std::string err = ucc::testkit::setup(ucc::testkit::EnvParams{}, r, s.n, &env);
-        if (err.empty()) {
-            ucc_coll_req_h req = nullptr;
-            ucc_status_t st = ucc_collective_init(&prep.args(r), &req, env.team);
-            if (st == UCC_OK) {
-                st = ucc_collective_post(req);
-            }
-            if (st == UCC_OK) {
-                while ((st = ucc_collective_test(req)) == UCC_INPROGRESS) {
-                    ucc_context_progress(env.ctx);
-                }
-            }
-            err = st == UCC_OK ? prep.check(r, 0)
-                               : "rank " + std::to_string(r) + ": " + ucc_status_string(st);
-            if (req != nullptr) {
-                ucc_collective_finalize(req);
-            }
-        }
-        const std::string down = ucc::testkit::teardown(&env);
-        errors[r] = err.empty() ? down : err;
-    });
-    ASSERT_EQ(run.status, UCC_OK) << run.report;
-    for (uint32_t r = 0; r < s.n; ++r) {
-        EXPECT_EQ(errors[r], "") << "rank " << r;
-    }
+    EXPECT_EQ(ucc::regress::run_prepared_once(s, prep), "") << ucc::testkit::describe(s);
 }
