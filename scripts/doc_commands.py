@@ -44,6 +44,8 @@ import subprocess
 import sys
 import tempfile
 
+from check_links import markdown_files  # the one list of the repository's Markdown files
+
 FENCE = re.compile(r"^(`{3,}|~{3,})\s*([\w+-]*)\s*$")
 ANNOTATION = re.compile(r"^<!--\s*doc-test:(.*?)-->\s*$")
 SHELL_INFO = {"", "sh", "shell", "console", "text", "bash"}
@@ -109,7 +111,7 @@ def blocks(path):
         body = lines[start + 1:j]
         options = parse_options(annotation[1]) if annotation else {"volatile": []}
         is_session = f.group(2) in SHELL_INFO and body and body[0].startswith("$ ")
-        if is_session or "run" in options or "skip" in options and body and body[0].startswith("$ "):
+        if is_session or "run" in options:
             commands = []  # [command, [expected lines]]
             if "run" in options:
                 commands.append([options["run"], list(body)])
@@ -215,17 +217,6 @@ def indent(text, limit=80):
     return "".join(f"    | {l}\n" for l in lines)
 
 
-def markdown_files(source):
-    out = subprocess.run(["git", "-C", source, "ls-files", "-co", "--exclude-standard", "*.md"],
-                         capture_output=True, text=True)
-    files = [f for f in out.stdout.splitlines() if f and os.path.exists(os.path.join(source, f))]
-    if not files:
-        for d, dirs, names in os.walk(source):
-            dirs[:] = [x for x in dirs if not x.startswith((".", "build"))]
-            files += [os.path.relpath(os.path.join(d, n), source) for n in names if n.endswith(".md")]
-    return sorted(files)
-
-
 def main(argv):
     source = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
     listing = argv[:1] == ["--list"]
@@ -236,7 +227,7 @@ def main(argv):
         return 2
     else:
         build, argv = os.path.abspath(argv[0]), argv[1:]
-    files = argv or markdown_files(source)
+    files = argv or [os.path.relpath(f, source) for f in markdown_files(source)]
     failures = checked = skipped = 0
     for rel in files:
         try:

@@ -4,9 +4,9 @@
 // environment (prefix + name, or prefix + component + name as the reference
 // names its CL/TL variables), then ucc_*_config_modify. Nothing is global:
 // each config object owns its values. The tables also hold every name the
-// reference UCC documents for its library and context configuration (docs/configuration.md,
-// Configuration): those without a meaning here are accepted, checked like the
-// reference checks them, and ignored.
+// reference UCC documents for its library and context configuration
+// (docs/configuration.md): those without a meaning here are accepted, checked
+// like the reference checks them, and ignored.
 #pragma once
 
 #include <cstdint>
