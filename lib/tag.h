@@ -3,10 +3,10 @@
 //
 // Logical tag (what the core builds and lib/transport.h carries), 64 bits:
 //
-//    63          48 47                          16 15 14              0
-//   +--------------+------------------------------+--+----------------+
-//   |   team id    |             key              |S |      step      |
-//   +--------------+------------------------------+--+----------------+
+//    63          48 47                          16 15 14   11 10        0
+//   +--------------+------------------------------+--+------+-----------+
+//   |   team id    |             key              |S | type |   step    |
+//   +--------------+------------------------------+--+------+-----------+
 //
 //  * team id (16 bits): agreed by the team's members at creation; 0xffff is
 //    reserved for the messages of team creation itself.
@@ -18,15 +18,20 @@
 //  * S (1 bit): the core's own messages (entry/exit barriers of
 //    UCC_SYNC_COLLECTIVES, the agreement of UCC_CHECK_ASYMMETRIC_DT) as
 //    opposed to the algorithm's.
-//  * step (15 bits): the algorithm's step (modulo 2^15).
+//  * type (4 bits): the collective's type (the bit index of its
+//    ucc_coll_type_t, 0..15) on the algorithm's messages, 0 on the core's
+//    (whose agreement must match across types to detect a mismatch): ranks
+//    that run different collectives under one sequence number never match
+//    each other's messages.
+//  * step (11 bits): the algorithm's step (modulo 2^11).
 //
 // Wire tag (transports whose matching has no source, UCP: the sender must be in
 // the tag), 64 bits:
 //
-//    63            44 43        28 27 26          11 10  9          0
-//   +----------------+------------+--+--------------+--+-------------+
-//   |  sender index  |  team id   |A |  key (low16) |S |    step     |
-//   +----------------+------------+--+--------------+--+-------------+
+//    63            44 43        28 27 26          11 10  9    6 5     0
+//   +----------------+------------+--+--------------+--+------+-------+
+//   |  sender index  |  team id   |A |  key (low16) |S | type | step  |
+//   +----------------+------------+--+--------------+--+------+-------+
 //
 //  * sender index (20 bits): the sender's endpoint index in its context (its
 //    OOB ep): at most 2^20 = 1,048,576 processes per context — a larger
@@ -34,7 +39,8 @@
 //  * A: the active-set bit (key bit 31); key (16 bits): the key's low 16 bits
 //    (the sequence number mod 2^16; the user's tag on unordered teams and
 //    active sets; the re-post count is dropped).
-//  * step (10 bits): the step mod 2^10.
+//  * type (4 bits): as in the logical tag, whole.
+//  * step (6 bits): the step mod 2^6.
 //
 // Why truncation is safe: messages between one pair of processes with one wire
 // tag are matched in posting order (non-overtaking). Two messages whose logical
@@ -54,14 +60,16 @@ using Tag = uint64_t;
 
 inline constexpr unsigned kTeamShift = 48;
 inline constexpr unsigned kKeyShift = 16;
-inline constexpr Tag kStepMask = 0xffff;  // S bit and step
+inline constexpr Tag kStepMask = 0xffff;  // S bit, type and step
 inline constexpr uint32_t kCoreStepSpace = 0x8000;
-// The core's own steps (S bit set), each user's base; steps stay below 2^10
-// on the wire: UCC_SYNC_COLLECTIVES' barriers use 1..20 (one per round),
-// UCC_CHECK_ASYMMETRIC_DT's agreement 0x200..0x214.
+inline constexpr unsigned kTypeShift = 11;
+inline constexpr uint32_t kTypeMask = 0xfu << kTypeShift;
+// The core's own steps (S bit set, type 0), each user's base; steps stay
+// below 2^6 on the wire: UCC_SYNC_COLLECTIVES' barriers use 1..20 (one per
+// round), UCC_CHECK_ASYMMETRIC_DT's agreement 0x20..0x34.
 inline constexpr uint32_t kSyncSteps = kCoreStepSpace;
-inline constexpr uint32_t kCheckSteps = kCoreStepSpace | 0x200;
-inline constexpr uint32_t kAlgStepMask = 0x7fff;
+inline constexpr uint32_t kCheckSteps = kCoreStepSpace | 0x20;
+inline constexpr uint32_t kAlgStepMask = 0x7ff;
 inline constexpr uint16_t kCreationTeamId = 0xffff;
 inline constexpr uint32_t kActiveSetKey = 0x80000000u;
 // Every tag of one team: (t & kTeamMask) == team_prefix(id).
@@ -84,12 +92,21 @@ constexpr uint32_t key_of(Tag t) {
 constexpr uint32_t step_of(Tag t) {
     return static_cast<uint32_t>(t & kStepMask);
 }
+// The type field of a collective of type `coll_type` (a ucc_coll_type_t:
+// one bit set), to OR into the step field of its algorithm's messages.
+constexpr uint32_t type_bits(uint64_t coll_type) {
+    uint32_t bit = 0;
+    while (bit < 15 && (coll_type >> bit) > 1) {
+        ++bit;
+    }
+    return bit << kTypeShift;
+}
 
 // ---- wire layout (sender in the tag)
 inline constexpr unsigned kWireSenderBits = 20;
 inline constexpr uint64_t kMaxSenders = uint64_t{1} << kWireSenderBits;
 inline constexpr uint32_t kMaxOutstandingPerTeam = 1u << 16;
-inline constexpr unsigned kWireStepBits = 10;
+inline constexpr unsigned kWireStepBits = 6;
 
 constexpr uint64_t wire(uint32_t sender, Tag t) {
     const uint64_t team = team_of(t);
@@ -97,6 +114,7 @@ constexpr uint64_t wire(uint32_t sender, Tag t) {
     const uint32_t step = step_of(t);
     return (uint64_t{sender} << 44) | (team << 28) | (uint64_t{key >> 31} << 27) |
            (uint64_t{key & 0xffff} << 11) | (uint64_t{(step & kCoreStepSpace) != 0} << 10) |
+           (uint64_t{(step & kTypeMask) >> kTypeShift} << kWireStepBits) |
            (step & ((1u << kWireStepBits) - 1));
 }
 constexpr uint32_t wire_sender(uint64_t w) {

@@ -69,6 +69,11 @@ struct Xfer {
     uint64_t signature = 0;
     uint64_t peer_signature = 0;
     uint32_t peer_index = 0;  // the caller's name for the peer (e.g. team rank)
+    // Receives: the length the caller expects (its buffer's capacity); a
+    // message of another length is a desync the caller reports (kNotRecv: a
+    // send or RMA).
+    static constexpr size_t kNotRecv = SIZE_MAX;
+    size_t expected = kNotRecv;
     // Event trace (recording transports only): the request this transfer
     // belongs to (0: none), and which user buffer `buf` lies in, at what offset.
     uint64_t trace_req = 0;
@@ -105,7 +110,9 @@ class Transport {
     virtual ucc_status_t isend(Peer peer, Tag tag, const void *buf, size_t bytes,
                                ucc_memory_type_t mem, Xfer *x) = 0;
     // `bytes` is the capacity of `buf`; a longer message is an error
-    // (UCC_ERR_NO_MESSAGE on the Xfer, the data truncated to nothing).
+    // (UCC_ERR_NO_MESSAGE on the Xfer, the data truncated to nothing, and
+    // `Xfer::bytes` the message's length when the transport knows it, else
+    // `bytes` + 1). A shorter one completes with its length in `Xfer::bytes`.
     virtual ucc_status_t irecv(Peer peer, Tag tag, void *buf, size_t bytes, ucc_memory_type_t mem,
                                Xfer *x) = 0;
     // Withdraw a posted, not yet completed transfer. After cancel the transport
@@ -183,6 +190,11 @@ struct TransportParams {
     //  kNone: not at all: a dead peer is left to collective timeouts.
     enum class PeerErrors : uint8_t { kAuto, kPeer, kNone };
     PeerErrors peer_errors = PeerErrors::kAuto;
+    // DESYNC_CHECK: every message carries its Xfer's signature, and a
+    // receive whose sender's differs fails with UCC_ERR_INVALID_PARAM and
+    // `peer_signature` set (what the simulator always does). Every process
+    // of a job must agree on it.
+    bool desync_check = false;
     // Where the transport reports after creation, one line each (a failure:
     // the peer and the cause; `error` false: a debug line); nullptr: stderr.
     void (*log)(void *log_ctx, bool error, const char *line) = nullptr;

@@ -14,11 +14,13 @@
 // code (128 + signal for a killed rank); with --keep-going the others run on
 // and it exits so once they are done. --timeout bounds the whole run (exit
 // 124). Each rank is the leader of its own process group (signals reach its
-// children too) and reads stdin from /dev/null. UCX variables are passed
-// through untouched.
+// children too) and reads stdin from /dev/null; it is killed (SIGKILL) when
+// ucc_run dies, however ucc_run dies. UCX variables are passed through
+// untouched.
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -302,12 +304,19 @@ bool Runner::spawn(int r, const std::string &program, const std::string &store) 
     argv.push_back(nullptr);
     std::string exec_error = "ucc_run: rank " + std::to_string(r) + ": cannot execute " + program;
 
+    const pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         std::fprintf(stderr, "ucc_run: fork: %s\n", std::strerror(errno));
         return false;
     }
     if (pid == 0) {
+        // The rank dies with ucc_run, also when ucc_run is killed with SIGKILL
+        // (no orphans); if ucc_run died before this line, exit now.
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent) {
+            _exit(137);
+        }
         setpgid(0, 0);
         struct sigaction dfl = {};
         dfl.sa_handler = SIG_DFL;

@@ -110,6 +110,11 @@ ucc_status_t Boot::start() {
     int64_t epoch = 0;
     UCC_TRY(client_->add("ucc_boot/epoch/" + std::to_string(env_.rank), 1, &epoch));
     prefix_ = "ucc_boot/" + std::to_string(epoch) + "/";
+    // This rank's keys of every round (<prefix><kind>/<k>/<rank>) are its
+    // own: when its connection drops, the others' rounds fail at once,
+    // naming it, instead of waiting their timeout.
+    const std::string name = "rank " + std::to_string(env_.rank);
+    UCC_TRY(client_->wait(client_->post_own(prefix_, "/" + std::to_string(env_.rank), name)));
     return barrier();
 }
 

@@ -156,6 +156,17 @@ std::string format_address(std::string_view host, uint16_t port) {
 struct StoreServer::Impl {
     struct Conn;
 
+    // Keys prefix*suffix belong to `name` (kOwn).
+    struct Owned {
+        std::string prefix;
+        std::string suffix;
+        std::string name;
+        bool matches(const std::string &key) const {
+            return key.size() >= prefix.size() + suffix.size() && key.starts_with(prefix) &&
+                   key.ends_with(suffix);
+        }
+    };
+
     // A parked get or wait: answered when `missing` reaches 0, or on timeout.
     struct Waiter {
         explicit Waiter(asio::io_context &io) : timer(io) {}
@@ -189,6 +200,7 @@ struct StoreServer::Impl {
         bool writing = false;
         bool closed = false;
         std::vector<WaiterPtr> waiters;  // parked, not yet answered
+        std::vector<Owned> owns;         // kOwn patterns of this connection
     };
     using ConnPtr = std::shared_ptr<Conn>;
 
@@ -210,6 +222,7 @@ struct StoreServer::Impl {
     std::unordered_map<std::string, Entry> table;
     std::unordered_map<std::string, std::vector<WaiterPtr>> watchers;  // by absent key
     std::unordered_set<ConnPtr> conns;
+    std::vector<Owned> gone;  // patterns whose owner's connection closed
 
     // Shared with callers of clients() and wait_idle().
     mutable std::mutex mu;
@@ -224,6 +237,10 @@ struct StoreServer::Impl {
     void handle_set(const ConnPtr &c, uint64_t id, Reader &r);
     void handle_get(const ConnPtr &c, uint64_t id, Reader &r, bool with_values);
     void handle_add(const ConnPtr &c, uint64_t id, Reader &r);
+    void handle_own(const ConnPtr &c, uint64_t id, Reader &r);
+    // The owner of a missing key of `w` left: the gone pattern, or nullptr.
+    const Owned *gone_owner(const WaiterPtr &w) const;
+    void answer_gone(const WaiterPtr &w, const Owned &o);
     void key_created(const std::string &key);
     void answer(const WaiterPtr &w);
     void expire(const WaiterPtr &w);
@@ -462,6 +479,23 @@ void StoreServer::Impl::close(const ConnPtr &c, const char *why) {
         unpark(w);
     }
     c->waiters.clear();
+    // The keys it owned will never come: fail whoever waits on one now.
+    if (!c->owns.empty()) {
+        for (Owned &o : c->owns) {
+            UCC_LOG(log, kDebug, "client %s (%s) left", c->peer.c_str(), o.name.c_str());
+            gone.push_back(std::move(o));
+        }
+        c->owns.clear();
+        std::vector<WaiterPtr> parked;
+        for (const ConnPtr &other : conns) {
+            parked.insert(parked.end(), other->waiters.begin(), other->waiters.end());
+        }
+        for (const WaiterPtr &w : parked) {
+            if (const Owned *o = gone_owner(w); o != nullptr && !w->done) {
+                answer_gone(w, *o);
+            }
+        }
+    }
     if (!c->writing) {
         c->out.clear();  // else the aborted write's handler does
     }
@@ -489,6 +523,9 @@ void StoreServer::Impl::handle(const ConnPtr &c) {
             break;
         case StoreOp::kAdd:
             handle_add(c, id, r);
+            break;
+        case StoreOp::kOwn:
+            handle_own(c, id, r);
             break;
         default:
             send_code(c, id, StoreCode::kBadRequest,
@@ -548,6 +585,44 @@ void StoreServer::Impl::handle_add(const ConnPtr &c, uint64_t id, Reader &r) {
     }
 }
 
+void StoreServer::Impl::handle_own(const ConnPtr &c, uint64_t id, Reader &r) {
+    Owned o;
+    o.prefix = r.str();
+    o.suffix = r.str();
+    o.name = r.str();
+    if (!r.ok || o.prefix.size() + o.suffix.size() > kKeyBytesMax) {
+        send_code(c, id, StoreCode::kBadRequest, "malformed own");
+        return;
+    }
+    c->owns.push_back(std::move(o));
+    send_code(c, id, StoreCode::kOk, {});
+}
+
+const StoreServer::Impl::Owned *StoreServer::Impl::gone_owner(const WaiterPtr &w) const {
+    for (const Owned &o : gone) {
+        for (const std::string &k : w->keys) {
+            if (o.matches(k) && !table.contains(k)) {
+                return &o;
+            }
+        }
+    }
+    return nullptr;
+}
+
+void StoreServer::Impl::answer_gone(const WaiterPtr &w, const Owned &o) {
+    w->done = true;
+    w->timer.cancel();
+    ConnPtr c = w->conn.lock();
+    if (c) {
+        std::erase(c->waiters, w);
+    }
+    unpark(w);
+    if (c) {
+        send_code(c, w->id, StoreCode::kGone,
+                  o.name + " left the store (its connection closed) before setting its key");
+    }
+}
+
 void StoreServer::Impl::handle_get(const ConnPtr &c, uint64_t id, Reader &r, bool with_values) {
     uint64_t timeout_ms = r.u64();
     uint32_t n = r.u32();
@@ -575,6 +650,10 @@ void StoreServer::Impl::handle_get(const ConnPtr &c, uint64_t id, Reader &r, boo
     }
     if (w->missing == 0) {
         answer(w);
+        return;
+    }
+    if (const Owned *o = gone.empty() ? nullptr : gone_owner(w); o != nullptr) {
+        answer_gone(w, *o);
         return;
     }
     c->waiters.push_back(w);
@@ -978,6 +1057,13 @@ void StoreClient::Impl::on_reply() {
             req->status = UCC_ERR_TIMED_OUT;
             break;
         }
+        case StoreCode::kGone: {
+            std::string_view why = r.str();
+            UCC_LOG(log, kError, "%s failed: %.*s", req->what.c_str(), static_cast<int>(why.size()),
+                    why.data());
+            req->status = UCC_ERR_NO_MESSAGE;
+            break;
+        }
         default: {
             std::string_view why = r.str();
             UCC_LOG(log, kError, "%s refused: %.*s", req->what.c_str(),
@@ -1109,6 +1195,26 @@ StoreRequestPtr StoreClient::post_get(const std::vector<std::string> &keys, Mill
 StoreRequestPtr StoreClient::post_wait(const std::vector<std::string> &keys, Millis timeout) {
     std::lock_guard lk(impl_->mu);
     return impl_->post_keys(StoreOp::kWait, keys, timeout);
+}
+
+StoreRequestPtr StoreClient::post_own(std::string_view prefix, std::string_view suffix,
+                                      std::string_view name) {
+    Impl &s = *impl_;
+    std::lock_guard lk(s.mu);
+    std::string what = "own '" + std::string(prefix) + "*" + std::string(suffix) + "'";
+    if (prefix.size() + suffix.size() > kKeyBytesMax) {
+        UCC_LOG(s.log, kError, "%s: pattern too long", what.c_str());
+        return s.failed(StoreOp::kOwn, UCC_ERR_INVALID_PARAM, std::move(what));
+    }
+    uint64_t id = s.next_id++;
+    std::vector<uint8_t> f;
+    put_u32(f, 0);
+    f.push_back(static_cast<uint8_t>(StoreOp::kOwn));
+    put_u64(f, id);
+    put_str(f, prefix);
+    put_str(f, suffix);
+    put_str(f, name);
+    return s.post(StoreOp::kOwn, std::move(f), id, op_timeout_, std::move(what));
 }
 
 StoreRequestPtr StoreClient::post_add(std::string_view key, int64_t delta) {

@@ -26,6 +26,7 @@
 //   kGet u64 timeout_ms, u32 n, n strings (keys)     u32 n, n strings (values)
 //   kWait u64 timeout_ms, u32 n, n strings (keys)    -
 //   kAdd string key, i64 delta                       i64 new value
+//   kOwn string prefix, string suffix, string name   -
 //
 // kSet stores (or replaces) a value. reads > 0 makes the key transient: it is
 // erased after that many kGet replies have carried it, so an allgather round
@@ -36,8 +37,17 @@
 // (an atomic counter; the key is permanent). A reply with code kTimedOut has
 // body "u32 missing, string first_missing_key"; kBadRequest and kConsumed
 // have a string saying why (also the answer to an unknown op or a body that
-// does not parse). A frame shorter than its header or larger than
-// kFrameBytesMax closes the connection.
+// does not parse).
+//
+// kOwn declares that the keys this connection will set under a pattern —
+// prefix, anything, suffix (a bootstrap rank: "ucc_boot/7/", "/3") — belong
+// to `name` ("rank 3"). When the connection closes, every get or wait parked
+// on a missing key of that pattern, and every later one, is answered at once
+// with code kGone and a string naming the owner: a barrier with a rank that
+// died fails within a round trip, not at its timeout.
+//
+// A frame shorter than its header or larger than kFrameBytesMax closes the
+// connection.
 #pragma once
 
 #include <chrono>
@@ -54,13 +64,14 @@
 
 namespace ucc::boot {
 
-enum class StoreOp : uint8_t { kSet = 1, kGet = 2, kWait = 3, kAdd = 4 };
+enum class StoreOp : uint8_t { kSet = 1, kGet = 2, kWait = 3, kAdd = 4, kOwn = 5 };
 
 enum class StoreCode : uint8_t {
     kOk = 0,
     kTimedOut = 1,    // the keys did not all exist before the timeout
     kBadRequest = 2,  // malformed body, key too long, kAdd on a non-i64 value
     kConsumed = 3,    // a key's read budget ran out before this get read it
+    kGone = 4,        // a missing key's owner (kOwn) closed its connection
 };
 
 inline constexpr size_t kFrameBytesMax = size_t{1} << 30;
@@ -147,6 +158,9 @@ class StoreClient {
     StoreRequestPtr post_get(const std::vector<std::string> &keys, Millis timeout);
     StoreRequestPtr post_wait(const std::vector<std::string> &keys, Millis timeout);
     StoreRequestPtr post_add(std::string_view key, int64_t delta);
+    // kOwn: keys `prefix`*`suffix` belong to `name` (see the protocol above).
+    StoreRequestPtr post_own(std::string_view prefix, std::string_view suffix,
+                             std::string_view name);
     // Makes progress without blocking; the request's status.
     ucc_status_t test(const StoreRequestPtr &req);
     // Blocks until the request completes or its deadline passes.

@@ -58,6 +58,12 @@ void WaitAll::report_desync(const Xfer &x) {
     }
 }
 
+void WaitAll::report_length(const Xfer &x) {
+    if (owner_ != nullptr) {
+        owner_->env().report_length(x.peer_index, x.signature, x.expected, x.bytes);
+    }
+}
+
 namespace {
 
 uint64_t mul_sat(uint64_t a, uint64_t b) {
@@ -192,6 +198,7 @@ Req Coll::send_on(uint32_t peer, uint32_t step, const void *buf, size_t bytes,
 Req Coll::recv_on(uint32_t peer, uint32_t step, void *buf, size_t bytes, ucc_memory_type_t mem) {
     Xfer *x = Req::new_xfer(frame_pool);
     x->status = UCC_INPROGRESS;
+    x->expected = bytes;
     x->signature = signature_;
     x->peer_index = peer;
     if (trace_req_ != 0) [[unlikely]] {

@@ -231,6 +231,14 @@ class WaitAll {
                 continue;
             }
             x->owner = nullptr;
+            // A receive of another length than the algorithm expects: the
+            // peer runs another collective (or other counts) under this tag.
+            if (x->expected != Xfer::kNotRecv && x->bytes != x->expected &&
+                (x->status >= 0 || x->bytes > x->expected)) [[unlikely]] {
+                report_length(*x);
+                x->status = UCC_ERR_INVALID_PARAM;
+                return x->status;
+            }
             if (x->status < 0) {
                 if (x->peer_signature != 0) {
                     report_desync(*x);
@@ -244,6 +252,7 @@ class WaitAll {
   private:
     Xfer *at(size_t i) const { return reqs_.empty() ? inline_[i] : reqs_[i].xfer(); }
     void report_desync(const Xfer &x);
+    void report_length(const Xfer &x);
     Xfer *inline_[kInline] = {};
     std::span<Req> reqs_;
     size_t n_ = 0;
@@ -265,6 +274,14 @@ class CollEnv {
         (void)peer;
         (void)mine;
         (void)theirs;
+    }
+    // A message from `peer` of `got` bytes where the collective (`mine`, its
+    // signature) expected `expected`.
+    virtual void report_length(uint32_t peer, uint64_t mine, size_t expected, size_t got) {
+        (void)peer;
+        (void)mine;
+        (void)expected;
+        (void)got;
     }
     // The members disagree on `what` (UCC_CHECK_ASYMMETRIC_DT, lib/coll/check.cc).
     virtual void report_inconsistent(const char *what) { (void)what; }
@@ -336,6 +353,8 @@ class Coll : public FrameSource {
           size_(size),
           tag_base_(tag_base),
           signature_(signature != 0 ? signature : signature_of(args)),
+          alg_space_(tag::type_bits(static_cast<uint64_t>(args.type))),
+          step_space_(alg_space_),
           scratch_(scratch != nullptr ? scratch : &own_scratch_),
           transport_(&env.transport()),
           sim_(transport_->simulated()),
@@ -359,12 +378,12 @@ class Coll : public FrameSource {
     void set_refused_together() { refused_together_ = true; }
 
     // Tag of one message: team and sequence come from the core, `step` from the
-    // algorithm (15 bits; the top bit of the step field marks the core's own
-    // synchronisation messages, see sync.cc).
+    // algorithm (11 bits), and the step field's top bits mark the collective's
+    // type or the core's own messages (lib/tag.h; see sync.cc and check.cc).
     Tag tag(uint32_t step) const { return tag_base_ | step_space_ | (step & tag::kAlgStepMask); }
-    // Switches between the algorithm's step space (0) and the core's
-    // (tag::kCoreStepSpace).
-    void set_step_space(uint32_t space) { step_space_ = space; }
+    // Switches between the algorithm's step space (0: the collective's type)
+    // and the core's (tag::kSyncSteps, tag::kCheckSteps).
+    void set_step_space(uint32_t space) { step_space_ = space != 0 ? space : alg_space_; }
 
     Req send(uint32_t peer, uint32_t step, const void *buf, size_t bytes);
     Req recv(uint32_t peer, uint32_t step, void *buf, size_t bytes);
@@ -422,7 +441,8 @@ class Coll : public FrameSource {
     uint32_t size_;
     Tag tag_base_;
     uint64_t signature_;
-    uint32_t step_space_ = 0;
+    uint32_t alg_space_;  // the type field of the algorithm's messages
+    uint32_t step_space_;
     ScratchCache own_scratch_;
     ScratchCache *scratch_;
     size_t n_scratch_ = 0;  // buffers handed out in this run
@@ -475,11 +495,18 @@ Task run_synchronized(Coll &c, AlgFn alg);
 // scatter and scatterv, the datatype and memory type of the member's buffer.
 struct Fingerprint {
     static constexpr int64_t kRefused = -1;
+    // In the order a disagreement is named (the first field that differs).
+    int64_t type = 0;
+    int64_t root = 0;     // rooted types
+    int64_t op = 0;       // reductions
+    int64_t dt = 0;       // every type that moves data
+    int64_t count = 0;    // non-v types: the per-rank element count
+    int64_t vcounts = 0;  // allgatherv, reduce_scatterv: a digest of the counts array
     int64_t alg = 0;
-    int64_t dt = 0;
-    int64_t mem = 0;
+    int64_t mem = 0;  // gather(v), scatter(v): the memory type of the side that differs
 };
-Fingerprint fingerprint_of(const Args &a, uint32_t rank, int64_t alg);
+// `size`: the participants (for the v-arrays).
+Fingerprint fingerprint_of(const Args &a, uint32_t rank, uint32_t size, int64_t alg);
 // Runs `alg` (nullptr: this member refused; between the barriers of
 // run_synchronized when `synchronized`) once every member agrees on its
 // fingerprint; otherwise completes with UCC_ERR_NOT_SUPPORTED on every member.

@@ -52,8 +52,16 @@ void free_request(CollRequest *r) {
     e.kind = ucc::TraceKind::kFinalize;
     e.status = r->super.status;
     r->record(e);
-    r->team->n_outstanding--;
+    Team &t = *r->team;
+    if (r->counted_unposted) {
+        t.left_unposted();
+    }
+    t.n_outstanding--;
     delete r;
+    Context &ctx = *t.ctx;
+    if (--ctx.unfinalized == 0 && ctx.destroyed) {
+        release_context(ctx);  // destroyed while this request was alive
+    }
 }
 
 void CollRequest::complete(ucc_status_t st) {
@@ -109,7 +117,7 @@ void CollRequest::complete(ucc_status_t st) {
     }
     const bool refused_together = coll && coll->refused_together();
     coll.reset();
-    if (st < 0 && team->error == UCC_OK && !refused_together) {
+    if (st < 0 && team->error == UCC_OK && !refused_together && st != UCC_ERR_CANCELED) {
         team->error = st;  // sticky: later collectives on this team fail too
         UCC_LOG(team->ctx->log, kError, "team %u failed: %s in %s", team->id, ucc_status_string(st),
                 coll_type_name(args.coll_type));
@@ -209,6 +217,8 @@ bool team_is_ordered(const Team &t) {
            t.ordering == UCC_COLLECTIVE_INIT_AND_POST_ORDERED;
 }
 
+ucc_status_t coll_init_checked(ucc_coll_args_t *coll_args, ucc_coll_req_h *request, Team &t);
+
 ucc_status_t coll_init(ucc_coll_args_t *coll_args, ucc_coll_req_h *request, ucc_team_h team) {
     if (coll_args == nullptr || request == nullptr || team == nullptr) {
         log_error("ucc_collective_init: %s is NULL",
@@ -240,6 +250,24 @@ ucc_status_t coll_init(ucc_coll_args_t *coll_args, ucc_coll_req_h *request, ucc_
                 ucc_status_string(t.error));
         return t.error;
     }
+    const ucc_status_t st = coll_init_checked(coll_args, request, t);
+    const bool active_set = (coll_args->mask & UCC_COLL_ARGS_FIELD_ACTIVE_SET) != 0;
+    if (team_is_ordered(t) && !active_set) {
+        if (st == UCC_OK) {
+            t.unposted++;
+            req_of(*request)->counted_unposted = true;
+        } else {
+            // The peers' inits of this collective may have succeeded: this
+            // rank's next collective must still match their next one.
+            t.skip_sequence();
+        }
+    }
+    return st;
+}
+
+// coll_init once the team is known to be usable.
+ucc_status_t coll_init_checked(ucc_coll_args_t *coll_args, ucc_coll_req_h *request, Team &t) {
+    Context &ctx = *t.ctx;
     std::string why;
     ucc_status_t st = ucc::core::validate_coll_args(*coll_args, t.size, t.rank, team_is_ordered(t),
                                                     &why, ctx.tl_timing_only);
@@ -344,7 +372,7 @@ ucc_status_t coll_init(ucc_coll_args_t *coll_args, ucc_coll_req_h *request, ucc_
         if (ctx.lib->check_asymmetric) {
             r->checked = true;
             r->fingerprint =
-                ucc::coll::fingerprint_of(r->nargs, view_rank,
+                ucc::coll::fingerprint_of(r->nargs, view_rank, view_size,
                                           r->alg != nullptr ? ucc::coll::algorithm_number(*r->alg)
                                                             : ucc::coll::Fingerprint::kRefused);
         }
@@ -373,6 +401,7 @@ ucc_status_t coll_init(ucc_coll_args_t *coll_args, ucc_coll_req_h *request, ucc_
         return UCC_ERR_NO_RESOURCE;
     }
     t.n_outstanding++;
+    ctx.unfinalized++;
     r->number = ++ctx.next_req;
     if (ctx.tl_recording) [[unlikely]] {
         ucc::TraceEvent e;
@@ -404,6 +433,11 @@ ucc_status_t coll_post(ucc_coll_req_h request) {
     Team &t = *r->team;
     Context &ctx = *t.ctx;
     ucc::core::ContextGuard guard(ctx);
+    if (t.state == TeamState::kDestroyed) {
+        UCC_LOG(ctx.log, kError,
+                "ucc_collective_post: the request's team was destroyed (finalize the request)");
+        return UCC_ERR_INVALID_PARAM;
+    }
     const ucc_status_t cur = r->super.status;
     if (!(cur == UCC_OPERATION_INITIALIZED || (r->persistent && cur == UCC_OK))) {
         UCC_LOG(ctx.log, kError,
@@ -450,6 +484,9 @@ ucc_status_t coll_post(ucc_coll_req_h request) {
         seq = ucc::tag::kActiveSetKey | (has_tag ? static_cast<uint32_t>(r->args.tag) : 0u);
     } else if (team_is_ordered(t)) {
         seq = t.seq++;
+        if (std::exchange(r->counted_unposted, false)) {
+            t.left_unposted();
+        }
     } else {
         seq = static_cast<uint32_t>(r->args.tag) | (static_cast<uint32_t>(r->posts & 0x7fff) << 16);
     }

@@ -315,6 +315,23 @@ void Context::abort_all(ucc_status_t st) {
     }
 }
 
+uint64_t Context::cancel_requests(const Team *t) {
+    uint64_t n = 0;
+    for (CollRequest *next = active.front(); next != nullptr;) {
+        CollRequest *r = next;
+        next = ActiveList::next(r);  // complete() takes r off the list
+        if (t == nullptr || r->team == t) {
+            r->complete(UCC_ERR_CANCELED);
+            ++n;
+            next = active.front();  // a callback may have finalized others
+            while (next != nullptr && t != nullptr && next->team != t) {
+                next = ActiveList::next(next);
+            }
+        }
+    }
+    return n;
+}
+
 }  // namespace ucc::core
 
 namespace {
@@ -477,6 +494,7 @@ UCC_EXPORT ucc_status_t ucc_context_create(ucc_lib_h lib_handle, const ucc_conte
                 strcasecmp(eh.c_str(), "peer") == 0   ? ucc::TransportParams::PeerErrors::kPeer
                 : strcasecmp(eh.c_str(), "none") == 0 ? ucc::TransportParams::PeerErrors::kNone
                                                       : ucc::TransportParams::PeerErrors::kAuto;
+            tp.desync_check = ctx.config.get_bool("DESYNC_CHECK");
             tp.log = transport_log;
             tp.log_ctx = &ctx;
             // The context's TLS wins over the library's.
@@ -570,25 +588,23 @@ UCC_EXPORT ucc_status_t ucc_context_destroy(ucc_context_h context) {
         }
         Context &ctx = context->ctx;
         ucc::core::ContextGuard guard(ctx);
-        // A team still being created or with unfinalized requests keeps the
-        // context; idle teams go down with it (Open MPI's coll/ucc destroys
-        // the context at MPI_Finalize while communicators the program did not
-        // free still hold their teams; the handles become tombstones).
-        for (const ucc_team *team : ctx.live_teams) {
-            const ucc::core::Team &t = team->team;
-            if (t.state == ucc::core::TeamState::kCreating || t.n_outstanding != 0) {
-                UCC_LOG(ctx.log, kError, "ucc_context_destroy: team %u %s; finish it first", t.id,
-                        t.state == ucc::core::TeamState::kCreating
-                            ? "is still being created"
-                            : "has collective requests that are not finalized");
-                return UCC_ERR_INVALID_PARAM;
-            }
-        }
         if (ctx.n_mem_maps != 0) {
             UCC_LOG(ctx.log, kError,
                     "ucc_context_destroy: %llu memory maps are still mapped; unmap them first",
                     static_cast<unsigned long long>(ctx.n_mem_maps));
             return UCC_ERR_INVALID_PARAM;
+        }
+        // A program can always tear down: collectives still in progress are
+        // cancelled (their requests stay valid until finalized), teams still
+        // being created are abandoned, and teams go down with the context
+        // (Open MPI's coll/ucc destroys the context at MPI_Finalize while
+        // communicators the program did not free still hold their teams; the
+        // handles become tombstones).
+        if (const uint64_t n = ctx.cancel_requests(nullptr); n != 0) {
+            UCC_LOG(ctx.log, kInfo,
+                    "ucc_context_destroy: %llu collectives in progress completed with "
+                    "UCC_ERR_CANCELED",
+                    static_cast<unsigned long long>(n));
         }
         if (!ctx.live_teams.empty()) {
             UCC_LOG(ctx.log, kInfo, "ucc_context_destroy: destroying %zu teams along with it",
@@ -597,6 +613,7 @@ UCC_EXPORT ucc_status_t ucc_context_destroy(ucc_context_h context) {
                 ucc::core::retire_team(ctx.live_teams.back());
             }
         }
+        ctx.team_create_in_progress = false;
         std::lock_guard<std::mutex> lk(ctx.lib->mu);
         ctx.lib->n_contexts--;
         // Keep a tombstone (with the tombstones of its teams) until ucc_finalize (P36).
@@ -605,7 +622,15 @@ UCC_EXPORT ucc_status_t ucc_context_destroy(ucc_context_h context) {
         // tombstone) go without a time.
         ctx.log.set_clock(nullptr, nullptr);
         ucc::core::trace_close(ctx);
-        ucc::core::release_context(ctx);
+        if (ctx.unfinalized == 0) {
+            ucc::core::release_context(ctx);
+        } else {
+            // Released when the last request is finalized (free_request).
+            UCC_LOG(ctx.log, kInfo,
+                    "ucc_context_destroy: %llu requests are not finalized yet; the context's "
+                    "resources go when the last one is",
+                    static_cast<unsigned long long>(ctx.unfinalized));
+        }
         ctx.lib->dead_contexts.emplace_back(context);
         return UCC_OK;
     });

@@ -234,6 +234,8 @@ UCC_EXPORT const char *ucc_status_string(ucc_status_t status) {
             return "Timeout expired";
         case UCC_ERR_IO_ERROR:
             return "Input/output error";
+        case UCC_ERR_CANCELED:
+            return "Request cancelled (its team or context was destroyed)";
         default:
             // No mutable buffer: a fixed string keeps this reentrant.
             return "Unknown error";

@@ -542,11 +542,13 @@ UCC_EXPORT ucc_status_t ucc_team_destroy(ucc_team_h team) {
                     "ucc_team_create_test until it completes");
             return UCC_ERR_INVALID_PARAM;
         }
-        if (t.n_outstanding != 0) {
-            UCC_LOG(t.ctx->log, kError,
-                    "ucc_team_destroy: %llu collective requests on this team are not finalized",
-                    static_cast<unsigned long long>(t.n_outstanding));
-            return UCC_ERR_INVALID_PARAM;
+        // A program can always tear down: collectives still in progress are
+        // cancelled; every request stays valid until finalized.
+        if (const uint64_t n = t.ctx->cancel_requests(&t); n != 0) {
+            UCC_LOG(t.ctx->log, kInfo,
+                    "ucc_team_destroy: team %u: %llu collectives in progress completed with "
+                    "UCC_ERR_CANCELED",
+                    t.id, static_cast<unsigned long long>(n));
         }
         ucc::core::retire_team(team);
         return UCC_OK;

@@ -141,9 +141,10 @@ constexpr ConfigVar kLibVars[] = {
     {"LOG_LEVEL_TRIGGER", "FATAL", "Ignored: the log level that triggers error handling.",
      valid_level, kIgnored},
     {"CHECK_ASYMMETRIC_DT", "n",
-     "Before each collective runs, its members compare (a dissemination allreduce of 48-byte "
-     "messages, ceil(log2 n) rounds) the algorithm each chose and, for gather(v) and "
-     "scatter(v), the datatype and memory type of their buffers; if any differs, or a member's "
+     "Before each collective runs, its members compare (a dissemination allreduce of 128-byte "
+     "messages, ceil(log2 n) rounds) the collective type, root, op, datatype, per-rank count "
+     "(allgatherv, reduce_scatterv: the counts array), the algorithm each chose and, for "
+     "gather(v) and scatter(v), the memory type of their buffers; if any differs, or a member's "
      "own selection failed (its init then returns UCC_OK), every member completes with "
      "UCC_ERR_NOT_SUPPORTED and the team stays usable. Off by default, as in the reference. A "
      "timing-only simulation moves no payload: there the check costs its time and compares "
@@ -204,6 +205,13 @@ constexpr ConfigVar kContextVars[] = {
      "every endpoint (UCX 1.13 then uses no shared memory: TCP loopback within a node). none: "
      "shared memory, no checks: a dead peer is noticed only through a collective's timeout.",
      valid_err_handling, kUsed},
+    {"DESYNC_CHECK", "n",
+     "Over UCX, every message carries the signature of its collective (type, root, op, bytes per "
+     "rank; 8 bytes) and a receive whose sender posted another collective under the same "
+     "sequence number fails with UCC_ERR_INVALID_PARAM and a DESYNC line naming both ranks' "
+     "collectives, as the simulator always reports. Every process of a job must set it alike. "
+     "Costs a few percent at small sizes (docs/real-runs.md); the simulator checks always.",
+     valid_bool, kUsed},
     {"ESTIMATED_NUM_EPS", "0",
      "Ignored: a hint of how many endpoints the context will have (per-rank state here does not "
      "grow with the team).",

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lib/coll/coll.h"
@@ -232,6 +233,9 @@ struct Context final : CompletionSink, coll::Scheduler, Drain {
     }
     // Fails every outstanding collective and team creation (transport aborted).
     void abort_all(ucc_status_t st);
+    // Completes the in-progress requests of team `t` (nullptr: of every team)
+    // with UCC_ERR_CANCELED, their transfers withdrawn; returns how many.
+    uint64_t cancel_requests(const Team *t);
 
     Lib *lib;
     Config config;
@@ -277,6 +281,9 @@ struct Context final : CompletionSink, coll::Scheduler, Drain {
     std::vector<Peer> dead_peers;    // every failed peer reported so far (a team
                                      // made after the news fails its first init)
     bool destroyed = false;
+    // Requests initialised and not finalized, on every team: a context
+    // destroyed with some keeps its resources until the last is finalized.
+    uint64_t unfinalized = 0;
     std::vector<std::unique_ptr<ucc_team>> dead_teams;  // tombstones (see Lib::dead_contexts)
     uint64_t next_req = 0;                              // request numbers for the event trace
     // The trace of this context's calls (TRACE, traces/FORMAT.md) and its
@@ -351,6 +358,7 @@ struct Team final : coll::CollEnv {
     coll::Scheduler &scheduler() override { return *ctx; }
     Pool *pool() override { return &ctx->pool; }
     void report_desync(uint32_t peer, uint64_t mine, uint64_t theirs) override;
+    void report_length(uint32_t peer, uint64_t mine, size_t expected, size_t got) override;
     void report_inconsistent(const char *what) override;
 
     Context *ctx;
@@ -369,7 +377,28 @@ struct Team final : coll::CollEnv {
     ucc_coll_sync_type_t sync_type = UCC_NO_SYNC_COLLECTIVES;
     ucc_ep_range_type_t ep_range = UCC_COLLECTIVE_EP_RANGE_CONTIG;
     std::vector<ucc_mem_map_t> mem_segments;
-    uint32_t seq = 0;                 // next collective sequence number (ordered teams)
+    uint32_t seq = 0;  // next collective sequence number (ordered teams)
+    // Ordered teams: requests initialised and not yet posted, and the sequence
+    // numbers of failed inits waiting behind them (a failed init takes the
+    // place its collective would have had: init order is post order).
+    uint32_t unposted = 0;
+    uint32_t skipped = 0;
+    // An init on this ordered team failed: its collective's sequence number
+    // goes unused, so that the next one matches the peers' next one.
+    void skip_sequence() {
+        if (unposted == 0) {
+            seq++;
+        } else {
+            skipped++;
+        }
+    }
+    // A request initialised on this ordered team was posted for the first
+    // time, or finalized without a post.
+    void left_unposted() {
+        if (--unposted == 0) {
+            seq += std::exchange(skipped, 0u);
+        }
+    }
     uint64_t n_outstanding = 0;       // initialised, not finalized requests
     std::vector<uint64_t> eps_cache;  // for ucc_team_get_attr(EPS), filled on demand
     Task create_task;
@@ -400,6 +429,9 @@ struct ActiveSetEnv final : coll::CollEnv {
     Pool *pool() override { return team->pool(); }
     void report_desync(uint32_t peer, uint64_t mine, uint64_t theirs) override {
         team->report_desync(member(peer), mine, theirs);
+    }
+    void report_length(uint32_t peer, uint64_t mine, size_t expected, size_t got) override {
+        team->report_length(member(peer), mine, expected, got);
     }
     void report_inconsistent(const char *what) override { team->report_inconsistent(what); }
 };
@@ -440,7 +472,8 @@ struct CollRequest : PoolAllocated<CollRequest> {
     CollRequest *active_prev = nullptr;
     CollRequest *active_next = nullptr;
     uint64_t posts = 0;
-    uint64_t number = 0;  // per-context request number (event trace)
+    bool counted_unposted = false;  // in its team's `unposted` (ordered, not an active set)
+    uint64_t number = 0;            // per-context request number (event trace)
     // A datatype described by pack/unpack callbacks only: the algorithm runs
     // on packed copies of the user's buffers, packed at every post and
     // unpacked into the user's buffers when the post completes.

@@ -256,6 +256,13 @@ void Team::report_desync(uint32_t peer, uint64_t mine, uint64_t theirs) {
             coll::describe_signature(theirs).c_str(), field);
 }
 
+void Team::report_length(uint32_t peer, uint64_t mine, size_t expected, size_t got) {
+    UCC_LOG(ctx->log, kError,
+            "DESYNC on team %u: rank %u in %s expected %zu bytes from rank %u and received %zu "
+            "(the ranks disagree on the collective, its counts or its datatype)",
+            id, rank, coll::describe_signature(mine).c_str(), expected, peer, got);
+}
+
 void Team::report_inconsistent(const char *what) {
     UCC_LOG(ctx->log, kError,
             "UCC_CHECK_ASYMMETRIC_DT on team %u: the members' %s differs; the collective "

@@ -60,21 +60,13 @@ int main(int argc, char **argv) {
     g_rank = w.rank;
     const uint32_t victim = w.size - 1;
 
-    ucc_lib_config_h lcfg;
-    ucc_lib_h lib;
-    ucc_lib_params_t lp{};
-    if (ucc_lib_config_read(nullptr, nullptr, &lcfg) != UCC_OK ||
-        ucc_init(&lp, lcfg, &lib) != UCC_OK) {
-        return failed("ucc_init");
+    ucc::mp::Ucc u;
+    if (!ucc::mp::ucc_open(w, &u, &err, 60)) {
+        return failed(err);
     }
-    ucc_lib_config_release(lcfg);
-    ucc_context_params_t cp{};
-    cp.mask = UCC_CONTEXT_PARAM_FIELD_OOB;
-    cp.oob = w.oob;
-    ucc_context_h ctx;
-    if (ucc_context_create(lib, &cp, nullptr, &ctx) != UCC_OK) {
-        return failed("ucc_context_create");
-    }
+    ucc_lib_h lib = u.lib;
+    ucc_context_h ctx = u.ctx;
+    ucc_team_h team = u.team;
     // Everyone learns the victim's pid through the OOB (rank 0 continues it).
     std::vector<int64_t> pids(w.size);
     int64_t me = getpid();
@@ -85,26 +77,8 @@ int main(int argc, char **argv) {
     while (w.oob.req_test(oreq) == UCC_INPROGRESS) {
     }
     w.oob.req_free(oreq);
-
-    ucc_team_params_t tp{};
-    tp.mask = UCC_TEAM_PARAM_FIELD_EP | UCC_TEAM_PARAM_FIELD_EP_RANGE;
-    tp.ep = w.rank;
-    tp.ep_range = UCC_COLLECTIVE_EP_RANGE_CONTIG;
-    ucc_team_h team;
-    if (ucc_team_create_post(&ctx, 1, &tp, &team) != UCC_OK) {
-        return failed("ucc_team_create_post");
-    }
     auto start = std::chrono::steady_clock::now();
     ucc_status_t st;
-    while ((st = ucc_team_create_test(team)) == UCC_INPROGRESS) {
-        ucc_context_progress(ctx);
-        if (timed_out(start)) {
-            return failed("team creation hangs");
-        }
-    }
-    if (st != UCC_OK) {
-        return failed(std::string("team creation: ") + ucc_status_string(st));
-    }
     // Make sure every endpoint exists before the victim goes: one barrier.
     ucc_coll_args_t ba{};
     ba.coll_type = UCC_COLL_TYPE_BARRIER;

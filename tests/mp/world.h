@@ -3,6 +3,7 @@
 // variables) or, with `--oob mpi`, from MPI_Allgather as the program's own OOB.
 #pragma once
 
+#include <chrono>
 #include <cstring>
 #include <string>
 
@@ -92,6 +93,58 @@ inline void world_finalize(World *w) {
     }
 #endif
     (void)w;
+}
+
+// A library, a context over the world's OOB and the team of every rank.
+struct Ucc {
+    ucc_lib_h lib = nullptr;
+    ucc_context_h ctx = nullptr;
+    ucc_team_h team = nullptr;
+};
+
+// Opens `u` (team creation bounded by `timeout_s`); false with `err` naming
+// the step that failed.
+inline bool ucc_open(const World &w, Ucc *u, std::string *err, double timeout_s = 30) {
+    ucc_lib_config_h lcfg;
+    ucc_lib_params_t lp{};
+    if (ucc_lib_config_read(nullptr, nullptr, &lcfg) != UCC_OK) {
+        *err = "ucc_lib_config_read";
+        return false;
+    }
+    ucc_status_t st = ucc_init(&lp, lcfg, &u->lib);
+    ucc_lib_config_release(lcfg);
+    if (st != UCC_OK) {
+        *err = "ucc_init";
+        return false;
+    }
+    ucc_context_params_t cp{};
+    cp.mask = UCC_CONTEXT_PARAM_FIELD_OOB;
+    cp.oob = w.oob;
+    if (ucc_context_create(u->lib, &cp, nullptr, &u->ctx) != UCC_OK) {
+        *err = "ucc_context_create";
+        return false;
+    }
+    ucc_team_params_t tp{};
+    tp.mask = UCC_TEAM_PARAM_FIELD_EP | UCC_TEAM_PARAM_FIELD_EP_RANGE;
+    tp.ep = w.rank;
+    tp.ep_range = UCC_COLLECTIVE_EP_RANGE_CONTIG;
+    if (ucc_team_create_post(&u->ctx, 1, &tp, &u->team) != UCC_OK) {
+        *err = "ucc_team_create_post";
+        return false;
+    }
+    const auto start = std::chrono::steady_clock::now();
+    while ((st = ucc_team_create_test(u->team)) == UCC_INPROGRESS) {
+        ucc_context_progress(u->ctx);
+        if (std::chrono::steady_clock::now() - start > std::chrono::duration<double>(timeout_s)) {
+            *err = "team creation hangs";
+            return false;
+        }
+    }
+    if (st != UCC_OK) {
+        *err = std::string("team creation: ") + ucc_status_string(st);
+        return false;
+    }
+    return true;
 }
 
 }  // namespace ucc::mp

@@ -422,6 +422,10 @@ TEST(ApiHeader, StatusCodesAreOrdered) {
     EXPECT_GE(UCC_OK, 0);
     EXPECT_GE(UCC_INPROGRESS, 0);
     EXPECT_GE(UCC_OPERATION_INITIALIZED, 0);
+    // This library's extension sits clear of the reference's codes.
+    EXPECT_LT(UCC_ERR_CANCELED, UCC_ERR_IO_ERROR - 10);
+    EXPECT_GT(UCC_ERR_CANCELED, UCC_ERR_LAST);
+    EXPECT_STRNE(ucc_status_string(UCC_ERR_CANCELED), ucc_status_string(UCC_ERR_LAST));
 }
 
 TEST(ApiHeader, PredefinedDatatypesAreIdShifted) {

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -113,6 +115,38 @@ TEST(BootStore, GetIsParkedUntilAnotherClientSets) {
     ASSERT_EQ(req->values.size(), 2u);
     EXPECT_EQ(std::string(req->values[0].begin(), req->values[0].end()), "one");
     EXPECT_EQ(std::string(req->values[1].begin(), req->values[1].end()), "two");
+}
+
+// A rank that dies fails the others' barrier at once (kOwn), not at its
+// timeout; keys it did set still serve, and other owners' keys still wait.
+TEST(BootStore, AGoneOwnersMissingKeysFailAtOnce) {
+    Served s;
+    StoreClient reader;
+    auto owner = std::make_unique<StoreClient>();
+    StoreClient other;
+    ASSERT_EQ(s.connect(reader), UCC_OK);
+    ASSERT_EQ(s.connect(*owner), UCC_OK);
+    ASSERT_EQ(s.connect(other), UCC_OK);
+    ASSERT_EQ(owner->wait(owner->post_own("e/", "/1", "rank 1")), UCC_OK);
+    ASSERT_EQ(other.wait(other.post_own("e/", "/2", "rank 2")), UCC_OK);
+    ASSERT_EQ(owner->set("e/b/0/1", "x", 1), UCC_OK);
+    auto parked = reader.post_get({"e/b/1/1", "e/b/1/2"}, kLong);
+    auto others = reader.post_get({"e/b/2/2"}, kLong);
+    EXPECT_EQ(reader.test(parked), UCC_INPROGRESS);
+    const auto t0 = std::chrono::steady_clock::now();
+    owner.reset();  // its connection drops
+    EXPECT_EQ(reader.wait(parked), UCC_ERR_NO_MESSAGE);
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(1));
+    // Later requests for its missing keys fail at once too; its set key serves.
+    EXPECT_EQ(reader.wait(reader.post_get({"e/b/3/1"}, kLong)), UCC_ERR_NO_MESSAGE);
+    auto set_key = reader.post_get({"e/b/0/1"}, kLong);
+    EXPECT_EQ(reader.wait(set_key), UCC_OK);
+    // Keys of a live owner, and of no owner ("e/b/1/11" does not end in "/1"), still wait.
+    EXPECT_EQ(reader.test(others), UCC_INPROGRESS);
+    auto unowned = reader.post_get({"e/b/1/11"}, kLong);
+    EXPECT_EQ(reader.test(unowned), UCC_INPROGRESS);
+    ASSERT_EQ(other.set("e/b/2/2", "y", 1), UCC_OK);
+    EXPECT_EQ(reader.wait(others), UCC_OK);
 }
 
 TEST(BootStore, TestPollsWithoutBlocking) {

@@ -183,7 +183,7 @@ TEST(TagLayout, WireTagCarriesTheSenderAndKeepsDistinctFieldsDistinct) {
     using ucc::tag::make;
     using ucc::tag::wire;
     const uint32_t sender = ucc::tag::kMaxSenders - 1;
-    const uint64_t w = wire(sender, make(0xffff, 0x8000ffff, 0x8000 | 0x3ff));
+    const uint64_t w = wire(sender, make(0xffff, 0x8000ffff, 0x8000 | ucc::tag::kTypeMask | 0x3f));
     EXPECT_EQ(ucc::tag::wire_sender(w), sender);
     EXPECT_EQ(w, ~uint64_t{0}) << "every field at its maximum fills the 64 bits exactly";
     const uint64_t base = wire(5, make(7, 9, 3));

@@ -293,7 +293,7 @@ ucc_status_t SimTransport::match(const Message &m, void *buf, size_t capacity, X
         return UCC_ERR_INVALID_PARAM;
     }
     if (m.bytes > capacity) {
-        x->bytes = 0;
+        x->bytes = m.bytes;  // the caller names the length it did not expect
         return UCC_ERR_NO_MESSAGE;
     }
     if (m.status != UCC_OK) {

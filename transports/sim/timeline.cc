@@ -294,7 +294,7 @@ void Timeline::close_step(uint32_t rank, OpenSpan *sp, int64_t t_ps) {
 }
 
 void Timeline::activity(uint32_t rank, OpenSpan *sp, Tag tag, int64_t t_ps) {
-    const int32_t step = static_cast<int32_t>(tag & kStepMask);
+    const int32_t step = static_cast<int32_t>(tag & kStepMask & ~Tag{tag::kTypeMask});
     if (step == sp->step) {
         return;
     }

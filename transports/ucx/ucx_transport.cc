@@ -6,11 +6,13 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <iterator>
+#include <utility>
 
 #include "lib/util/common.h"
 
@@ -96,6 +98,39 @@ UcxTransport::~UcxTransport() {
 
 void UcxTransport::request_init(void *request) {
     std::memset(request, 0, sizeof(Slot));
+}
+
+void UcxTransport::release(void *request) {
+    auto *slot = static_cast<Slot *>(request);
+    delete std::exchange(slot->header, nullptr);
+    ucp_request_free(request);
+}
+
+std::pair<void *, size_t> UcxTransport::wrap(DesyncHeader *h, void *buf, size_t bytes,
+                                             ucp_request_param_t *rp) {
+    h->iov[0] = {&h->signature, sizeof h->signature};
+    h->iov[1] = {buf, bytes};
+    rp->op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE;
+    rp->datatype = ucp_dt_make_iov();
+    return {h->iov, bytes > 0 ? 2 : 1};
+}
+
+ucc_status_t UcxTransport::unwrap(const DesyncHeader &h, Xfer *x, ucc_status_t st, size_t length) {
+    if (st != UCC_OK) {
+        if (x->bytes > sizeof h.signature) {
+            x->bytes -= sizeof h.signature;  // a truncated message's length
+        }
+        return st;
+    }
+    if (length < sizeof h.signature ||
+        (h.signature != 0 && x->signature != 0 && h.signature != x->signature)) {
+        // Another collective (or a peer without the check) under this tag.
+        x->peer_signature = length < sizeof h.signature ? 1 : h.signature;
+        x->bytes = 0;
+        return UCC_ERR_INVALID_PARAM;
+    }
+    x->bytes = length - sizeof h.signature;
+    return UCC_OK;
 }
 
 ucc_status_t UcxTransport::init(const TransportParams &p, std::string *why) {
@@ -233,11 +268,17 @@ ucc_status_t UcxTransport::endpoint(Peer peer, ucp_ep_h *ep) {
         p.ep_peer_errors =
             params_.peer_errors == PE::kPeer || (params_.peer_errors == PE::kAuto && !p.same_host);
         if (p.ep_peer_errors) {
-            ep_params.field_mask |= UCP_EP_PARAM_FIELD_ERR_HANDLER;
             ep_params.err_mode = UCP_ERR_HANDLING_MODE_PEER;
-            ep_params.err_handler.cb = on_ep_error;
-            ep_params.err_handler.arg = &p;
         }
+        // An error handler on every endpoint, also without peer error
+        // handling: UCX 1.13 reports a transport error on an endpoint that
+        // has none at FATAL level, which aborts the process (a rendezvous
+        // whose CMA read finds the peer's process gone: process_vm_readv
+        // fails with ESRCH). With a handler UCX reports it there instead,
+        // the transfer fails, and this transport fails the peer's transfers.
+        ep_params.field_mask |= UCP_EP_PARAM_FIELD_ERR_HANDLER;
+        ep_params.err_handler.cb = on_ep_error;
+        ep_params.err_handler.arg = &p;
         ucs_status_t us = ucp_ep_create(worker_, &ep_params, &p.ep);
         if (us != UCS_OK) {
             p.ep = nullptr;
@@ -369,10 +410,10 @@ ucs_status_ptr_t UcxTransport::settle(ucs_status_ptr_t r, size_t *length) {
         if (e.request != r) {
             // Another request of ours that UCX finished here: one already
             // detached (cancelled or failed), which only needs freeing.
-            ucp_request_free(e.request);
+            release(e.request);
             continue;
         }
-        ucp_request_free(r);
+        ucp_request_free(r);  // its header (if any) is still the poster's
         if (length != nullptr) {
             *length = e.status == UCS_OK ? e.length : 0;
         }
@@ -392,7 +433,7 @@ void UcxTransport::on_send(void *request, ucs_status_t status, void *user_data) 
     const Peer peer = slot->peer;  // the slot is gone once the request is freed
     t->peer(peer).sends.unlink(slot);
     slot->x = nullptr;
-    ucp_request_free(request);
+    release(request);
     if (x != nullptr) {
         if (status != UCS_OK && status != UCS_ERR_CANCELED) {
             t->log("send to peer " + std::to_string(peer) +
@@ -415,13 +456,28 @@ void UcxTransport::on_recv(void *request, ucs_status_t status, const ucp_tag_rec
     if (x != nullptr) {
         t->peer(slot->peer).recvs.unlink(slot);
     }
+    if (request == t->draining_) {
+        t->drained_ = true;  // cancel() waits for this
+    }
     slot->x = nullptr;
-    ucp_request_free(request);
+    ucc_status_t st = to_ucc(status);
     if (x != nullptr) {
-        x->bytes = status == UCS_OK ? info->length : 0;
+        const size_t length = status == UCS_OK ? info->length : 0;
+        x->bytes = length;
+        if (status == UCS_ERR_MESSAGE_TRUNCATED) {
+            // Longer than the buffer: the core names the length (lib/transport.h).
+            x->bytes =
+                info != nullptr && info->length > x->expected ? info->length : x->expected + 1;
+        }
+        if (slot->header != nullptr) {
+            st = unwrap(*slot->header, x, st, length);
+        }
+    }
+    release(request);
+    if (x != nullptr) {
         ++t->completions_;
         x->transport_priv = nullptr;
-        t->complete(x, to_ucc(status));
+        t->complete(x, st);
     }
 }
 
@@ -431,8 +487,20 @@ ucc_status_t UcxTransport::isend(Peer peer, Tag tag, const void *buf, size_t byt
     UCC_TRY(endpoint(peer, &ep));
     ucp_request_param_t rp = op_params(false);
     x->bytes = bytes;
+    std::unique_ptr<DesyncHeader> header;
+    std::pair<void *, size_t> data{const_cast<void *>(buf), bytes};
+    if (params_.desync_check) [[unlikely]] {
+        header = std::make_unique<DesyncHeader>();
+        header->copy.resize(sizeof(uint64_t) + bytes);
+        std::memcpy(header->copy.data(), &x->signature, sizeof(uint64_t));
+        if (bytes > 0) {
+            std::memcpy(header->copy.data() + sizeof(uint64_t), buf, bytes);
+        }
+        data = {header->copy.data(), header->copy.size()};
+    }
     begin_post();
-    ucs_status_ptr_t r = settle(ucp_tag_send_nbx(ep, buf, bytes, tag::wire(sender_, tag), &rp));
+    ucs_status_ptr_t r =
+        settle(ucp_tag_send_nbx(ep, data.first, data.second, tag::wire(sender_, tag), &rp));
     if (r == nullptr) {
         x->status = UCC_OK;
         return UCC_OK;
@@ -443,7 +511,7 @@ ucc_status_t UcxTransport::isend(Peer peer, Tag tag, const void *buf, size_t byt
         return to_ucc(UCS_PTR_STATUS(r));
     }
     auto *slot = static_cast<Slot *>(r);
-    *slot = Slot{x, peer, false};
+    *slot = Slot{x, peer, false, header.release()};
     this->peer(peer).sends.link(slot);
     x->status = UCC_INPROGRESS;
     x->transport_priv = r;
@@ -459,23 +527,37 @@ ucc_status_t UcxTransport::irecv(Peer peer, Tag tag, void *buf, size_t bytes, uc
     ucp_request_param_t rp = op_params(true);
     rp.op_attr_mask |= UCP_OP_ATTR_FIELD_RECV_INFO;
     rp.recv_info.tag_info = &info;
+    std::unique_ptr<DesyncHeader> header;
+    std::pair<void *, size_t> data{buf, bytes};
+    if (params_.desync_check) [[unlikely]] {
+        header = std::make_unique<DesyncHeader>();
+        data = wrap(header.get(), buf, bytes, &rp);
+    }
+    // A message already here is taken by probe, which names its length: UCX
+    // 1.13 completes a receive of an unexpected eager message at once without
+    // filling recv_info, and the core checks every received length.
+    const ucp_tag_t wire = tag::wire(static_cast<uint32_t>(peer), tag);
+    ucp_tag_message_h arrived = ucp_tag_probe_nb(worker_, wire, ~uint64_t{0}, 1, &info);
     begin_post();
     ucs_status_ptr_t r =
-        settle(ucp_tag_recv_nbx(worker_, buf, bytes, tag::wire(static_cast<uint32_t>(peer), tag),
-                                ~uint64_t{0}, &rp),
-               &info.length);
-    if (r == nullptr) {
-        x->bytes = info.length;
-        x->status = UCC_OK;
-        return UCC_OK;
-    }
-    if (UCS_PTR_IS_ERR(r)) {
-        x->bytes = 0;
-        x->status = to_ucc(UCS_PTR_STATUS(r));
+        arrived != nullptr
+            ? settle(ucp_tag_msg_recv_nbx(worker_, data.first, data.second, arrived, &rp))
+            : settle(ucp_tag_recv_nbx(worker_, data.first, data.second, wire, ~uint64_t{0}, &rp),
+                     &info.length);
+    if (r == nullptr || UCS_PTR_IS_ERR(r)) {
+        ucc_status_t st = r == nullptr ? UCC_OK : to_ucc(UCS_PTR_STATUS(r));
+        x->bytes = r == nullptr ? info.length
+                   : UCS_PTR_STATUS(r) == UCS_ERR_MESSAGE_TRUNCATED
+                       ? std::max(info.length, bytes + 1)
+                       : 0;
+        if (header != nullptr) {
+            st = unwrap(*header, x, st, info.length);
+        }
+        x->status = st;
         return UCC_OK;  // reported on the Xfer (a truncated message, ...)
     }
     auto *slot = static_cast<Slot *>(r);
-    *slot = Slot{x, peer, true};
+    *slot = Slot{x, peer, true, header.release()};
     this->peer(peer).recvs.link(slot);
     x->status = UCC_INPROGRESS;
     x->transport_priv = r;
@@ -495,9 +577,23 @@ void UcxTransport::cancel(Xfer *x) {
     x->transport_priv = nullptr;
     if (slot->is_recv) {
         peer(slot->peer).recvs.unlink(slot);
-        // A receive not yet matched is withdrawn; one already matched and in
-        // flight finishes into its buffer (UCP cannot stop it).
+        // A receive not yet matched is withdrawn at once; one already matched
+        // and in flight (a rendezvous) cannot be stopped: wait, bounded, until
+        // UCX is done with the buffer, so that the caller may free it (the
+        // collective completes after this).
+        draining_ = req;
+        drained_ = false;
         ucp_request_cancel(worker_, req);
+        const double deadline = now() + kCancelDrainS;
+        while (!drained_ && now() < deadline) {
+            ucp_worker_progress(worker_);
+        }
+        if (!drained_) {
+            log("a cancelled receive from peer " + std::to_string(slot->peer) +
+                " is still in flight after " + std::to_string(kCancelDrainS) +
+                " s; it may still write into its buffer");
+        }
+        draining_ = nullptr;
     }
     // A send cannot be withdrawn; it completes (or fails) on its own and its
     // request is freed then. The source buffer is only read.
@@ -521,7 +617,8 @@ double UcxTransport::now() const {
 }
 
 void UcxTransport::close_endpoints() {
-    std::vector<void *> closing;
+    uint64_t issued = 0;
+    closes_done_ = 0;
     for (auto &[id, ps] : peers_) {
         PeerState &p = *ps;
         if (p.ep == nullptr) {
@@ -529,26 +626,30 @@ void UcxTransport::close_endpoints() {
         }
         // A forced close needs peer error handling on both sides (ucp.h);
         // without it the endpoint is flushed, which shared memory does locally.
+        // The close request is released at once and counted by its callback:
+        // a request of ours still held when UCX fails the endpoint during its
+        // flush (the peer died meanwhile) trips UCX 1.13's assertion that the
+        // queue holds only released requests (an abort).
         ucp_request_param_t rp{};
-        rp.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+        rp.op_attr_mask =
+            UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
         rp.flags = p.ep_peer_errors ? UCP_EP_CLOSE_FLAG_FORCE : 0;
+        rp.cb.send = [](void *, ucs_status_t, void *user_data) {
+            ++static_cast<UcxTransport *>(user_data)->closes_done_;
+        };
+        rp.user_data = this;
         ucs_status_ptr_t r = ucp_ep_close_nbx(p.ep, &rp);
         if (r != nullptr && !UCS_PTR_IS_ERR(r)) {
-            closing.push_back(r);
+            ++issued;
+            ucp_request_free(r);
         }
         p.ep = nullptr;
     }
     // Bounded: a forced close completes locally, a flush within the deadline
-    // (or its request is left to the worker's destruction).
+    // (or the worker's destruction finishes it).
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-    for (void *r : closing) {
-        while (ucp_request_check_status(r) == UCS_INPROGRESS &&
-               std::chrono::steady_clock::now() < deadline) {
-            ucp_worker_progress(worker_);
-        }
-        if (ucp_request_check_status(r) != UCS_INPROGRESS) {
-            ucp_request_free(r);
-        }
+    while (closes_done_ < issued && std::chrono::steady_clock::now() < deadline) {
+        ucp_worker_progress(worker_);
     }
 }
 

@@ -10,11 +10,12 @@
 //  * Endpoints are created on first use (a send, a receive from that peer,
 //    RMA). A peer that fails fails every transfer with it — receives posted
 //    for it and sends in flight — with one log line naming the peer and the
-//    cause. UCX 1.13's shared-memory transports cannot report a peer's
-//    failure, and UCX's peer error handling excludes them, so (default,
-//    PeerErrors::kAuto) endpoints to a peer on another host use UCX's peer
-//    error handling, and endpoints within a host use none (shared memory)
-//    while progress() checks, every 50 ms while transfers wait on such a
+//    cause. Every endpoint has an error handler, whatever its mode: without
+//    one UCX 1.13 aborts the process when a transport fails on it (a CMA
+//    rendezvous read from a process that died). UCX 1.13's shared-memory transports cannot report a
+//    peer's failure, and UCX's peer error handling excludes them, so (default, PeerErrors::kAuto)
+//    endpoints to a peer on another host use UCX's peer error handling, and endpoints within a host
+//    use none (shared memory) while progress() checks, every 50 ms while transfers wait on such a
 //    peer, that its process still exists. kPeer: UCX's error handling
 //    everywhere (TCP within a host); kNone: no checks at all.
 //  * Tagged send/receive on UCP tag matching. UCP matches no source, so the
@@ -92,11 +93,23 @@ class UcxTransport final : public Transport {
     }
 
   private:
+    // UCC_DESYNC_CHECK: each message travels as [signature][payload] (an IOV
+    // of two), the receiver compares the signature with its own.
+    // A send goes from a copy ([signature][payload], contiguous) that it
+    // owns: a send UCX cannot withdraw never reads the caller's buffer after
+    // its collective ended.
+    struct DesyncHeader {
+        uint64_t signature = 0;
+        ucp_dt_iov_t iov[2] = {};
+        std::vector<uint8_t> copy;
+    };
+
     // What a UCP request serves (UCP_PARAM_FIELD_REQUEST_SIZE bytes of it).
     struct Slot {
         Xfer *x;  // nullptr once the Xfer was cancelled or completed
         Peer peer;
         bool is_recv;
+        DesyncHeader *header = nullptr;  // owned, freed with the request
         // Its place in its peer's list of receives or sends (no allocation per
         // message, unlike a set of requests).
         bool linked = false;
@@ -159,6 +172,16 @@ class UcxTransport final : public Transport {
     };
 
     static void request_init(void *request);
+    // Frees a UCP request of ours and what its slot owns.
+    static void release(void *request);
+    // UCC_DESYNC_CHECK: points the operation at [header][buf] (`header` is
+    // filled for a send); returns the buffer and count to hand UCP.
+    static std::pair<void *, size_t> wrap(DesyncHeader *h, void *buf, size_t bytes,
+                                          ucp_request_param_t *rp);
+    // A receive's outcome through its header: the peer's signature checked
+    // (a difference fails it with UCC_ERR_INVALID_PARAM) and the payload's
+    // length; `length` is what UCP received, header included.
+    static ucc_status_t unwrap(const DesyncHeader &h, Xfer *x, ucc_status_t st, size_t length);
     // The parameters of every UCP operation: its callback and this transport
     // as the callback's user data (a request's slot holds nothing yet while
     // the call that posts it runs).
@@ -244,6 +267,11 @@ class UcxTransport final : public Transport {
     uint32_t local_processes_ = 0;  // peers resolved on this host (itself included)
     bool oversubscribed_ = false;   // local_processes_ > cpus_
     uint64_t polls_ = 0;
+    // cancel() of a receive: the request it waits on, and whether UCX is done.
+    static constexpr double kCancelDrainS = 1.0;
+    void *draining_ = nullptr;
+    bool drained_ = false;
+    uint64_t closes_done_ = 0;  // endpoint closes completed (close_endpoints)
     double last_liveness_check_ = 0;
 };
 

@@ -32,6 +32,9 @@ BEGIN_C_DECLS
  * @brief Result of a UCC call or state of a request.
  *
  * Non-negative values are not errors; negative values are errors.
+ * UCC_ERR_CANCELED is this library's extension (the reference has no such
+ * value): a request still in progress when its team or context was destroyed
+ * completes with it; finalize it as any completed request.
  */
 typedef enum {
     UCC_OK = 0,                    /*!< Done, no error. */
@@ -47,6 +50,7 @@ typedef enum {
     UCC_ERR_NOT_FOUND = -7,       /*!< Looked-up item does not exist. */
     UCC_ERR_TIMED_OUT = -8,       /*!< Operation exceeded its time limit. */
     UCC_ERR_IO_ERROR = -9,        /*!< Input/output failure (API >= 1.7). */
+    UCC_ERR_CANCELED = -50,       /*!< Extension: team/context destroyed first. */
     UCC_ERR_LAST = -100           /*!< Sentinel; not a real status. */
 } ucc_status_t;
 

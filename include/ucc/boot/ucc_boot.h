@@ -113,8 +113,9 @@ uint32_t ucc_boot_local_size(ucc_boot_h boot);
  * oob_ep = rank). Its allgather is non-blocking (post, then req_test until
  * UCC_OK, then req_free); every rank must call the handle's allgathers in the
  * same order, as UCC does; several may be outstanding at once; one costs one
- * round trip to the store. req_test reports a timeout (UCC_ERR_TIMED_OUT) or a
- * lost store (UCC_ERR_NO_MESSAGE) with a log line. Requests must be freed
+ * round trip to the store. req_test reports a timeout (UCC_ERR_TIMED_OUT), a
+ * rank whose connection to the store dropped before it contributed, or a lost
+ * store (both UCC_ERR_NO_MESSAGE, at once) with a log line naming the cause. Requests must be freed
  * before ucc_boot_finalize(). The OOB is valid until then and may serve any
  * number of contexts and teams in turn.
  *
@@ -130,7 +131,8 @@ ucc_status_t ucc_boot_oob(ucc_boot_h boot, ucc_oob_coll_t *oob);
  * @param [in] boot  Handle from ucc_boot_init().
  * @return UCC_OK; UCC_ERR_INVALID_PARAM for a NULL handle; UCC_ERR_TIMED_OUT
  *         when some rank did not arrive within the timeout; UCC_ERR_NO_MESSAGE
- *         when the store went away.
+ *         at once when a rank that has not arrived lost its connection to the
+ *         store (it died; the log names it), or when the store went away.
  */
 ucc_status_t ucc_boot_barrier(ucc_boot_h boot);
 
