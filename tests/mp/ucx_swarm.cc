@@ -6,7 +6,7 @@
 //
 // Every rank draws the same job from S: 4-8 collectives (allreduce, reduce,
 // bcast, allgather, alltoall, barrier) of 0 B to 4 MiB, int32 or int64,
-// with or without a 1 s timeout, and one fault (or --fault: none, kill,
+// with or without a 1 s timeout (UCC_SWARM_TIMEOUT), and one fault (or --fault: none, kill,
 // stall, count, type, op, root, dtype, init): a victim rank that kills
 // itself (SIGKILL, before or while its collective runs), stalls 1.5 s,
 // posts another count, collective, op, root or datatype, or whose init
@@ -16,11 +16,11 @@
 //
 // Each rank checks, for every collective: UCC_OK with exactly the data its
 // own arguments define (the model: inputs are a function of rank, collective
-// and index), or an error after which the team is done; no wait beyond the
-// timeout (+1.5 s); without a timeout, a wait beyond 3 s is allowed only when
-// the fault makes progress impossible (the rank then gives up), and beyond
-// 20 s never. Then teardown: team and context destroy, request finalize and
-// ucc_finalize return UCC_OK even with collectives still in progress
+// and index), or an error after which the team is done; no wait beyond 2.5
+// times the timeout; without a timeout, a wait beyond 3 s is allowed only
+// when the fault makes progress impossible (the rank then gives up), and
+// beyond 20 s never (the bounds scale with UCC_SWARM_TIMEOUT). Then teardown: team and context
+// destroy, request finalize and ucc_finalize return UCC_OK even with collectives still in progress
 // (cancelled). A rank prints "swarm: rank R ok ..." and exits 0, or
 // "FAIL ..." and exits 1; the first line names the job, so that any failure
 // replays with its seed. --bcast-loop: 40 bcasts of 1 MiB from rotating
@@ -146,6 +146,10 @@ int64_t get(const std::vector<uint8_t> &b, bool wide, uint64_t i) {
 
 uint32_t g_rank = 0;
 uint64_t g_seed = 0;
+// The collectives' timeout, seconds (UCC_SWARM_TIMEOUT; 1 by default): the
+// stall, the give-up and the hang bounds scale with it (a sanitizer build
+// runs slower).
+double g_timeout = 1.0;
 
 int fail(const std::string &what) {
     std::printf("FAIL seed %llu rank %u: %s\n", static_cast<unsigned long long>(g_seed), g_rank,
@@ -175,6 +179,9 @@ int main(int argc, char **argv) {
         } else if (std::strcmp(argv[i], "--bcast-loop") == 0) {
             bcast_loop = true;
         }
+    }
+    if (const char *t = std::getenv("UCC_SWARM_TIMEOUT"); t != nullptr && std::atof(t) > 0) {
+        g_timeout = std::atof(t);
     }
     ucc::mp::World w;
     std::string err;
@@ -242,7 +249,7 @@ int main(int argc, char **argv) {
             raise(SIGKILL);
         }
         if (hit && job.fault == Fault::kStall) {
-            usleep(1500000);
+            usleep(static_cast<useconds_t>(1.5e6 * g_timeout));
         }
         if (hit) {
             switch (job.fault) {
@@ -302,7 +309,7 @@ int main(int argc, char **argv) {
         if (job.timeouts) {
             a.mask |= UCC_COLL_ARGS_FIELD_FLAGS;
             a.flags |= UCC_COLL_ARGS_FLAG_TIMEOUT;
-            a.timeout = 1.0;
+            a.timeout = g_timeout;
         }
         ucc_coll_req_h req;
         st = ucc_collective_init(&a, &req, team);
@@ -333,16 +340,17 @@ int main(int argc, char **argv) {
             if (t * 1e6 >= kill_at) {
                 raise(SIGKILL);
             }
-            if (job.timeouts && t > 2.5) {
+            if (job.timeouts && t > 2.5 * g_timeout) {
                 return fail(std::string(kTypeNames[o.type]) + " " + std::to_string(k) +
-                            " outlasted its 1 s timeout (" + std::to_string(t) + " s)");
+                            " outlasted its " + std::to_string(g_timeout) + " s timeout (" +
+                            std::to_string(t) + " s)");
             }
-            if (may_hang && t > 3) {
+            if (may_hang && t > 3 * g_timeout) {
                 gave_up = true;
                 pending = req;
                 break;
             }
-            if (t > 20) {
+            if (t > 20 * g_timeout) {
                 return fail(std::string(kTypeNames[o.type]) + " " + std::to_string(k) +
                             " hangs without a fault that explains it");
             }
