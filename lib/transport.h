@@ -144,6 +144,19 @@ class Transport {
     virtual double now() const = 0;
     virtual void idle(double deadline) = 0;
 
+    // A collective instance (tags `base` | step) failed: is a message of
+    // another collective type waiting unmatched under the same instance (a
+    // peer that posted another collective at this sequence number)? Then
+    // its sender and its type (the tag's type field, lib/tag.h). Real
+    // transports answer from their unexpected-message queue; the simulator
+    // answers through simulated() with whole signatures.
+    virtual bool find_type_conflict(Tag base, Peer *peer, uint32_t *type_bit) {
+        (void)base;
+        (void)peer;
+        (void)type_bit;
+        return false;
+    }
+
     // The simulated world's extras (lib/simulated.h); nullptr for a real
     // transport. Constant for the transport's lifetime.
     virtual SimulatedWorld *simulated() { return nullptr; }

@@ -80,12 +80,22 @@ void CollRequest::complete(ucc_status_t st) {
         // its messages unmatched here: name it (desync).
         Peer peer = 0;
         uint64_t theirs = 0;
+        uint32_t type_bit = 0;
         if (team->ctx->sim != nullptr &&
             team->ctx->sim->find_conflict(coll->tag(0), ucc::tag::kInstanceMask, coll->signature(),
                                           &peer, &theirs)) {
             int64_t who = active_set ? -1 : team->peers.index_of(peer);
             team->report_desync(who < 0 ? UINT32_MAX : static_cast<uint32_t>(who),
                                 coll->signature(), theirs);
+        } else if (team->ctx->sim == nullptr && team->ctx->transport->find_type_conflict(
+                                                    (coll->tag(0) & ucc::tag::kInstanceMask) |
+                                                        ucc::tag::type_bits(args.coll_type),
+                                                    &peer, &type_bit)) {
+            int64_t who = active_set ? -1 : team->peers.index_of(peer);
+            // What the tag tells of the peer's collective: its type.
+            team->report_desync(who < 0 ? UINT32_MAX : static_cast<uint32_t>(who),
+                                coll->signature(),
+                                (uint64_t{1} << 63) | (uint64_t{type_bit} << 58));
         }
     }
     if (coll && team->ctx->sim != nullptr) {

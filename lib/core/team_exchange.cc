@@ -249,11 +249,16 @@ void Team::report_desync(uint32_t peer, uint64_t mine, uint64_t theirs) {
     } else if (((mine ^ theirs) >> 54) & 0xf) {
         field = "op";
     }
+    // Only the type is known of a collective seen through its tags (a real
+    // transport's unmatched messages): name just that.
+    std::string their_desc = coll::describe_signature(theirs);
+    if ((theirs & ((uint64_t{1} << 58) - 1)) == 0) {
+        their_desc = their_desc.substr(0, their_desc.find('('));
+    }
     UCC_LOG(ctx->log, kError,
             "DESYNC on team %u: rank %u posted %s, rank %u posted %s at the same sequence number "
             "(%s differs)",
-            id, rank, coll::describe_signature(mine).c_str(), peer,
-            coll::describe_signature(theirs).c_str(), field);
+            id, rank, coll::describe_signature(mine).c_str(), peer, their_desc.c_str(), field);
 }
 
 void Team::report_length(uint32_t peer, uint64_t mine, size_t expected, size_t got) {

@@ -600,6 +600,29 @@ void UcxTransport::cancel(Xfer *x) {
     x->status = UCC_ERR_NO_MESSAGE;
 }
 
+bool UcxTransport::find_type_conflict(Tag base, Peer *peer, uint32_t *type_bit) {
+    // The wire tags of the instance's algorithm messages from any sender, at
+    // any step, of each type but its own (the S bit clear: the core's own
+    // messages carry no type).
+    const uint32_t mine = (tag::step_of(base) & tag::kTypeMask) >> tag::kTypeShift;
+    const uint64_t sender_mask = ((uint64_t{1} << tag::kWireSenderBits) - 1) << 44;
+    const uint64_t step_mask = (uint64_t{1} << tag::kWireStepBits) - 1;
+    for (uint32_t type = 0; type < 16; ++type) {
+        if (type == mine) {
+            continue;
+        }
+        const Tag t = (base & ~Tag{tag::kStepMask}) | (Tag{type} << tag::kTypeShift);
+        ucp_tag_recv_info_t info{};
+        if (ucp_tag_probe_nb(worker_, tag::wire(0, t), ~(sender_mask | step_mask), 0, &info) !=
+            nullptr) {
+            *peer = tag::wire_sender(info.sender_tag);
+            *type_bit = type;
+            return true;
+        }
+    }
+    return false;
+}
+
 int UcxTransport::progress() {
     completions_ = 0;
     ucp_worker_progress(worker_);

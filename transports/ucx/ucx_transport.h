@@ -81,6 +81,7 @@ class UcxTransport final : public Transport {
                             const std::vector<uint8_t> &rkey, Xfer *x) override;
     ucc_status_t flush(Peer peer, Xfer *x) override;
 
+    bool find_type_conflict(Tag base, Peer *peer, uint32_t *type_bit) override;
     int progress() override;
     double now() const override;
     // Nothing to do: when this host runs more processes of the job than this
