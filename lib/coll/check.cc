@@ -31,6 +31,8 @@
 
 namespace ucc::coll {
 
+bool is_v(ucc_coll_type_t t);  // coll.cc: the v-collectives
+
 namespace {
 
 constexpr size_t kFields = 8;
@@ -76,10 +78,7 @@ Fingerprint fingerprint_of(const Args &a, uint32_t rank, uint32_t size, int64_t 
     if (moves_data) {
         f.dt = a.generic != nullptr ? (int64_t{1} << 40) | static_cast<int64_t>(a.esize)
                                     : static_cast<int64_t>(a.dt);
-        const bool v = a.type == UCC_COLL_TYPE_ALLGATHERV || a.type == UCC_COLL_TYPE_ALLTOALLV ||
-                       a.type == UCC_COLL_TYPE_GATHERV || a.type == UCC_COLL_TYPE_SCATTERV ||
-                       a.type == UCC_COLL_TYPE_REDUCE_SCATTERV;
-        f.count = v ? 0 : static_cast<int64_t>(a.count);
+        f.count = is_v(a.type) ? 0 : static_cast<int64_t>(a.count);
     }
     if ((a.type == UCC_COLL_TYPE_ALLGATHERV || a.type == UCC_COLL_TYPE_REDUCE_SCATTERV) &&
         a.dst_counts != nullptr) {

@@ -21,13 +21,14 @@ const char *type_name(uint32_t bit) {
     return bit < 16 ? kNames[bit] : "unknown";
 }
 
+}  // namespace
+
+// (Declared where it is used: check.cc.)
 bool is_v(ucc_coll_type_t t) {
     return t == UCC_COLL_TYPE_ALLGATHERV || t == UCC_COLL_TYPE_ALLTOALLV ||
            t == UCC_COLL_TYPE_GATHERV || t == UCC_COLL_TYPE_SCATTERV ||
            t == UCC_COLL_TYPE_REDUCE_SCATTERV;
 }
-
-}  // namespace
 
 // Layout: [63] 1 | [62:58] type bit | [57:54] op | [53:32] root (22 bits) |
 // [31:0] bytes per rank (low 32 bits; 0 for v-collectives and no-data types).
