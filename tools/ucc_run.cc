@@ -389,21 +389,32 @@ void Runner::on_rank_exit(int r) {
 }
 
 void Runner::reap() {
-    // Bounded: each pass reaps one child, and there are N.
+    // Bounded: each pass reaps one child, and there are N. Every child that
+    // has ended is reaped before any is reported, and one killed by a signal
+    // is reported first: when a rank dies, the others fail fast on the store
+    // and exit 1 within milliseconds, and waitpid hands back the oldest child
+    // first, so the order of reaping is not the order of dying.
+    std::vector<int> ended;
     for (int i = 0; i < opt_.n; ++i) {
         int status = 0;
         pid_t pid = waitpid(-1, &status, WNOHANG);
         if (pid <= 0) {
-            return;
+            break;
         }
         for (size_t r = 0; r < ranks_.size(); ++r) {
             if (ranks_[r].pid == pid && ranks_[r].running) {
                 ranks_[r].running = false;
                 ranks_[r].status = status;
                 --running_;
-                on_rank_exit(static_cast<int>(r));
+                ended.push_back(static_cast<int>(r));
             }
         }
+    }
+    std::stable_partition(ended.begin(), ended.end(), [&](int r) {
+        return WIFSIGNALED(ranks_[static_cast<size_t>(r)].status);
+    });
+    for (int r : ended) {
+        on_rank_exit(r);
     }
 }
 

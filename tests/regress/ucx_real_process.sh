@@ -11,6 +11,9 @@
 #       not be torn down: now team/context destroy cancel it and finalize succeeds
 #   ucx_real_process.sh orphans UCC_RUN         ranks ran on after ucc_run was killed with
 #       SIGKILL: now they die with it
+#   ucx_real_process.sh cause UCC_RUN           a rank killed, and a survivor that failed
+#       fast because of it, reaped together: ucc_run named the survivor (waitpid returns
+#       the older child first) and exited 1; now it names the killed rank and exits 137
 set -uo pipefail
 mode=$1
 shift
@@ -64,8 +67,38 @@ orphans)
     [ -n "$state" ] && [ "$state" != Z ] && fail "rank process $pid ($state) outlived ucc_run"
   done <"$marker"
   ;;
+cause)
+  # Rank 0 exits 1 and rank 1 SIGKILLs itself while ucc_run is stopped, so
+  # both are zombies when it wakes: the order of reaping says nothing.
+  go=$tmp/go
+  "${clean_env[@]}" "$1" -n 2 --grace 2 --timeout 60 -- sh -c "echo \$\$ >> $tmp/pids
+    for i in \$(seq 400); do [ -f $go ] && break; sleep 0.05; done
+    if [ \$UCC_RANK = 1 ]; then kill -9 \$\$; else exit 1; fi" >"$out" 2>"$err" &
+  runner=$!
+  for _ in $(seq 100); do
+    [ -f "$tmp/pids" ] && [ "$(wc -l <"$tmp/pids")" -ge 2 ] && break
+    sleep 0.1
+  done
+  [ "$(wc -l <"$tmp/pids")" -ge 2 ] || fail "the ranks did not start"
+  kill -STOP "$runner"
+  touch "$go"
+  for _ in $(seq 100); do
+    zombies=0
+    while read -r pid; do
+      [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" = Z ] && zombies=$((zombies + 1))
+    done <"$tmp/pids"
+    [ "$zombies" -ge 2 ] && break
+    sleep 0.05
+  done
+  kill -CONT "$runner"
+  wait "$runner"
+  rc=$?
+  [ "$rc" -eq 137 ] || fail "ucc_run exited with $rc, not 137 (128 + SIGKILL)"
+  grep -q "ucc_run: rank 1 killed by signal 9" "$err" || fail "rank 1's death not named"
+  grep -q "ucc_run: rank 0 exited" "$err" && fail "the survivor was named as the cause"
+  ;;
 *)
-  echo "usage: ucx_real_process.sh mismatch|abort|giveup|orphans UCC_RUN [SWARM]" >&2
+  echo "usage: ucx_real_process.sh mismatch|abort|giveup|orphans|cause UCC_RUN [SWARM]" >&2
   exit 2
   ;;
 esac
