@@ -3,7 +3,9 @@
 // One JSON line per (collective, size), printed by rank 0:
 //   {"bench":"ucc","np":2,"collective":"allreduce","bytes":8,"iters":...,
 //    "avg_us":...,"algbw_GBps":...,"busbw_GBps":...,"dtype":"float32",
-//    "min_rank_avg_us":...,"mode":"persistent","persistent_us":...,"init_us":...}
+//    "min_rank_avg_us":...,"mode":"persistent","persistent_us":...,"init_us":...,
+//    "cpu":0,"timeout":null}
+// (--timeout S: every collective with UCC_COLL_ARGS_FLAG_TIMEOUT of S seconds.)
 // Each point is timed twice: one persistent request re-posted
 // (UCC_COLL_ARGS_FLAG_PERSISTENT) and a fresh init/post/finalize per
 // iteration; avg_us (and iters, bandwidths) is the faster of the two, named by
@@ -224,10 +226,15 @@ int main(int argc, char **argv) {
     }
     ucc::bench::Options o;
     bool bind = true;
+    double coll_timeout = 0;
     const bool ok = ucc::bench::parse_options(argc, argv, &o, &err, [&](int left, char **arg) {
         if (std::strcmp(arg[0], "--mode") == 0 && left > 1) {
             o.mode = arg[1];
             return o.mode == "persistent" || o.mode == "init" || o.mode == "both" ? 2 : 0;
+        }
+        if (std::strcmp(arg[0], "--timeout") == 0 && left > 1) {
+            coll_timeout = std::atof(arg[1]);
+            return coll_timeout > 0 ? 2 : 0;
         }
         if (std::strcmp(arg[0], "--no-bind") == 0) {
             bind = false;
@@ -241,6 +248,8 @@ int main(int argc, char **argv) {
                          "ucx_latency: %s\nusage: ucc_run -n N ucx_latency [options]\n%s"
                          "  --mode M            persistent, init or both (both)\n"
                          "  --no-bind           do not pin each rank to a CPU of its own\n"
+                         "  --timeout S         every collective with UCC_COLL_ARGS_FLAG_TIMEOUT\n"
+                         "                      of S seconds (\"timeout\" in each line)\n"
                          "  --oob mpi           under mpirun: MPI_Allgather as the OOB\n",
                          err.c_str(), ucc::bench::kUsage);
         }
@@ -269,7 +278,12 @@ int main(int argc, char **argv) {
         Buffer dst(shapes.back().dst_count);
         for (const Shape &s : shapes) {
             ucc::bench::fill_inputs(k, u.rank, src, dst);
-            const ucc_coll_args_t args = args_of(k, s, src, dst);
+            ucc_coll_args_t args = args_of(k, s, src, dst);
+            if (coll_timeout > 0) {
+                args.mask |= UCC_COLL_ARGS_FIELD_FLAGS;
+                args.flags |= UCC_COLL_ARGS_FLAG_TIMEOUT;
+                args.timeout = coll_timeout;
+            }
             ucc::bench::Measured best;
             double us[2] = {0, 0};  // persistent, init
             const char *best_mode = "";
@@ -297,7 +311,8 @@ int main(int argc, char **argv) {
                 const std::string extra =
                     std::string(",\"mode\":\"") + best_mode +
                     "\",\"persistent_us\":" + field(us[0]) + ",\"init_us\":" + field(us[1]) +
-                    ",\"cpu\":" + (cpu >= 0 ? std::to_string(cpu) : std::string("null"));
+                    ",\"cpu\":" + (cpu >= 0 ? std::to_string(cpu) : std::string("null")) +
+                    ",\"timeout\":" + (coll_timeout > 0 ? field(coll_timeout) : "null");
                 std::printf("%s\n",
                             ucc::bench::json_line("ucc", u.size, k, s, best, o, extra).c_str());
                 std::fflush(stdout);

@@ -69,6 +69,12 @@ struct Xfer {
     uint64_t signature = 0;
     uint64_t peer_signature = 0;
     uint32_t peer_index = 0;  // the caller's name for the peer (e.g. team rank)
+    // The caller may cancel this transfer while its peer goes on (a collective
+    // with a timeout) and then free the buffer: a transport that cannot stop a
+    // transfer in flight (a UCX rendezvous, read or written by the peer's side
+    // at any later time) copies through memory it owns and frees it when the
+    // transfer ends. Host memory only.
+    bool stage = false;
     // Receives: the length the caller expects (its buffer's capacity); a
     // message of another length is a desync the caller reports (kNotRecv: a
     // send or RMA).
@@ -116,8 +122,9 @@ class Transport {
     virtual ucc_status_t irecv(Peer peer, Tag tag, void *buf, size_t bytes, ucc_memory_type_t mem,
                                Xfer *x) = 0;
     // Withdraw a posted, not yet completed transfer. After cancel the transport
-    // never touches the Xfer or its buffer again. Cancelling a completed Xfer
-    // is a no-op.
+    // never touches the Xfer again, nor its buffer: a transfer it cannot stop
+    // goes through a copy (Xfer::stage) or is waited for, bounded, before
+    // cancel returns. Cancelling a completed Xfer is a no-op.
     virtual void cancel(Xfer *x) = 0;
 
     // ---- RMA ----

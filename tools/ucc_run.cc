@@ -54,10 +54,19 @@ constexpr std::chrono::milliseconds kDrainMax{2000};
 // (A tool's main, not library code: this is the one place for it.)
 int g_signal_pipe = -1;
 
-void on_signal(int sig) {
+// What the handler passes to the event loop through the pipe: the signal
+// and, for SIGCHLD, the child it reports. SIGCHLDs that arrive while one is
+// pending merge into it and keep its information, so the first child to end
+// is always named: that names the cause when the others fail because of it.
+struct SignalRecord {
+    int32_t sig;
+    int32_t pid;  // SIGCHLD: the child; else 0
+};
+
+void on_signal(int sig, siginfo_t *info, void *) {
     int saved = errno;
-    unsigned char b = static_cast<unsigned char>(sig);
-    ssize_t ignored = write(g_signal_pipe, &b, 1);
+    const SignalRecord r{sig, sig == SIGCHLD && info != nullptr ? info->si_pid : 0};
+    ssize_t ignored = write(g_signal_pipe, &r, sizeof r);  // atomic: < PIPE_BUF
     (void)ignored;
     errno = saved;
 }
@@ -252,7 +261,8 @@ class Runner {
 
   private:
     bool spawn(int r, const std::string &program, const std::string &store);
-    void reap();
+    // `first`: children that SIGCHLDs named, in the order they came.
+    void reap(const std::vector<pid_t> &first = {});
     void on_rank_exit(int r);
     void stop_all(int sig);
     void read_stream(int r, Stream &s);
@@ -388,19 +398,14 @@ void Runner::on_rank_exit(int r) {
                                   std::chrono::duration<double>(opt_.grace_s));
 }
 
-void Runner::reap() {
-    // Bounded: each pass reaps one child, and there are N. Every child that
-    // has ended is reaped before any is reported, and one killed by a signal
-    // is reported first: when a rank dies, the others fail fast on the store
-    // and exit 1 within milliseconds, and waitpid hands back the oldest child
-    // first, so the order of reaping is not the order of dying.
+void Runner::reap(const std::vector<pid_t> &first) {
+    // Every child that has ended is reaped before any is reported. The ones
+    // a SIGCHLD named come first, in that order: when a rank dies, the others
+    // fail on it within milliseconds, and waitpid(-1) hands back the oldest
+    // child first, which says nothing about who ended first. Of the rest, one
+    // killed by a signal comes first (the likelier cause).
     std::vector<int> ended;
-    for (int i = 0; i < opt_.n; ++i) {
-        int status = 0;
-        pid_t pid = waitpid(-1, &status, WNOHANG);
-        if (pid <= 0) {
-            break;
-        }
+    auto take = [&](pid_t pid, int status) {
         for (size_t r = 0; r < ranks_.size(); ++r) {
             if (ranks_[r].pid == pid && ranks_[r].running) {
                 ranks_[r].running = false;
@@ -409,10 +414,26 @@ void Runner::reap() {
                 ended.push_back(static_cast<int>(r));
             }
         }
+    };
+    for (pid_t pid : first) {
+        int status = 0;
+        if (waitpid(pid, &status, WNOHANG) == pid) {
+            take(pid, status);
+        }
     }
-    std::stable_partition(ended.begin(), ended.end(), [&](int r) {
-        return WIFSIGNALED(ranks_[static_cast<size_t>(r)].status);
-    });
+    const size_t named = ended.size();
+    // Bounded: each pass reaps one child, and there are N.
+    for (int i = 0; i < opt_.n; ++i) {
+        int status = 0;
+        pid_t pid = waitpid(-1, &status, WNOHANG);
+        if (pid <= 0) {
+            break;
+        }
+        take(pid, status);
+    }
+    std::stable_partition(
+        ended.begin() + static_cast<std::ptrdiff_t>(named), ended.end(),
+        [&](int r) { return WIFSIGNALED(ranks_[static_cast<size_t>(r)].status); });
     for (int r : ended) {
         on_rank_exit(r);
     }
@@ -462,9 +483,9 @@ int Runner::run() {
     }
     g_signal_pipe = sp[1];
     struct sigaction sa = {};
-    sa.sa_handler = on_signal;
+    sa.sa_sigaction = on_signal;
     sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESTART;
+    sa.sa_flags = SA_RESTART | SA_SIGINFO;
     for (int sig : {SIGINT, SIGTERM, SIGCHLD}) {
         sigaction(sig, &sa, nullptr);
     }
@@ -547,16 +568,23 @@ int Runner::run() {
             stop_all(SIGKILL);
             return 1;
         }
-        if (ready <= 0) {
-            reap();  // in case a SIGCHLD byte was lost
+        if (ready < 0) {
+            continue;  // a signal: its record waits in the pipe
+        }
+        if (ready == 0) {
+            reap();  // in case a SIGCHLD record was lost
             continue;
         }
         if (fds[0].revents & POLLIN) {
-            unsigned char sigs[64];
-            ssize_t n = read(sp[0], sigs, sizeof(sigs));
-            for (ssize_t i = 0; i < n; ++i) {
-                int sig = sigs[i];
+            SignalRecord recs[64];
+            ssize_t n = read(sp[0], recs, sizeof(recs));
+            std::vector<pid_t> ended_first;  // in the order their SIGCHLDs came
+            for (ssize_t i = 0; i < n / static_cast<ssize_t>(sizeof(SignalRecord)); ++i) {
+                int sig = recs[i].sig;
                 if (sig == SIGCHLD) {
+                    if (recs[i].pid > 0) {
+                        ended_first.push_back(recs[i].pid);
+                    }
                     continue;
                 }
                 if (interrupted_by_ == 0 && !stopping_) {
@@ -573,7 +601,7 @@ int Runner::run() {
                                                   std::chrono::duration<double>(opt_.grace_s));
                 }
             }
-            reap();
+            reap(ended_first);
         }
         for (size_t i = 1; i < fds.size(); ++i) {
             if (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) {

@@ -31,8 +31,6 @@
 
 namespace ucc::coll {
 
-bool is_v(ucc_coll_type_t t);  // coll.cc: the v-collectives
-
 namespace {
 
 constexpr size_t kFields = 8;
@@ -63,19 +61,10 @@ Fingerprint fingerprint_of(const Args &a, uint32_t rank, uint32_t size, int64_t 
     Fingerprint f;
     f.alg = alg;
     f.type = static_cast<int64_t>(a.type);
-    const bool rooted = a.type == UCC_COLL_TYPE_BCAST || a.type == UCC_COLL_TYPE_REDUCE ||
-                        a.type == UCC_COLL_TYPE_GATHER || a.type == UCC_COLL_TYPE_GATHERV ||
-                        a.type == UCC_COLL_TYPE_SCATTER || a.type == UCC_COLL_TYPE_SCATTERV ||
-                        a.type == UCC_COLL_TYPE_FANIN || a.type == UCC_COLL_TYPE_FANOUT;
-    f.root = rooted ? static_cast<int64_t>(a.root) : 0;
-    const bool reduction = a.type == UCC_COLL_TYPE_ALLREDUCE || a.type == UCC_COLL_TYPE_REDUCE ||
-                           a.type == UCC_COLL_TYPE_REDUCE_SCATTER ||
-                           a.type == UCC_COLL_TYPE_REDUCE_SCATTERV;
-    f.op = reduction ? static_cast<int64_t>(a.op) : 0;
-    const bool moves_data = a.type != UCC_COLL_TYPE_BARRIER && a.type != UCC_COLL_TYPE_FANIN &&
-                            a.type != UCC_COLL_TYPE_FANOUT;
+    f.root = is_rooted(a.type) ? static_cast<int64_t>(a.root) : 0;
+    f.op = is_reduction(a.type) ? static_cast<int64_t>(a.op) : 0;
     // A generic datatype's handle differs per process: its packed size stands in.
-    if (moves_data) {
+    if (moves_data(a.type)) {
         f.dt = a.generic != nullptr ? (int64_t{1} << 40) | static_cast<int64_t>(a.esize)
                                     : static_cast<int64_t>(a.dt);
         f.count = is_v(a.type) ? 0 : static_cast<int64_t>(a.count);

@@ -23,13 +23,6 @@ const char *type_name(uint32_t bit) {
 
 }  // namespace
 
-// (Declared where it is used: check.cc.)
-bool is_v(ucc_coll_type_t t) {
-    return t == UCC_COLL_TYPE_ALLGATHERV || t == UCC_COLL_TYPE_ALLTOALLV ||
-           t == UCC_COLL_TYPE_GATHERV || t == UCC_COLL_TYPE_SCATTERV ||
-           t == UCC_COLL_TYPE_REDUCE_SCATTERV;
-}
-
 // Layout: [63] 1 | [62:58] type bit | [57:54] op | [53:32] root (22 bits) |
 // [31:0] bytes per rank (low 32 bits; 0 for v-collectives and no-data types).
 uint64_t signature_of(const Args &a) {
@@ -184,6 +177,7 @@ Req Coll::send_on(uint32_t peer, uint32_t step, const void *buf, size_t bytes,
     x->status = UCC_INPROGRESS;
     x->signature = signature_;
     x->peer_index = peer;
+    x->stage = may_end_early_ && mem == UCC_MEMORY_TYPE_HOST;
     if (trace_req_ != 0) [[unlikely]] {
         tag_xfer(*x, buf);
     }
@@ -202,6 +196,7 @@ Req Coll::recv_on(uint32_t peer, uint32_t step, void *buf, size_t bytes, ucc_mem
     x->expected = bytes;
     x->signature = signature_;
     x->peer_index = peer;
+    x->stage = may_end_early_ && mem == UCC_MEMORY_TYPE_HOST;
     if (trace_req_ != 0) [[unlikely]] {
         tag_xfer(*x, buf);
     }

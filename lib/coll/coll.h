@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "lib/coll/coll_types.h"
 #include "lib/simulated.h"
 #include "lib/transport.h"
 #include "lib/util/common.h"
@@ -376,6 +377,9 @@ class Coll : public FrameSource {
     // algorithm ran: the team stays usable.
     bool refused_together() const { return refused_together_; }
     void set_refused_together() { refused_together_ = true; }
+    // The instance may end while its peers go on (a timeout): its host-memory
+    // transfers go through the transport's own copies (Xfer::stage).
+    void set_may_end_early(bool v) { may_end_early_ = v; }
 
     // Tag of one message: team and sequence come from the core, `step` from the
     // algorithm (11 bits), and the step field's top bits mark the collective's
@@ -451,6 +455,7 @@ class Coll : public FrameSource {
     SimulatedWorld *sim_;  // null on a real transport (no charges, no event trace)
     bool timing_only_;
     bool refused_together_ = false;
+    bool may_end_early_ = false;
     dt_reduce_fn reduce_fn_;  // args_.reduce_kernel, or looked up at the first reduce
     uint64_t trace_req_ = 0;  // 0: not recording
     Range src_range_;

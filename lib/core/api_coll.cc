@@ -536,6 +536,9 @@ ucc_status_t coll_post(ucc_coll_req_h request) {
     } else {
         r->coll.emplace(t, *run, t.rank, t.size, t.tag_base(seq), r->signature, &r->scratch);
     }
+    // A timeout ends the collective here while its peers may go on: whatever
+    // it still has in flight must not touch the user's buffers afterwards.
+    r->coll->set_may_end_early(r->timeout > 0 && ctx.timeout_copy);
     if (ctx.tl_recording) [[unlikely]] {
         // In place, one buffer is ignored (src; dst for scatter(v) at the root);
         // its non-v description still lets the trace see a stray access.

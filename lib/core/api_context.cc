@@ -495,6 +495,7 @@ UCC_EXPORT ucc_status_t ucc_context_create(ucc_lib_h lib_handle, const ucc_conte
                 : strcasecmp(eh.c_str(), "none") == 0 ? ucc::TransportParams::PeerErrors::kNone
                                                       : ucc::TransportParams::PeerErrors::kAuto;
             tp.desync_check = ctx.config.get_bool("DESYNC_CHECK");
+            ctx.timeout_copy = ctx.config.get_bool("TIMEOUT_COPY");
             tp.log = transport_log;
             tp.log_ctx = &ctx;
             // The context's TLS wins over the library's.

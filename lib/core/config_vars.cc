@@ -212,6 +212,16 @@ constexpr ConfigVar kContextVars[] = {
      "collectives, as the simulator always reports. Every process of a job must set it alike. "
      "Costs a few percent at small sizes (docs/real-runs.md); the simulator checks always.",
      valid_bool, kUsed},
+    {"TIMEOUT_COPY", "y",
+     "Over UCX, a collective with a timeout (UCC_COLL_ARGS_FLAG_TIMEOUT) sends and receives host "
+     "memory through copies of the library's own, so that once it completed, whatever its "
+     "status, no peer reads or writes the program's buffers any more (a peer stalled past the "
+     "timeout reads the data as sent). Costs one copy per message on each side "
+     "(docs/real-runs.md). "
+     "n: the program's buffers directly, as without a timeout; after a timeout a stalled peer "
+     "may then still read a send buffer or write a receive buffer (the collective waits for them "
+     "at most 0.5 s).",
+     valid_bool, kUsed},
     {"ESTIMATED_NUM_EPS", "0",
      "Ignored: a hint of how many endpoints the context will have (per-rank state here does not "
      "grow with the team).",

@@ -205,6 +205,9 @@ struct Context final : CompletionSink, coll::Scheduler, Drain {
     // taken at a yield point (lock()/unlock()).
     std::recursive_mutex mu;
     bool thread_multiple = false;
+    // TIMEOUT_COPY: a collective with a timeout goes through the transport's
+    // own copies (Coll::set_may_end_early).
+    bool timeout_copy = true;
     uint32_t sim_owner = 0;
     uint32_t sim_depth = 0;
     void lock();
@@ -555,10 +558,9 @@ const coll::Algorithm *select_algorithm(const Context &ctx, const coll::Args &a,
                                         std::string *why);
 
 const char *coll_type_name(ucc_coll_type_t t);
-// Whether the type has a root (args.root is read for these types only).
-bool is_rooted(ucc_coll_type_t t);
-// Whether the type reduces (args.op is read for these types only).
-bool is_reduction(ucc_coll_type_t t);
+// The collective types' properties (lib/coll/coll_types.h).
+using coll::is_reduction;
+using coll::is_rooted;
 
 }  // namespace ucc::core
 

@@ -121,11 +121,6 @@ bool regions_meet(const ByteRegions &x, const ByteRegions &y) {
     return false;
 }
 
-bool is_reduction(ucc_coll_type_t t) {
-    return t == UCC_COLL_TYPE_ALLREDUCE || t == UCC_COLL_TYPE_REDUCE ||
-           t == UCC_COLL_TYPE_REDUCE_SCATTER || t == UCC_COLL_TYPE_REDUCE_SCATTERV;
-}
-
 BufferUse buffers_used(ucc_coll_type_t t, bool inplace, bool is_root) {
     BufferUse u;
     switch (t) {
@@ -172,22 +167,6 @@ BufferUse buffers_used(ucc_coll_type_t t, bool inplace, bool is_root) {
             break;
     }
     return u;
-}
-
-bool is_rooted(ucc_coll_type_t t) {
-    switch (t) {
-        case UCC_COLL_TYPE_BCAST:
-        case UCC_COLL_TYPE_REDUCE:
-        case UCC_COLL_TYPE_GATHER:
-        case UCC_COLL_TYPE_GATHERV:
-        case UCC_COLL_TYPE_SCATTER:
-        case UCC_COLL_TYPE_SCATTERV:
-        case UCC_COLL_TYPE_FANIN:
-        case UCC_COLL_TYPE_FANOUT:
-            return true;
-        default:
-            return false;
-    }
 }
 
 const char *coll_type_name(ucc_coll_type_t t) {

@@ -99,16 +99,6 @@ Job draw(uint64_t seed, uint32_t n, int forced) {
     j.mid_flight = pick(2) == 0;
     j.delay_us = static_cast<uint32_t>(pick(3000));
     j.desync_check = pick(2) == 0;
-    // Known problem (docs/status.md): a sender whose collective timed out
-    // frees its buffer while a rendezvous it started is still unread; a
-    // receiver that arrives later (stopped past the timeout) completes it
-    // from that memory. Until the library fences such sends, stall jobs with
-    // timeouts keep every message eager (copied at the send).
-    if (j.fault == Fault::kStall && j.timeouts) {
-        for (Op &o : j.ops) {
-            o.count = std::min<uint64_t>(o.count, 1024);
-        }
-    }
     // A mismatch needs a collective it can show in.
     Op &hit = j.ops[j.at];
     if (j.fault == Fault::kCount || j.fault == Fault::kDtype) {

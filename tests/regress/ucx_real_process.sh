@@ -11,9 +11,12 @@
 #       not be torn down: now team/context destroy cancel it and finalize succeeds
 #   ucx_real_process.sh orphans UCC_RUN         ranks ran on after ucc_run was killed with
 #       SIGKILL: now they die with it
-#   ucx_real_process.sh cause UCC_RUN           a rank killed, and a survivor that failed
-#       fast because of it, reaped together: ucc_run named the survivor (waitpid returns
-#       the older child first) and exited 1; now it names the killed rank and exits 137
+#   ucx_real_process.sh late UCC_RUN FAULTS     a receiver stopped past the root's timeout
+#       completed a 4 MiB bcast from the root's memory after the root had reused it (UCC_OK,
+#       wrong data): now it gets the data as sent (a collective with a timeout sends from a copy)
+#   ucx_real_process.sh cause UCC_RUN           a rank that failed, and one that failed
+#       after it (because of it), reaped together: ucc_run named the second (waitpid
+#       returns the older child first); now it names the first to end and exits with its code
 set -uo pipefail
 mode=$1
 shift
@@ -67,38 +70,51 @@ orphans)
     [ -n "$state" ] && [ "$state" != Z ] && fail "rank process $pid ($state) outlived ucc_run"
   done <"$marker"
   ;;
+late)
+  "${clean_env[@]}" UCX_NET_DEVICES=lo timeout 100 "$1" -n 2 --timeout 90 -- "$2" --late \
+    >"$out" 2>"$err" || fail "ucc_run exited $?"
+  grep -q "^\[1\] rank 1: late bcast returned" "$out" || fail "rank 1 did not report"
+  grep -q "FAIL" "$out" "$err" && fail "a rank failed"
+  ;;
 cause)
-  # Rank 0 exits 1 and rank 1 SIGKILLs itself while ucc_run is stopped, so
-  # both are zombies when it wakes: the order of reaping says nothing.
+  # Rank 1 exits 3; then rank 0, once rank 1 is a zombie, exits 1; ucc_run is
+  # stopped meanwhile, so both have ended when it wakes, and waitpid(-1)
+  # would hand back rank 0 (the older child) first.
   go=$tmp/go
-  "${clean_env[@]}" "$1" -n 2 --grace 2 --timeout 60 -- sh -c "echo \$\$ >> $tmp/pids
+  pids=$tmp/pids
+  "${clean_env[@]}" "$1" -n 2 --grace 2 --timeout 60 -- sh -c "echo \$UCC_RANK \$\$ >> $pids
     for i in \$(seq 400); do [ -f $go ] && break; sleep 0.05; done
-    if [ \$UCC_RANK = 1 ]; then kill -9 \$\$; else exit 1; fi" >"$out" 2>"$err" &
+    [ \$UCC_RANK = 1 ] && exit 3
+    p1=\$(awk '\$1 == 1 {print \$2}' $pids)
+    for i in \$(seq 400); do
+      [ \"\$(awk '{print \$3}' /proc/\$p1/stat)\" = Z ] && break; sleep 0.05
+    done
+    exit 1" >"$out" 2>"$err" &
   runner=$!
   for _ in $(seq 100); do
-    [ -f "$tmp/pids" ] && [ "$(wc -l <"$tmp/pids")" -ge 2 ] && break
+    [ -f "$pids" ] && [ "$(wc -l <"$pids")" -ge 2 ] && break
     sleep 0.1
   done
-  [ "$(wc -l <"$tmp/pids")" -ge 2 ] || fail "the ranks did not start"
+  [ "$(wc -l <"$pids")" -ge 2 ] || fail "the ranks did not start"
   kill -STOP "$runner"
   touch "$go"
   for _ in $(seq 100); do
     zombies=0
-    while read -r pid; do
+    while read -r _ pid; do
       [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" = Z ] && zombies=$((zombies + 1))
-    done <"$tmp/pids"
+    done <"$pids"
     [ "$zombies" -ge 2 ] && break
     sleep 0.05
   done
   kill -CONT "$runner"
   wait "$runner"
   rc=$?
-  [ "$rc" -eq 137 ] || fail "ucc_run exited with $rc, not 137 (128 + SIGKILL)"
-  grep -q "ucc_run: rank 1 killed by signal 9" "$err" || fail "rank 1's death not named"
-  grep -q "ucc_run: rank 0 exited" "$err" && fail "the survivor was named as the cause"
+  [ "$rc" -eq 3 ] || fail "ucc_run exited with $rc, not 3 (rank 1's code)"
+  grep -q "ucc_run: rank 1 exited with code 3" "$err" || fail "rank 1's exit not named"
+  grep -q "ucc_run: rank 0 exited" "$err" && fail "the rank that failed second was named"
   ;;
 *)
-  echo "usage: ucx_real_process.sh mismatch|abort|giveup|orphans|cause UCC_RUN [SWARM]" >&2
+  echo "usage: ucx_real_process.sh mismatch|abort|giveup|orphans|late|cause UCC_RUN [SWARM]" >&2
   exit 2
   ;;
 esac

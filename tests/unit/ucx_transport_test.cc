@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <memory>
@@ -145,6 +146,64 @@ TEST_F(UcxTransportTest, CancelledReceiveIsNeverWritten) {
     ASSERT_EQ(t_[1]->irecv(0, tag, buf.data(), 64, UCC_MEMORY_TYPE_HOST, &r2), UCC_OK);
     ASSERT_TRUE(drive([&] { return r2.done(); }));
     EXPECT_EQ(buf, data);
+}
+
+// Xfer::stage (a collective with a timeout): a send cancelled while its
+// rendezvous is unread leaves the data as it was sent, whatever the caller
+// writes into its buffer afterwards; the late receiver reads the copy.
+TEST_F(UcxTransportTest, StagedSendCancelledUnreadDeliversTheDataAsSent) {
+    const ucc::Tag tag = ucc::tag::make(1, 3, 0);
+    std::vector<uint8_t> big(4u << 20);
+    std::iota(big.begin(), big.end(), 0);
+    const std::vector<uint8_t> sent = big;
+    Xfer s;
+    s.stage = true;
+    ASSERT_EQ(t_[0]->isend(1, tag, big.data(), big.size(), UCC_MEMORY_TYPE_HOST, &s), UCC_OK);
+    for (int i = 0; i < 100; ++i) {
+        t_[0]->progress();  // the receiver does not progress: the send stays unread
+    }
+    ASSERT_FALSE(s.done()) << "a 4 MiB send completed before its receive was posted";
+    t_[0]->cancel(&s);
+    std::fill(big.begin(), big.end(), 0xee);  // the caller reuses its buffer
+    std::vector<uint8_t> into(big.size(), 0);
+    Xfer r;
+    ASSERT_EQ(t_[1]->irecv(0, tag, into.data(), into.size(), UCC_MEMORY_TYPE_HOST, &r), UCC_OK);
+    ASSERT_TRUE(drive([&] { return r.done(); }));
+    EXPECT_EQ(r.status, UCC_OK);
+    EXPECT_TRUE(into == sent) << "the receiver read the caller's buffer after the cancel";
+}
+
+// A staged receive lands in the caller's buffer when it completes, with its
+// length; a longer message fails it as an unstaged one does.
+TEST_F(UcxTransportTest, StagedReceiveCompletesIntoTheBuffer) {
+    const ucc::Tag tag = ucc::tag::make(1, 4, 0);
+    for (size_t bytes : {size_t{100}, size_t{1} << 20}) {
+        std::vector<uint8_t> data(bytes);
+        std::iota(data.begin(), data.end(), 3);
+        std::vector<uint8_t> into(bytes + 10, 0);
+        Xfer r;
+        r.stage = true;
+        r.expected = into.size();
+        ASSERT_EQ(t_[1]->irecv(0, tag, into.data(), into.size(), UCC_MEMORY_TYPE_HOST, &r), UCC_OK);
+        Xfer s;
+        ASSERT_EQ(t_[0]->isend(1, tag, data.data(), bytes, UCC_MEMORY_TYPE_HOST, &s), UCC_OK);
+        ASSERT_TRUE(drive([&] { return s.done() && r.done(); }));
+        EXPECT_EQ(r.status, UCC_OK);
+        EXPECT_EQ(r.bytes, bytes);
+        EXPECT_TRUE(std::equal(data.begin(), data.end(), into.begin())) << bytes << " bytes";
+        EXPECT_EQ(into[bytes], 0) << "written past the message";
+    }
+    std::vector<uint8_t> data(64, 1);
+    std::vector<uint8_t> small(16, 0);
+    Xfer s, r;
+    r.stage = true;
+    r.expected = small.size();
+    ASSERT_EQ(t_[0]->isend(1, tag, data.data(), data.size(), UCC_MEMORY_TYPE_HOST, &s), UCC_OK);
+    ASSERT_EQ(t_[1]->irecv(0, tag, small.data(), small.size(), UCC_MEMORY_TYPE_HOST, &r), UCC_OK);
+    ASSERT_TRUE(drive([&] { return s.done() && r.done(); }));
+    EXPECT_EQ(r.status, UCC_ERR_NO_MESSAGE);
+    EXPECT_GT(r.bytes, small.size());
+    EXPECT_EQ(small, std::vector<uint8_t>(16, 0));
 }
 
 TEST_F(UcxTransportTest, RmaPutGetAtomicFlush) {

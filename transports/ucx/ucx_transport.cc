@@ -102,12 +102,50 @@ void UcxTransport::request_init(void *request) {
 
 void UcxTransport::release(void *request) {
     auto *slot = static_cast<Slot *>(request);
-    delete std::exchange(slot->header, nullptr);
+    recycle(std::unique_ptr<Owned>(std::exchange(slot->owned, nullptr)));
     ucp_request_free(request);
 }
 
-std::pair<void *, size_t> UcxTransport::wrap(DesyncHeader *h, void *buf, size_t bytes,
+void UcxTransport::recycle(std::unique_ptr<Owned> o) {
+    if (o == nullptr || o->copy == nullptr) {
+        return;
+    }
+    const size_t capacity = kCopyClassMin << o->copy_class;
+    if (spare_bytes_ + capacity <= kSpareBytesMax) {
+        spare_bytes_ += capacity;
+        spares_[o->copy_class].push_back(std::move(o->copy));
+    }
+}
+
+std::unique_ptr<UcxTransport::Owned> UcxTransport::make_owned(size_t copy_bytes) {
+    std::unique_ptr<Owned> o(new (std::nothrow) Owned);
+    if (o == nullptr || copy_bytes == 0) {
+        return o;
+    }
+    unsigned c = 0;
+    while (c + 1 < kCopyClasses && (kCopyClassMin << c) < copy_bytes) {
+        ++c;
+    }
+    if ((kCopyClassMin << c) < copy_bytes) {
+        return nullptr;  // beyond any class (more than the address space)
+    }
+    o->copy_class = c;
+    if (!spares_[c].empty()) {
+        o->copy = std::move(spares_[c].back());
+        spares_[c].pop_back();
+        spare_bytes_ -= kCopyClassMin << c;
+        return o;
+    }
+    o->copy.reset(new (std::nothrow) uint8_t[kCopyClassMin << c]);
+    if (o->copy == nullptr) {
+        o.reset();
+    }
+    return o;
+}
+
+std::pair<void *, size_t> UcxTransport::wrap(Owned *h, void *buf, size_t bytes,
                                              ucp_request_param_t *rp) {
+    h->header = sizeof h->signature;
     h->iov[0] = {&h->signature, sizeof h->signature};
     h->iov[1] = {buf, bytes};
     rp->op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE;
@@ -115,21 +153,29 @@ std::pair<void *, size_t> UcxTransport::wrap(DesyncHeader *h, void *buf, size_t 
     return {h->iov, bytes > 0 ? 2 : 1};
 }
 
-ucc_status_t UcxTransport::unwrap(const DesyncHeader &h, Xfer *x, ucc_status_t st, size_t length) {
+ucc_status_t UcxTransport::unwrap(Owned &h, Xfer *x, ucc_status_t st, size_t length) {
     if (st != UCC_OK) {
-        if (x->bytes > sizeof h.signature) {
-            x->bytes -= sizeof h.signature;  // a truncated message's length
+        if (x->bytes > x->expected + h.header) {
+            x->bytes -= h.header;  // a truncated message's length
         }
         return st;
     }
-    if (length < sizeof h.signature ||
-        (h.signature != 0 && x->signature != 0 && h.signature != x->signature)) {
-        // Another collective (or a peer without the check) under this tag.
-        x->peer_signature = length < sizeof h.signature ? 1 : h.signature;
-        x->bytes = 0;
-        return UCC_ERR_INVALID_PARAM;
+    if (h.header > 0) {
+        if (h.dst != nullptr && length >= sizeof h.signature) {
+            std::memcpy(&h.signature, h.copy.get(), sizeof h.signature);
+        }
+        if (length < sizeof h.signature ||
+            (h.signature != 0 && x->signature != 0 && h.signature != x->signature)) {
+            // Another collective (or a peer without the check) under this tag.
+            x->peer_signature = length < sizeof h.signature ? 1 : h.signature;
+            x->bytes = 0;
+            return UCC_ERR_INVALID_PARAM;
+        }
     }
-    x->bytes = length - sizeof h.signature;
+    x->bytes = length - h.header;
+    if (h.dst != nullptr && x->bytes > 0) {
+        std::memcpy(h.dst, h.copy.get() + h.header, x->bytes);
+    }
     return UCC_OK;
 }
 
@@ -413,7 +459,7 @@ ucs_status_ptr_t UcxTransport::settle(ucs_status_ptr_t r, size_t *length) {
             release(e.request);
             continue;
         }
-        ucp_request_free(r);  // its header (if any) is still the poster's
+        ucp_request_free(r);  // what it owns (if any) is still the poster's
         if (length != nullptr) {
             *length = e.status == UCS_OK ? e.length : 0;
         }
@@ -432,8 +478,11 @@ void UcxTransport::on_send(void *request, ucs_status_t status, void *user_data) 
     Xfer *x = slot->x;
     const Peer peer = slot->peer;  // the slot is gone once the request is freed
     t->peer(peer).sends.unlink(slot);
+    if (request == t->draining_) {
+        t->drained_ = true;  // cancel() waits for this
+    }
     slot->x = nullptr;
-    release(request);
+    t->release(request);
     if (x != nullptr) {
         if (status != UCS_OK && status != UCS_ERR_CANCELED) {
             t->log("send to peer " + std::to_string(peer) +
@@ -469,11 +518,11 @@ void UcxTransport::on_recv(void *request, ucs_status_t status, const ucp_tag_rec
             x->bytes =
                 info != nullptr && info->length > x->expected ? info->length : x->expected + 1;
         }
-        if (slot->header != nullptr) {
-            st = unwrap(*slot->header, x, st, length);
+        if (slot->owned != nullptr) {
+            st = unwrap(*slot->owned, x, st, length);
         }
     }
-    release(request);
+    t->release(request);
     if (x != nullptr) {
         ++t->completions_;
         x->transport_priv = nullptr;
@@ -487,21 +536,30 @@ ucc_status_t UcxTransport::isend(Peer peer, Tag tag, const void *buf, size_t byt
     UCC_TRY(endpoint(peer, &ep));
     ucp_request_param_t rp = op_params(false);
     x->bytes = bytes;
-    std::unique_ptr<DesyncHeader> header;
+    std::unique_ptr<Owned> owned;
     std::pair<void *, size_t> data{const_cast<void *>(buf), bytes};
-    if (params_.desync_check) [[unlikely]] {
-        header = std::make_unique<DesyncHeader>();
-        header->copy.resize(sizeof(uint64_t) + bytes);
-        std::memcpy(header->copy.data(), &x->signature, sizeof(uint64_t));
-        if (bytes > 0) {
-            std::memcpy(header->copy.data() + sizeof(uint64_t), buf, bytes);
+    if (params_.desync_check || (x->stage && bytes > 0)) [[unlikely]] {
+        const size_t head = params_.desync_check ? sizeof(uint64_t) : 0;
+        owned = make_owned(head + bytes);
+        if (owned == nullptr) {
+            log("send to peer " + std::to_string(peer) + ": no memory for a copy of " +
+                std::to_string(bytes) + " bytes");
+            return UCC_ERR_NO_MEMORY;
         }
-        data = {header->copy.data(), header->copy.size()};
+        owned->header = head;
+        if (head > 0) {
+            std::memcpy(owned->copy.get(), &x->signature, head);
+        }
+        if (bytes > 0) {
+            std::memcpy(owned->copy.get() + head, buf, bytes);
+        }
+        data = {owned->copy.get(), head + bytes};
     }
     begin_post();
     ucs_status_ptr_t r =
         settle(ucp_tag_send_nbx(ep, data.first, data.second, tag::wire(sender_, tag), &rp));
     if (r == nullptr) {
+        recycle(std::move(owned));
         x->status = UCC_OK;
         return UCC_OK;
     }
@@ -511,7 +569,7 @@ ucc_status_t UcxTransport::isend(Peer peer, Tag tag, const void *buf, size_t byt
         return to_ucc(UCS_PTR_STATUS(r));
     }
     auto *slot = static_cast<Slot *>(r);
-    *slot = Slot{x, peer, false, header.release()};
+    *slot = Slot{x, peer, false, owned.release()};
     this->peer(peer).sends.link(slot);
     x->status = UCC_INPROGRESS;
     x->transport_priv = r;
@@ -527,11 +585,25 @@ ucc_status_t UcxTransport::irecv(Peer peer, Tag tag, void *buf, size_t bytes, uc
     ucp_request_param_t rp = op_params(true);
     rp.op_attr_mask |= UCP_OP_ATTR_FIELD_RECV_INFO;
     rp.recv_info.tag_info = &info;
-    std::unique_ptr<DesyncHeader> header;
+    std::unique_ptr<Owned> owned;
     std::pair<void *, size_t> data{buf, bytes};
-    if (params_.desync_check) [[unlikely]] {
-        header = std::make_unique<DesyncHeader>();
-        data = wrap(header.get(), buf, bytes, &rp);
+    if (x->stage && bytes > 0) [[unlikely]] {
+        const size_t head = params_.desync_check ? sizeof(uint64_t) : 0;
+        owned = make_owned(head + bytes);
+        if (owned == nullptr) {
+            log("receive from peer " + std::to_string(peer) + ": no memory for a copy of " +
+                std::to_string(bytes) + " bytes");
+            return UCC_ERR_NO_MEMORY;
+        }
+        owned->header = head;
+        owned->dst = buf;
+        data = {owned->copy.get(), head + bytes};
+    } else if (params_.desync_check) [[unlikely]] {
+        owned = make_owned(0);
+        if (owned == nullptr) {
+            return UCC_ERR_NO_MEMORY;
+        }
+        data = wrap(owned.get(), buf, bytes, &rp);
     }
     // A message already here is taken by probe, which names its length: UCX
     // 1.13 completes a receive of an unexpected eager message at once without
@@ -564,14 +636,15 @@ ucc_status_t UcxTransport::irecv(Peer peer, Tag tag, void *buf, size_t bytes, uc
                    : UCS_PTR_STATUS(r) == UCS_ERR_MESSAGE_TRUNCATED
                        ? std::max(info.length, bytes + 1)
                        : 0;
-        if (header != nullptr) {
-            st = unwrap(*header, x, st, info.length);
+        if (owned != nullptr) {
+            st = unwrap(*owned, x, st, info.length);
         }
+        recycle(std::move(owned));
         x->status = st;
         return UCC_OK;  // reported on the Xfer (a truncated message, ...)
     }
     auto *slot = static_cast<Slot *>(r);
-    *slot = Slot{x, peer, true, header.release()};
+    *slot = Slot{x, peer, true, owned.release()};
     this->peer(peer).recvs.link(slot);
     x->status = UCC_INPROGRESS;
     x->transport_priv = r;
@@ -589,35 +662,48 @@ void UcxTransport::cancel(Xfer *x) {
     }
     slot->x = nullptr;
     x->transport_priv = nullptr;
-    if (slot->is_recv) {
-        peer(slot->peer).recvs.unlink(slot);
-        // A receive not yet matched is withdrawn at once; one already matched
-        // and in flight (a rendezvous) cannot be stopped: wait, bounded, until
-        // UCX is done with the buffer, so that the caller may free it (the
-        // collective completes after this).
-        // The cancels of one teardown (between two progress() calls) share
-        // one bound, and a failed peer's receive is not waited for.
-        draining_ = req;
-        drained_ = false;
-        ucp_request_cancel(worker_, req);
-        if (!in_drain_burst_) {
-            in_drain_burst_ = true;
-            drain_deadline_ = now() + kCancelDrainS;
-        }
-        const bool peer_alive = peer(slot->peer).failed == UCC_OK;
-        while (!drained_ && peer_alive && now() < drain_deadline_) {
-            ucp_worker_progress(worker_);
-        }
-        if (!drained_ && peer_alive) {
-            log("a cancelled receive from peer " + std::to_string(slot->peer) +
-                " is still in flight after " + std::to_string(kCancelDrainS) +
-                " s; it may still write into its buffer");
-        }
-        draining_ = nullptr;
-    }
-    // A send cannot be withdrawn; it completes (or fails) on its own and its
-    // request is freed then. The source buffer is only read.
     x->status = UCC_ERR_NO_MESSAGE;
+    // What UCX may still read or write after this: the caller's buffer,
+    // unless the transfer goes through a copy (a send with one, a staged
+    // receive). The request is freed whenever UCX completes it, which may be
+    // inside ucp_request_cancel: nothing of the slot is read after that.
+    const Peer peer_id = slot->peer;
+    const bool is_recv = slot->is_recv;
+    const bool copied = slot->owned != nullptr && (!is_recv || slot->owned->dst != nullptr);
+    draining_ = copied ? nullptr : req;
+    drained_ = false;
+    if (is_recv) {
+        // A receive not yet matched is withdrawn at once; one already matched
+        // and in flight (a rendezvous) cannot be stopped.
+        peer(peer_id).recvs.unlink(slot);
+        ucp_request_cancel(worker_, req);
+    } else {
+        // A send cannot be withdrawn: its peer may read the buffer until the
+        // send completes.
+        peer(peer_id).sends.unlink(slot);
+    }
+    if (!copied) {
+        drain(peer_id, is_recv ? "receive" : "send");
+    }
+    draining_ = nullptr;
+}
+
+void UcxTransport::drain(Peer peer_id, const char *what) {
+    // The cancels of one teardown (between two progress() calls) share one
+    // bound, and a failed peer's transfer is not waited for.
+    if (!in_drain_burst_) {
+        in_drain_burst_ = true;
+        drain_deadline_ = now() + kCancelDrainS;
+    }
+    const PeerState &p = peer(peer_id);
+    while (!drained_ && p.failed == UCC_OK && now() < drain_deadline_) {
+        ucp_worker_progress(worker_);
+    }
+    if (!drained_ && p.failed == UCC_OK) {
+        log(std::string("a cancelled ") + what + " with peer " + std::to_string(peer_id) +
+            " is still in flight after " + std::to_string(kCancelDrainS) +
+            " s; UCX may still use its buffer");
+    }
 }
 
 bool UcxTransport::find_type_conflict(Tag base, Peer *peer, uint32_t *type_bit) {

@@ -22,7 +22,9 @@
 //    sender's index is part of the UCP tag (lib/tag.h, "wire tag"); UCP keeps
 //    messages of one sender and tag in order, which is the non-overtaking
 //    lib/transport.h promises. Large messages go zero-copy by UCX rendezvous;
-//    nothing is staged here.
+//    nothing is staged, except the transfers of a collective with a timeout
+//    (Xfer::stage): a peer may read or write a rendezvous buffer long after
+//    such a collective ended, so they go through a copy.
 //  * RMA through ucp_mem_map; a packed remote key is unpacked once per peer
 //    and key and cached until the transport goes away.
 //  * progress() drives the worker; completions reach the core's sink from
@@ -94,23 +96,43 @@ class UcxTransport final : public Transport {
     }
 
   private:
-    // UCC_DESYNC_CHECK: each message travels as [signature][payload] (an IOV
-    // of two), the receiver compares the signature with its own.
-    // A send goes from a copy ([signature][payload], contiguous) that it
-    // owns: a send UCX cannot withdraw never reads the caller's buffer after
-    // its collective ended.
-    struct DesyncHeader {
+    // Memory a request owns, freed with it (release()):
+    //  * UCC_DESYNC_CHECK: each message travels as [signature][payload]. A
+    //    send goes from a contiguous copy; a receive lands in an IOV of
+    //    [signature][caller's buffer], or in `copy` when staged.
+    //  * Xfer::stage: a send goes from `copy`; a receive lands in `copy` and
+    //    reaches `dst` (the caller's buffer) only when it completes for a
+    //    transfer not cancelled. UCX may read or write `copy` long after the
+    //    collective ended (a peer stopped past its timeout); never the
+    //    caller's memory.
+    // Sends with the check always copy: a send UCX cannot withdraw never
+    // reads the caller's buffer after its collective ended.
+    struct Owned {
         uint64_t signature = 0;
         ucp_dt_iov_t iov[2] = {};
-        std::vector<uint8_t> copy;
+        std::unique_ptr<uint8_t[]> copy;
+        unsigned copy_class = 0;  // its capacity: kCopyClassMin << copy_class bytes
+        size_t header = 0;        // bytes before the payload: the signature's, or 0
+        void *dst = nullptr;      // a staged receive's destination
     };
+    // An Owned with at least `copy_bytes` of copy (uninitialised), from the
+    // spares when one fits; nullptr when out of memory.
+    std::unique_ptr<Owned> make_owned(size_t copy_bytes);
+    // Copies are kept for reuse, by power-of-two class, up to kSpareBytesMax
+    // in all: a fresh copy of a large message costs a page fault per page and
+    // its free a TLB shootdown (several times the copy itself, measured).
+    static constexpr size_t kCopyClassMin = 256;
+    static constexpr unsigned kCopyClasses = 48;
+    static constexpr size_t kSpareBytesMax = size_t{64} << 20;
+    std::vector<std::unique_ptr<uint8_t[]>> spares_[kCopyClasses];
+    size_t spare_bytes_ = 0;
 
     // What a UCP request serves (UCP_PARAM_FIELD_REQUEST_SIZE bytes of it).
     struct Slot {
         Xfer *x;  // nullptr once the Xfer was cancelled or completed
         Peer peer;
         bool is_recv;
-        DesyncHeader *header = nullptr;  // owned, freed with the request
+        Owned *owned = nullptr;  // freed with the request
         // Its place in its peer's list of receives or sends (no allocation per
         // message, unlike a set of requests).
         bool linked = false;
@@ -173,16 +195,23 @@ class UcxTransport final : public Transport {
     };
 
     static void request_init(void *request);
-    // Frees a UCP request of ours and what its slot owns.
-    static void release(void *request);
-    // UCC_DESYNC_CHECK: points the operation at [header][buf] (`header` is
-    // filled for a send); returns the buffer and count to hand UCP.
-    static std::pair<void *, size_t> wrap(DesyncHeader *h, void *buf, size_t bytes,
+    // Frees a UCP request of ours and what its slot owns (its copy to the spares).
+    void release(void *request);
+    // Keeps `o`'s copy as a spare (within kSpareBytesMax) and frees the rest.
+    void recycle(std::unique_ptr<Owned> o);
+    // UCC_DESYNC_CHECK, a receive not staged: points the operation at
+    // [signature][buf]; returns the buffer and count to hand UCP.
+    static std::pair<void *, size_t> wrap(Owned *h, void *buf, size_t bytes,
                                           ucp_request_param_t *rp);
-    // A receive's outcome through its header: the peer's signature checked
-    // (a difference fails it with UCC_ERR_INVALID_PARAM) and the payload's
-    // length; `length` is what UCP received, header included.
-    static ucc_status_t unwrap(const DesyncHeader &h, Xfer *x, ucc_status_t st, size_t length);
+    // A receive's outcome through what it owns: the peer's signature checked
+    // (a difference fails it with UCC_ERR_INVALID_PARAM), the payload's
+    // length, and a staged payload copied to its destination; `length` is
+    // what UCP received, signature included.
+    static ucc_status_t unwrap(Owned &h, Xfer *x, ucc_status_t st, size_t length);
+    // cancel(): waits, bounded, until UCX is done with the request in
+    // `draining_` (a transfer with `peer`), so that the caller may free its
+    // buffer; `what` names the transfer in the log line if it is not.
+    void drain(Peer peer, const char *what);
     // The parameters of every UCP operation: its callback and this transport
     // as the callback's user data (a request's slot holds nothing yet while
     // the call that posts it runs).
@@ -268,9 +297,9 @@ class UcxTransport final : public Transport {
     uint32_t local_processes_ = 0;  // peers resolved on this host (itself included)
     bool oversubscribed_ = false;   // local_processes_ > cpus_
     uint64_t polls_ = 0;
-    // cancel() of a receive: the request it waits on, and whether UCX is
-    // done; the cancels between two progress() calls (one collective's
-    // teardown) share one deadline.
+    // cancel() of a transfer UCX may still use the buffer of: the request it
+    // waits on, and whether UCX is done; the cancels between two progress()
+    // calls (one collective's teardown) share one deadline.
     static constexpr double kCancelDrainS = 0.5;
     void *draining_ = nullptr;
     bool drained_ = false;
