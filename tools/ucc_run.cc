@@ -263,6 +263,9 @@ class Runner {
     bool spawn(int r, const std::string &program, const std::string &store);
     // `first`: children that SIGCHLDs named, in the order they came.
     void reap(const std::vector<pid_t> &first = {});
+    // Before the first failure is named: moves to the front of `ended` a rank
+    // that left the store before the first failed one did (it died first).
+    void put_cause_first(std::vector<int> *ended);
     void on_rank_exit(int r);
     void stop_all(int sig);
     void read_stream(int r, Stream &s);
@@ -270,6 +273,7 @@ class Runner {
 
     Options opt_;
     std::vector<Rank> ranks_;
+    const ucc::boot::StoreServer *store_ = nullptr;
     int running_ = 0;
     bool stopping_ = false;
     int failed_rank_ = -1;
@@ -434,8 +438,55 @@ void Runner::reap(const std::vector<pid_t> &first) {
     std::stable_partition(
         ended.begin() + static_cast<std::ptrdiff_t>(named), ended.end(),
         [&](int r) { return WIFSIGNALED(ranks_[static_cast<size_t>(r)].status); });
+    if (failed_rank_ < 0) {
+        put_cause_first(&ended);
+    }
     for (int r : ended) {
         on_rank_exit(r);
+    }
+}
+
+void Runner::put_cause_first(std::vector<int> *ended) {
+    auto failed = [&](int r) {
+        const int st = ranks_[static_cast<size_t>(r)].status;
+        return !(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    };
+    auto first = std::find_if(ended->begin(), ended->end(), failed);
+    if (first == ended->end() || store_ == nullptr) {
+        return;
+    }
+    const int first_failed = *first;
+    // The store saw the ranks' connections close in the order they died:
+    // the first SIGCHLD can still come from a survivor that failed on the
+    // news when the dying rank's exit was slow (a loaded machine).
+    for (const std::string &name : store_->departed()) {
+        int d = -1;
+        if (std::sscanf(name.c_str(), "rank %d", &d) != 1 || d < 0 || d >= opt_.n) {
+            continue;
+        }
+        if (d == first_failed) {
+            return;
+        }
+        Rank &rk = ranks_[static_cast<size_t>(d)];
+        // Still running: it is dying, or it left the store and lives on (then
+        // it is no cause). Waited for, at most 0.2 s.
+        for (int i = 0; i < 200 && rk.running; ++i) {
+            int status = 0;
+            if (waitpid(rk.pid, &status, WNOHANG) == rk.pid) {
+                rk.running = false;
+                rk.status = status;
+                --running_;
+                ended->push_back(d);
+                break;
+            }
+            usleep(1000);
+        }
+        auto it = std::find(ended->begin(), ended->end(), d);
+        if (it != ended->end() && failed(d)) {
+            std::rotate(ended->begin(), it, it + 1);  // d first, the rest in order
+            return;
+        }
+        // Ended earlier with 0, or alive: the next one that left.
     }
 }
 
@@ -495,6 +546,7 @@ int Runner::run() {
     if (store.start("127.0.0.1", 0) != UCC_OK) {
         return 1;  // the store said why
     }
+    store_ = &store;
     const Clock::time_point start = Clock::now();
     std::optional<Clock::time_point> end_at;
     if (opt_.timeout_s > 0) {

@@ -224,10 +224,11 @@ struct StoreServer::Impl {
     std::unordered_set<ConnPtr> conns;
     std::vector<Owned> gone;  // patterns whose owner's connection closed
 
-    // Shared with callers of clients() and wait_idle().
+    // Shared with callers of clients(), wait_idle() and departed().
     mutable std::mutex mu;
     std::condition_variable idle_cv;
     size_t n_clients = 0;
+    std::vector<std::string> departed;  // names of gone owners, in order
 
     void accept();
     void read_head(const ConnPtr &c);
@@ -332,6 +333,11 @@ const std::string &StoreServer::address() const {
 size_t StoreServer::clients() const {
     std::lock_guard lk(impl_->mu);
     return impl_->n_clients;
+}
+
+std::vector<std::string> StoreServer::departed() const {
+    std::lock_guard lk(impl_->mu);
+    return impl_->departed;
 }
 
 size_t StoreServer::key_count() const {
@@ -483,6 +489,10 @@ void StoreServer::Impl::close(const ConnPtr &c, const char *why) {
     if (!c->owns.empty()) {
         for (Owned &o : c->owns) {
             UCC_LOG(log, kDebug, "client %s (%s) left", c->peer.c_str(), o.name.c_str());
+            {
+                std::lock_guard lk(mu);
+                departed.push_back(o.name);
+            }
             gone.push_back(std::move(o));
         }
         c->owns.clear();

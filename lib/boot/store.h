@@ -100,6 +100,10 @@ class StoreServer {
     size_t clients() const;
     // Keys held now (asks the server thread; for tests and diagnostics).
     size_t key_count() const;
+    // The owners named by kOwn (ucc_boot: "rank N") whose connection closed,
+    // in the order the connections closed: the order in which ranks that die
+    // died (ucc_run names the first as the cause).
+    std::vector<std::string> departed() const;
     // Closes the listening socket; connected clients are still served.
     void stop_accepting();
     // Blocks until no client is connected or timeout elapses; true if none is.

@@ -149,6 +149,35 @@ TEST(BootStore, AGoneOwnersMissingKeysFailAtOnce) {
     EXPECT_EQ(reader.wait(others), UCC_OK);
 }
 
+// The owners that left, in the order their connections closed (ucc_run names
+// the first as the cause of the others' failures); an owner still connected,
+// and a connection that owned nothing, are not named.
+TEST(BootStore, DepartedOwnersInTheOrderTheyLeft) {
+    Served s;
+    auto one = std::make_unique<StoreClient>();
+    auto two = std::make_unique<StoreClient>();
+    auto plain = std::make_unique<StoreClient>();
+    StoreClient three;
+    for (StoreClient *c : {one.get(), two.get(), plain.get(), &three}) {
+        ASSERT_EQ(s.connect(*c), UCC_OK);
+    }
+    ASSERT_EQ(one->wait(one->post_own("e/", "/1", "rank 1")), UCC_OK);
+    ASSERT_EQ(two->wait(two->post_own("e/", "/2", "rank 2")), UCC_OK);
+    ASSERT_EQ(three.wait(three.post_own("e/", "/3", "rank 3")), UCC_OK);
+    EXPECT_TRUE(s.server.departed().empty());
+    auto left = [&](size_t n) {
+        for (int i = 0; i < 2000 && s.server.departed().size() < n; ++i) {
+            std::this_thread::sleep_for(Millis(1));
+        }
+        return s.server.departed();
+    };
+    two.reset();
+    EXPECT_EQ(left(1), std::vector<std::string>{"rank 2"});
+    plain.reset();
+    one.reset();
+    EXPECT_EQ(left(2), (std::vector<std::string>{"rank 2", "rank 1"}));
+}
+
 TEST(BootStore, TestPollsWithoutBlocking) {
     Served s;
     StoreClient a;

@@ -146,6 +146,7 @@ std::unique_ptr<UcxTransport::Owned> UcxTransport::make_owned(size_t copy_bytes)
 std::pair<void *, size_t> UcxTransport::wrap(Owned *h, void *buf, size_t bytes,
                                              ucp_request_param_t *rp) {
     h->header = sizeof h->signature;
+    h->payload = bytes;
     h->iov[0] = {&h->signature, sizeof h->signature};
     h->iov[1] = {buf, bytes};
     rp->op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE;
@@ -155,8 +156,8 @@ std::pair<void *, size_t> UcxTransport::wrap(Owned *h, void *buf, size_t bytes,
 
 ucc_status_t UcxTransport::unwrap(Owned &h, Xfer *x, ucc_status_t st, size_t length) {
     if (st != UCC_OK) {
-        if (x->bytes > x->expected + h.header) {
-            x->bytes -= h.header;  // a truncated message's length
+        if (x->bytes > h.payload + h.header) {
+            x->bytes -= h.header;  // a truncated message's length, as UCX gave it
         }
         return st;
     }
@@ -596,6 +597,7 @@ ucc_status_t UcxTransport::irecv(Peer peer, Tag tag, void *buf, size_t bytes, uc
             return UCC_ERR_NO_MEMORY;
         }
         owned->header = head;
+        owned->payload = bytes;
         owned->dst = buf;
         data = {owned->copy.get(), head + bytes};
     } else if (params_.desync_check) [[unlikely]] {

@@ -113,6 +113,7 @@ class UcxTransport final : public Transport {
         std::unique_ptr<uint8_t[]> copy;
         unsigned copy_class = 0;  // its capacity: kCopyClassMin << copy_class bytes
         size_t header = 0;        // bytes before the payload: the signature's, or 0
+        size_t payload = 0;       // a receive's capacity, header excluded
         void *dst = nullptr;      // a staged receive's destination
     };
     // An Owned with at least `copy_bytes` of copy (uninitialised), from the
