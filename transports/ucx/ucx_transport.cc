@@ -4,6 +4,7 @@
 
 #include <sched.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -86,11 +87,37 @@ UcxTransport::~UcxTransport() {
             ucp_request_cancel(worker_, slot);
         }
     }
+    // Transfers cancelled while UCX still used their copies: a send that a
+    // live peer is reading gets a moment to finish. The worker's destruction
+    // frees the requests without completing them, so what is left is taken
+    // here: a send's copy stays mapped until the process ends (a peer that
+    // was stalled may still read it, and must read the data as sent, not
+    // memory reused), a receive's copy goes once nothing can write it.
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
+    while (!detached_.empty() && std::chrono::steady_clock::now() < until) {
+        ucp_worker_progress(worker_);
+    }
     destroy_rma();  // remote keys go before their endpoints
     close_endpoints();
+    std::vector<std::unique_ptr<Owned>> received;
+    size_t kept = 0;
+    for (Slot *slot : detached_.take()) {
+        std::unique_ptr<Owned> o(std::exchange(slot->owned, nullptr));
+        if (o != nullptr && !slot->is_recv) {
+            kept += o->copy.size();
+            o->copy.abandon();
+        }
+        received.push_back(std::move(o));
+    }
+    if (kept > 0) {
+        log("teardown: " + std::to_string(kept) + " bytes of sends that a peer has not read yet " +
+                "stay mapped until the process ends",
+            false);
+    }
     if (worker_ != nullptr) {
         ucp_worker_destroy(worker_);
     }
+    received.clear();
     if (context_ != nullptr) {
         ucp_cleanup(context_);
     }
@@ -107,7 +134,7 @@ void UcxTransport::release(void *request) {
 }
 
 void UcxTransport::recycle(std::unique_ptr<Owned> o) {
-    if (o == nullptr || o->copy == nullptr) {
+    if (o == nullptr || !o->copy) {
         return;
     }
     const size_t capacity = kCopyClassMin << o->copy_class;
@@ -136,11 +163,38 @@ std::unique_ptr<UcxTransport::Owned> UcxTransport::make_owned(size_t copy_bytes)
         spare_bytes_ -= kCopyClassMin << c;
         return o;
     }
-    o->copy.reset(new (std::nothrow) uint8_t[kCopyClassMin << c]);
-    if (o->copy == nullptr) {
+    o->copy = Mapping::make(kCopyClassMin << c);
+    if (!o->copy) {
         o.reset();
     }
     return o;
+}
+
+UcxTransport::Mapping UcxTransport::Mapping::make(size_t bytes) {
+    Mapping m;
+    void *p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p != MAP_FAILED) {
+        m.p_ = static_cast<uint8_t *>(p);
+        m.bytes_ = bytes;
+    }
+    return m;
+}
+
+UcxTransport::Mapping &UcxTransport::Mapping::operator=(Mapping &&o) noexcept {
+    if (this != &o) {
+        unmap();
+        p_ = std::exchange(o.p_, nullptr);
+        bytes_ = std::exchange(o.bytes_, 0);
+    }
+    return *this;
+}
+
+void UcxTransport::Mapping::unmap() {
+    if (p_ != nullptr) {
+        munmap(p_, bytes_);
+        p_ = nullptr;
+        bytes_ = 0;
+    }
 }
 
 std::pair<void *, size_t> UcxTransport::wrap(Owned *h, void *buf, size_t bytes,
@@ -478,7 +532,7 @@ void UcxTransport::on_send(void *request, ucs_status_t status, void *user_data) 
     auto *slot = static_cast<Slot *>(request);
     Xfer *x = slot->x;
     const Peer peer = slot->peer;  // the slot is gone once the request is freed
-    t->peer(peer).sends.unlink(slot);
+    (slot->detached ? t->detached_ : t->peer(peer).sends).unlink(slot);
     if (request == t->draining_) {
         t->drained_ = true;  // cancel() waits for this
     }
@@ -505,6 +559,8 @@ void UcxTransport::on_recv(void *request, ucs_status_t status, const ucp_tag_rec
     Xfer *x = slot->x;
     if (x != nullptr) {
         t->peer(slot->peer).recvs.unlink(slot);
+    } else if (slot->detached) {
+        t->detached_.unlink(slot);
     }
     if (request == t->draining_) {
         t->drained_ = true;  // cancel() waits for this
@@ -674,16 +730,18 @@ void UcxTransport::cancel(Xfer *x) {
     const bool copied = slot->owned != nullptr && (!is_recv || slot->owned->dst != nullptr);
     draining_ = copied ? nullptr : req;
     drained_ = false;
+    (is_recv ? peer(peer_id).recvs : peer(peer_id).sends).unlink(slot);
+    if (copied) {
+        slot->detached = true;
+        detached_.link(slot);
+    }
     if (is_recv) {
         // A receive not yet matched is withdrawn at once; one already matched
         // and in flight (a rendezvous) cannot be stopped.
-        peer(peer_id).recvs.unlink(slot);
         ucp_request_cancel(worker_, req);
-    } else {
-        // A send cannot be withdrawn: its peer may read the buffer until the
-        // send completes.
-        peer(peer_id).sends.unlink(slot);
     }
+    // A send cannot be withdrawn: its peer may read the buffer until the
+    // send completes.
     if (!copied) {
         drain(peer_id, is_recv ? "receive" : "send");
     }

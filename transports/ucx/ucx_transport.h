@@ -40,6 +40,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "lib/transport.h"
@@ -107,10 +108,39 @@ class UcxTransport final : public Transport {
     //    caller's memory.
     // Sends with the check always copy: a send UCX cannot withdraw never
     // reads the caller's buffer after its collective ended.
+    // Anonymous memory of its own (mmap) that a copy lives in: leak checkers
+    // do not track it, so a send's copy that a late reader may still need can
+    // stay mapped on purpose when the transport goes (~UcxTransport).
+    class Mapping {
+      public:
+        Mapping() = default;
+        // `bytes` of fresh memory; empty when out of memory.
+        static Mapping make(size_t bytes);
+        Mapping(Mapping &&o) noexcept
+            : p_(std::exchange(o.p_, nullptr)), bytes_(std::exchange(o.bytes_, 0)) {}
+        Mapping &operator=(Mapping &&o) noexcept;
+        Mapping(const Mapping &) = delete;
+        Mapping &operator=(const Mapping &) = delete;
+        ~Mapping() { unmap(); }
+        uint8_t *get() const { return p_; }
+        size_t size() const { return bytes_; }
+        explicit operator bool() const { return p_ != nullptr; }
+        // Leaves the memory mapped until the process ends.
+        void abandon() {
+            p_ = nullptr;
+            bytes_ = 0;
+        }
+
+      private:
+        void unmap();
+        uint8_t *p_ = nullptr;
+        size_t bytes_ = 0;
+    };
+
     struct Owned {
         uint64_t signature = 0;
         ucp_dt_iov_t iov[2] = {};
-        std::unique_ptr<uint8_t[]> copy;
+        Mapping copy;
         unsigned copy_class = 0;  // its capacity: kCopyClassMin << copy_class bytes
         size_t header = 0;        // bytes before the payload: the signature's, or 0
         size_t payload = 0;       // a receive's capacity, header excluded
@@ -122,10 +152,10 @@ class UcxTransport final : public Transport {
     // Copies are kept for reuse, by power-of-two class, up to kSpareBytesMax
     // in all: a fresh copy of a large message costs a page fault per page and
     // its free a TLB shootdown (several times the copy itself, measured).
-    static constexpr size_t kCopyClassMin = 256;
+    static constexpr size_t kCopyClassMin = 4096;  // a page
     static constexpr unsigned kCopyClasses = 48;
     static constexpr size_t kSpareBytesMax = size_t{64} << 20;
-    std::vector<std::unique_ptr<uint8_t[]>> spares_[kCopyClasses];
+    std::vector<Mapping> spares_[kCopyClasses];
     size_t spare_bytes_ = 0;
 
     // What a UCP request serves (UCP_PARAM_FIELD_REQUEST_SIZE bytes of it).
@@ -134,6 +164,7 @@ class UcxTransport final : public Transport {
         Peer peer;
         bool is_recv;
         Owned *owned = nullptr;  // freed with the request
+        bool detached = false;   // cancelled with a copy: in detached_, not its peer's list
         // Its place in its peer's list of receives or sends (no allocation per
         // message, unlike a set of requests).
         bool linked = false;
@@ -268,6 +299,8 @@ class UcxTransport final : public Transport {
     // caches the latest lookup (every message looks its peer up two or three
     // times, and at two ranks it is always the same one).
     std::unordered_map<Peer, std::unique_ptr<PeerState>> peers_;
+    // Transfers cancelled while UCX still uses their copies (Slot::detached).
+    SlotList detached_;
     PeerState *last_ = nullptr;
     PeerState *find_peer(Peer id) {
         if (last_ == nullptr || last_->sender != id) {
