@@ -98,7 +98,7 @@ while :; do
     echo "  $desc"
     echo "  replay: $replay"
     sed 's/^/  | /' "$tmp/out" | tail -20
-    sed 's/^/  ! /' "$tmp/err" | grep -v "^  ! \[.*\] \[" | tail -10
+    sed 's/^/  ! /' "$tmp/err" | grep -v "^  ! \[.*\] \[.*UCX  \(WARN\|DIAG\)" | tail -40
   else
     passed=$((passed + 1))
     by_fault[$kind]=$(( ${by_fault[$kind]:-0} + 1 ))

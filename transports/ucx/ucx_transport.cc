@@ -88,39 +88,59 @@ UcxTransport::~UcxTransport() {
         }
     }
     // Transfers cancelled while UCX still used their copies: a send that a
-    // live peer is reading gets a moment to finish. The worker's destruction
-    // frees the requests without completing them, so what is left is taken
+    // live peer is reading gets a moment to finish. What is left after the
+    // worker's destruction (it frees requests without completing them) goes
     // here: a send's copy stays mapped until the process ends (a peer that
     // was stalled may still read it, and must read the data as sent, not
-    // memory reused), a receive's copy goes once nothing can write it.
+    // memory reused), a receive's copy is unmapped.
     const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
     while (!detached_.empty() && std::chrono::steady_clock::now() < until) {
         ucp_worker_progress(worker_);
     }
     destroy_rma();  // remote keys go before their endpoints
     close_endpoints();
-    std::vector<std::unique_ptr<Owned>> received;
+    if (worker_ != nullptr) {
+        ucp_worker_destroy(worker_);
+    }
+    if (context_ != nullptr) {
+        ucp_cleanup(context_);
+    }
     size_t kept = 0;
-    for (Slot *slot : detached_.take()) {
-        std::unique_ptr<Owned> o(std::exchange(slot->owned, nullptr));
-        if (o != nullptr && !slot->is_recv) {
+    for (Owned *o : std::exchange(detached_, {})) {
+        if (o->is_send) {
             kept += o->copy.size();
             o->copy.abandon();
         }
-        received.push_back(std::move(o));
+        delete o;
     }
     if (kept > 0) {
         log("teardown: " + std::to_string(kept) + " bytes of sends that a peer has not read yet " +
                 "stay mapped until the process ends",
             false);
     }
-    if (worker_ != nullptr) {
-        ucp_worker_destroy(worker_);
+}
+
+void UcxTransport::detach(Owned *o) {
+    if (detached_.size() == detached_.capacity()) {
+        try {
+            detached_.reserve(std::max<size_t>(16, detached_.size() * 2));
+        } catch (...) {
+            return;  // out of memory: freed by its completion only
+        }
     }
-    received.clear();
-    if (context_ != nullptr) {
-        ucp_cleanup(context_);
+    o->detached_at = detached_.size();
+    detached_.push_back(o);
+}
+
+void UcxTransport::undetach(Owned *o) {
+    if (o->detached_at == SIZE_MAX) {
+        return;
     }
+    Owned *last = detached_.back();
+    detached_[o->detached_at] = last;
+    last->detached_at = o->detached_at;
+    detached_.pop_back();
+    o->detached_at = SIZE_MAX;
 }
 
 void UcxTransport::request_init(void *request) {
@@ -129,7 +149,10 @@ void UcxTransport::request_init(void *request) {
 
 void UcxTransport::release(void *request) {
     auto *slot = static_cast<Slot *>(request);
-    recycle(std::unique_ptr<Owned>(std::exchange(slot->owned, nullptr)));
+    if (slot->owned != nullptr) {
+        undetach(slot->owned);
+        recycle(std::unique_ptr<Owned>(std::exchange(slot->owned, nullptr)));
+    }
     ucp_request_free(request);
 }
 
@@ -532,7 +555,7 @@ void UcxTransport::on_send(void *request, ucs_status_t status, void *user_data) 
     auto *slot = static_cast<Slot *>(request);
     Xfer *x = slot->x;
     const Peer peer = slot->peer;  // the slot is gone once the request is freed
-    (slot->detached ? t->detached_ : t->peer(peer).sends).unlink(slot);
+    t->peer(peer).sends.unlink(slot);
     if (request == t->draining_) {
         t->drained_ = true;  // cancel() waits for this
     }
@@ -559,8 +582,6 @@ void UcxTransport::on_recv(void *request, ucs_status_t status, const ucp_tag_rec
     Xfer *x = slot->x;
     if (x != nullptr) {
         t->peer(slot->peer).recvs.unlink(slot);
-    } else if (slot->detached) {
-        t->detached_.unlink(slot);
     }
     if (request == t->draining_) {
         t->drained_ = true;  // cancel() waits for this
@@ -732,8 +753,8 @@ void UcxTransport::cancel(Xfer *x) {
     drained_ = false;
     (is_recv ? peer(peer_id).recvs : peer(peer_id).sends).unlink(slot);
     if (copied) {
-        slot->detached = true;
-        detached_.link(slot);
+        slot->owned->is_send = !is_recv;
+        detach(slot->owned);
     }
     if (is_recv) {
         // A receive not yet matched is withdrawn at once; one already matched

@@ -144,7 +144,10 @@ class UcxTransport final : public Transport {
         unsigned copy_class = 0;  // its capacity: kCopyClassMin << copy_class bytes
         size_t header = 0;        // bytes before the payload: the signature's, or 0
         size_t payload = 0;       // a receive's capacity, header excluded
-        void *dst = nullptr;      // a staged receive's destination
+        bool is_send = false;
+        // Its place in detached_ once its transfer was cancelled (npos: none).
+        size_t detached_at = SIZE_MAX;
+        void *dst = nullptr;  // a staged receive's destination
     };
     // An Owned with at least `copy_bytes` of copy (uninitialised), from the
     // spares when one fits; nullptr when out of memory.
@@ -164,7 +167,6 @@ class UcxTransport final : public Transport {
         Peer peer;
         bool is_recv;
         Owned *owned = nullptr;  // freed with the request
-        bool detached = false;   // cancelled with a copy: in detached_, not its peer's list
         // Its place in its peer's list of receives or sends (no allocation per
         // message, unlike a set of requests).
         bool linked = false;
@@ -299,8 +301,13 @@ class UcxTransport final : public Transport {
     // caches the latest lookup (every message looks its peer up two or three
     // times, and at two ranks it is always the same one).
     std::unordered_map<Peer, std::unique_ptr<PeerState>> peers_;
-    // Transfers cancelled while UCX still uses their copies (Slot::detached).
-    SlotList detached_;
+    // What the transfers cancelled while UCX still uses their copies own.
+    // Held here, not through their requests: whatever UCX never completes
+    // (its worker's destruction frees requests without a callback) is
+    // still found, once, when the transport goes.
+    std::vector<Owned *> detached_;
+    void detach(Owned *o);
+    void undetach(Owned *o);
     PeerState *last_ = nullptr;
     PeerState *find_peer(Peer id) {
         if (last_ == nullptr || last_->sender != id) {
