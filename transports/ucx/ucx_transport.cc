@@ -193,6 +193,20 @@ std::unique_ptr<UcxTransport::Owned> UcxTransport::make_owned(size_t copy_bytes)
     return o;
 }
 
+std::unique_ptr<UcxTransport::Owned> UcxTransport::copy_for(const char *what, Peer peer,
+                                                            size_t bytes) {
+    const size_t head = params_.desync_check ? sizeof(uint64_t) : 0;
+    std::unique_ptr<Owned> o = make_owned(head + bytes);
+    if (o == nullptr) {
+        log(std::string(what) + " peer " + std::to_string(peer) + ": no memory for a copy of " +
+            std::to_string(bytes) + " bytes");
+        return nullptr;
+    }
+    o->header = head;
+    o->payload = bytes;
+    return o;
+}
+
 UcxTransport::Mapping UcxTransport::Mapping::make(size_t bytes) {
     Mapping m;
     void *p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -617,14 +631,11 @@ ucc_status_t UcxTransport::isend(Peer peer, Tag tag, const void *buf, size_t byt
     std::unique_ptr<Owned> owned;
     std::pair<void *, size_t> data{const_cast<void *>(buf), bytes};
     if (params_.desync_check || (x->stage && bytes > 0)) [[unlikely]] {
-        const size_t head = params_.desync_check ? sizeof(uint64_t) : 0;
-        owned = make_owned(head + bytes);
+        owned = copy_for("send to", peer, bytes);
         if (owned == nullptr) {
-            log("send to peer " + std::to_string(peer) + ": no memory for a copy of " +
-                std::to_string(bytes) + " bytes");
             return UCC_ERR_NO_MEMORY;
         }
-        owned->header = head;
+        const size_t head = owned->header;
         if (head > 0) {
             std::memcpy(owned->copy.get(), &x->signature, head);
         }
@@ -666,17 +677,12 @@ ucc_status_t UcxTransport::irecv(Peer peer, Tag tag, void *buf, size_t bytes, uc
     std::unique_ptr<Owned> owned;
     std::pair<void *, size_t> data{buf, bytes};
     if (x->stage && bytes > 0) [[unlikely]] {
-        const size_t head = params_.desync_check ? sizeof(uint64_t) : 0;
-        owned = make_owned(head + bytes);
+        owned = copy_for("receive from", peer, bytes);
         if (owned == nullptr) {
-            log("receive from peer " + std::to_string(peer) + ": no memory for a copy of " +
-                std::to_string(bytes) + " bytes");
             return UCC_ERR_NO_MEMORY;
         }
-        owned->header = head;
-        owned->payload = bytes;
         owned->dst = buf;
-        data = {owned->copy.get(), head + bytes};
+        data = {owned->copy.get(), owned->header + bytes};
     } else if (params_.desync_check) [[unlikely]] {
         owned = make_owned(0);
         if (owned == nullptr) {

@@ -152,6 +152,10 @@ class UcxTransport final : public Transport {
     // An Owned with at least `copy_bytes` of copy (uninitialised), from the
     // spares when one fits; nullptr when out of memory.
     std::unique_ptr<Owned> make_owned(size_t copy_bytes);
+    // The copy of a message of `bytes` (with the signature's room under
+    // UCC_DESYNC_CHECK); nullptr, with a log line naming `what` and the peer,
+    // when out of memory.
+    std::unique_ptr<Owned> copy_for(const char *what, Peer peer, size_t bytes);
     // Copies are kept for reuse, by power-of-two class, up to kSpareBytesMax
     // in all: a fresh copy of a large message costs a page fault per page and
     // its free a TLB shootdown (several times the copy itself, measured).
