@@ -84,6 +84,12 @@ class PeerJoin final : public Poller {
 
 ucc_status_t exchange_peers(Context &ctx) {
     const uint32_t n = ctx.oob.n_oob_eps;
+    if (n <= 1) {
+        // Alone in the OOB: nothing to exchange, and no OOB call (as the
+        // reference: a client may hand a one-process OOB that cannot run).
+        ctx.peers = PeerMap::from_table(std::vector<Peer>{ctx.transport->self()});
+        return UCC_OK;
+    }
     void *xreq = nullptr;
     // The world's peer exchange where it offers one (an error other than
     // UCC_ERR_NOT_SUPPORTED is the exchange failing).

@@ -17,13 +17,54 @@
 #   ucx_real_process.sh cause UCC_RUN           a rank that failed, and one that failed
 #       after it (because of it), reaped together: ucc_run named the second (waitpid
 #       returns the older child first); now it names the first to end and exits with its code
+#   ucx_real_process.sh polling UCC_RUN COLLS   two ranks bound to a core each (mpirun
+#       --bind-to core) counted one CPU each and called themselves oversubscribed: every idle
+#       poll yielded (small messages 1.6-2.3x slower). Now the decision counts the CPUs all
+#       local ranks may run on together: bound ranks with a core each busy-poll; ranks that
+#       share fewer CPUs than they are yield. Decisions read from the debug log.
 set -uo pipefail
 mode=$1
 shift
 source "$(dirname "$0")/../mp/mp_common.sh"
 swarm_script=$(dirname "$0")/../../scripts/swarm_mp.sh
 
+# polling: the decision each rank logged ("busy polling" or "idle polls yield") is $1 on
+# every line, and there are lines from $2 ranks.
+expect_polling() {
+  local n
+  n=$(grep -a "ucx: polling:" "$err" | grep -c -- "$1")
+  grep -a "ucx: polling:" "$err" | grep -v -- "$1" >/dev/null && fail "a rank decided otherwise than '$1'"
+  [ "$n" -ge "$2" ] || fail "$n lines say '$1', expected at least $2"
+}
+
 case "$mode" in
+polling)
+  cpus=$(nproc --all)
+  run() { # run LAUNCH...: the quick collectives with the debug log on stderr
+    : >"$err"
+    "${clean_env[@]}" UCX_NET_DEVICES=lo UCC_LOG_LEVEL=debug timeout 120 "$@" >"$out" 2>"$err" ||
+      fail "$* exited $?"
+  }
+  # Two ranks on one CPU: yield.
+  run taskset -c 0 "$1" -n 2 -- "$2" --quick
+  expect_polling "idle polls yield" 2
+  if [ "$cpus" -ge 2 ]; then
+    # Two ranks on two CPUs: busy polling; four on two: yield.
+    run taskset -c 0,1 "$1" -n 2 -- "$2" --quick
+    expect_polling "busy polling" 2
+    run taskset -c 0,1 "$1" -n 4 -- "$2" --quick
+    expect_polling "idle polls yield" 4
+    if command -v mpirun >/dev/null 2>&1; then
+      # Bound to a core each (what every MPI user gets): busy polling.
+      export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+      export OMPI_MCA_oob_tcp_if_include=lo OMPI_MCA_btl_tcp_if_include=lo
+      run mpirun --bind-to core -np 2 -x UCX_NET_DEVICES -x UCC_LOG_LEVEL "$2" --oob mpi --quick
+      expect_polling "busy polling" 2
+      grep -a "ucx: polling:" "$err" | grep -q "2 processes of the job on this host, 2 CPUs" ||
+        fail "the bound ranks did not count two CPUs"
+    fi
+  fi
+  ;;
 mismatch)
   for f in count type op root dtype init; do
     bash "$swarm_script" --jobs 4 --seed 100 --fault "$f" --ucc-run "$1" --program "$2" \

@@ -775,9 +775,9 @@ ucc_oob_coll_t solo_oob(SoloOob *o) {
 
 }  // namespace
 
-// A context created with an OOB outside the simulator (one process): the
-// exchange runs inside ucc_context_create, its failures are returned, and
-// ep-map teams work on the result.
+// A context created with an OOB of one endpoint outside the simulator (one
+// process): as in the reference, nothing is exchanged and the OOB is never
+// called (not even one that would fail), and ep-map teams work on the result.
 TEST_F(LifecycleWithLib, ContextWithOobOfOneProcess) {
     SoloOob fail_start;
     fail_start.start_status = UCC_ERR_NO_RESOURCE;
@@ -785,23 +785,14 @@ TEST_F(LifecycleWithLib, ContextWithOobOfOneProcess) {
     p.mask = UCC_CONTEXT_PARAM_FIELD_OOB;
     p.oob = solo_oob(&fail_start);
     ucc_context_h ctx = nullptr;
-    EXPECT_EQ(ucc_context_create(lib_, &p, nullptr, &ctx), UCC_ERR_NO_RESOURCE);
-    EXPECT_EQ(fail_start.started, 1);
-    EXPECT_EQ(ctx, nullptr);
-
-    SoloOob fail_test;
-    fail_test.test_status = UCC_ERR_TIMED_OUT;
-    p.oob = solo_oob(&fail_test);
-    EXPECT_EQ(ucc_context_create(lib_, &p, nullptr, &ctx), UCC_ERR_TIMED_OUT);
-    EXPECT_EQ(fail_test.freed, 1) << "the OOB request is released after test failed";
-    EXPECT_EQ(ctx, nullptr);
+    ASSERT_EQ(ucc_context_create(lib_, &p, nullptr, &ctx), UCC_OK);
+    EXPECT_EQ(fail_start.started, 0);
+    EXPECT_EQ(ucc_context_destroy(ctx), UCC_OK);
 
     SoloOob good;
     p.oob = solo_oob(&good);
     ASSERT_EQ(ucc_context_create(lib_, &p, nullptr, &ctx), UCC_OK);
-    // Two allgathers: the addresses' lengths, then the addresses.
-    EXPECT_EQ(good.started, 2);
-    EXPECT_EQ(good.freed, 2);
+    EXPECT_EQ(good.started, 0);
     // A team from the context's eps (FULL map), and one from the whole context.
     ucc_team_params_t tp{};
     tp.mask = UCC_TEAM_PARAM_FIELD_EP_MAP;

@@ -30,6 +30,8 @@ struct AddressHeader {
     uint32_t length;  // of the worker address
     uint32_t pid;
     uint64_t host_key;
+    // The CPUs this process may run on (its affinity; bit i: CPU i).
+    uint64_t cpus[kCpuWords];
 };
 
 uint64_t fnv(const std::string &s, uint64_t h = 1469598103934665603ull) {
@@ -57,6 +59,24 @@ uint64_t host_key() {
         key += ns;
     }
     return fnv(key);
+}
+
+// The CPUs this process may run on, as bits (every online CPU when its
+// affinity cannot be read).
+void affinity(uint64_t (&bits)[kCpuWords]) {
+    cpu_set_t allowed;
+    CPU_ZERO(&allowed);
+    const bool known = sched_getaffinity(0, sizeof(allowed), &allowed) == 0;
+    const long online = sysconf(_SC_NPROCESSORS_ONLN);
+    for (uint32_t c = 0; c < kCpuWords * 64; ++c) {
+        const bool on = known ? (c < CPU_SETSIZE && CPU_ISSET(c, &allowed)) : c < online;
+        if (on) {
+            bits[c / 64] |= uint64_t{1} << (c % 64);
+        }
+    }
+    if (known && CPU_COUNT(&allowed) == 0) {
+        bits[0] |= 1;
+    }
 }
 
 // Whether process `pid` (on this host) has exited: gone, or a zombie.
@@ -327,13 +347,10 @@ ucc_status_t UcxTransport::init(const TransportParams &p, std::string *why) {
         sender_ = static_cast<uint32_t>((h ^ (h >> 32)) & (tag::kMaxSenders - 1));
     }
     host_key_ = host_key();
-    cpu_set_t allowed;
-    CPU_ZERO(&allowed);
-    if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0 && CPU_COUNT(&allowed) > 0) {
-        cpus_ = static_cast<uint32_t>(CPU_COUNT(&allowed));
-    }
-    const AddressHeader header{kAddressMagic, sender_, static_cast<uint32_t>(len),
-                               static_cast<uint32_t>(getpid()), host_key_};
+    AddressHeader header{
+        kAddressMagic, sender_, static_cast<uint32_t>(len), static_cast<uint32_t>(getpid()),
+        host_key_,     {}};
+    affinity(header.cpus);
     address_.resize(sizeof(header) + len);
     std::memcpy(address_.data(), &header, sizeof(header));
     std::memcpy(address_.data() + sizeof(header), worker_address.data(), len);
@@ -377,14 +394,36 @@ ucc_status_t UcxTransport::resolve(const void *address, Peer *peer) {
     ps->pid = h.pid;
     ps->same_host = h.host_key == host_key_;
     if (ps->same_host) {
-        // More processes on this host than CPUs to run them: idle polls yield.
-        oversubscribed_ = ++local_processes_ > cpus_;
+        // More processes of the job on this host than the CPUs they may run
+        // on, together: idle polls yield.
+        local_processes_++;
+        for (uint32_t w = 0; w < kCpuWords; ++w) {
+            local_cpus_[w] |= h.cpus[w];
+        }
+        oversubscribed_ = local_processes_ > local_cpu_count();
+        told_polling_ = false;  // the next idle poll logs the decision
     }
     ps->worker_address = std::move(waddr);
     ps->owner = this;
     peers_.emplace(h.sender, std::move(ps));
     *peer = h.sender;
     return UCC_OK;
+}
+
+uint32_t UcxTransport::local_cpu_count() const {
+    uint32_t n = 0;
+    for (uint64_t w : local_cpus_) {
+        n += static_cast<uint32_t>(__builtin_popcountll(w));
+    }
+    return n;
+}
+
+void UcxTransport::tell_polling() {
+    told_polling_ = true;
+    log("polling: " + std::to_string(local_processes_) + " processes of the job on this host, " +
+            std::to_string(local_cpu_count()) + (local_cpu_count() == 1 ? " CPU" : " CPUs") +
+            " for them: " + (oversubscribed_ ? "idle polls yield" : "busy polling"),
+        false);
 }
 
 ucc_status_t UcxTransport::endpoint(Peer peer, ucp_ep_h *ep) {

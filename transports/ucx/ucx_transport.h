@@ -29,8 +29,10 @@
 //    and key and cached until the transport goes away.
 //  * progress() drives the worker; completions reach the core's sink from
 //    inside it. now() is the monotonic wall clock. An idle poll yields the CPU
-//    when the host runs more of the job's processes than this one may use
-//    CPUs (oversubscribed, as four ranks on two cores).
+//    when the host runs more of the job's processes than the CPUs they may
+//    run on together (the union of the affinities each address carries):
+//    oversubscribed, as four ranks on two cores or two ranks bound to one.
+//    Ranks bound to a core each busy-poll.
 #pragma once
 
 #include <sched.h>
@@ -46,6 +48,9 @@
 #include "lib/transport.h"
 
 namespace ucc::ucx {
+
+// 64-bit words of a CPU set in a transport address (CPUs 0..1023).
+inline constexpr uint32_t kCpuWords = 16;
 
 // Creates the transport of one context (`why` names the cause on failure).
 ucc_status_t create(const TransportParams &p, std::unique_ptr<Transport> *out, std::string *why);
@@ -91,6 +96,9 @@ class UcxTransport final : public Transport {
     // process may use CPUs, give the CPU to them (a busy poll would keep a
     // peer on the same CPU from running until the scheduler's next tick).
     void idle(double) override {
+        if (!told_polling_) [[unlikely]] {
+            tell_polling();
+        }
         if (oversubscribed_) {
             sched_yield();
         }
@@ -338,9 +346,15 @@ class UcxTransport final : public Transport {
     Early early_[4] = {};
     uint32_t n_early_ = 0;
     uint64_t host_key_ = 0;
-    uint32_t cpus_ = UINT32_MAX;    // this process may run on (its affinity)
-    uint32_t local_processes_ = 0;  // peers resolved on this host (itself included)
-    bool oversubscribed_ = false;   // local_processes_ > cpus_
+    // The processes of the job on this host (peers resolved there, itself
+    // included) and the CPUs they may run on together (the union of their
+    // affinities, from their addresses).
+    uint32_t local_processes_ = 0;
+    uint64_t local_cpus_[kCpuWords] = {};
+    uint32_t local_cpu_count() const;
+    bool oversubscribed_ = false;  // local_processes_ > local_cpu_count()
+    bool told_polling_ = false;    // the polling decision was logged
+    void tell_polling();
     uint64_t polls_ = 0;
     // cancel() of a transfer UCX may still use the buffer of: the request it
     // waits on, and whether UCX is done; the cancels between two progress()
