@@ -155,6 +155,23 @@ CollRequest *req_of(ucc_coll_req_h h) {
     return reinterpret_cast<CollRequest *>(h);
 }
 
+const char *memory_type_name(ucc_memory_type_t m) {
+    switch (m) {
+        case UCC_MEMORY_TYPE_HOST:
+            return "HOST";
+        case UCC_MEMORY_TYPE_CUDA:
+            return "CUDA";
+        case UCC_MEMORY_TYPE_CUDA_MANAGED:
+            return "CUDA_MANAGED";
+        case UCC_MEMORY_TYPE_ROCM:
+            return "ROCM";
+        case UCC_MEMORY_TYPE_ROCM_MANAGED:
+            return "ROCM_MANAGED";
+        default:
+            return "UNKNOWN";
+    }
+}
+
 }  // namespace
 
 const char *ucc::core::request_algorithm(ucc_coll_req_h h) {
@@ -326,6 +343,19 @@ ucc_status_t coll_init_checked(ucc_coll_args_t *coll_args, ucc_coll_req_h *reque
     }
     r->view_size = view_size;
     r->view_rank = view_rank;
+    // Real transports move and reduce host memory only (a device pointer
+    // would be read by the CPU): another memory type on a buffer in use is
+    // refused, as the reference refuses a type no component handles. On the
+    // simulator a memory type is a label.
+    if (ctx.sim == nullptr &&
+        (r->nargs.src_mem != UCC_MEMORY_TYPE_HOST || r->nargs.dst_mem != UCC_MEMORY_TYPE_HOST)) {
+        const bool src = r->nargs.src_mem != UCC_MEMORY_TYPE_HOST;
+        UCC_LOG(ctx.log, kError,
+                "ucc_collective_init: %s mem_type %s: the %s transport moves host memory only",
+                src ? "src" : "dst", memory_type_name(src ? r->nargs.src_mem : r->nargs.dst_mem),
+                ctx.transport->name());
+        return UCC_ERR_NOT_SUPPORTED;
+    }
     if (r->nargs.generic != nullptr && ucc::dt::is_packed_generic(r->nargs.dt)) {
         const ucc_coll_type_t ct = coll_args->coll_type;
         if (ct == UCC_COLL_TYPE_ALLREDUCE || ct == UCC_COLL_TYPE_REDUCE ||

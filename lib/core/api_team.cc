@@ -301,11 +301,6 @@ UCC_EXPORT ucc_status_t ucc_team_create_post(ucc_context_h *contexts, uint32_t n
                     ucc_status_string(ctx.join_status));
             return ctx.join_status;
         }
-        if (ctx.type == UCC_CONTEXT_EXCLUSIVE && !ctx.live_teams.empty()) {
-            UCC_LOG(ctx.log, kError,
-                    "ucc_team_create_post: an exclusive context holds one team at a time");
-            return UCC_ERR_INVALID_PARAM;
-        }
         bool has_oob = (p.mask & UCC_TEAM_PARAM_FIELD_OOB) != 0;
         bool has_map = (p.mask & UCC_TEAM_PARAM_FIELD_EP_MAP) != 0;
         bool has_size = (p.mask & UCC_TEAM_PARAM_FIELD_TEAM_SIZE) != 0;
@@ -347,8 +342,12 @@ UCC_EXPORT ucc_status_t ucc_team_create_post(ucc_context_h *contexts, uint32_t n
                           static_cast<int>(p.ep_map.type));
                 return UCC_ERR_INVALID_PARAM;
             }
-            if (!ctx.has_oob) {
-                log_error("ucc_team_create_post: an ep_map needs a context created with an OOB");
+            // With a team OOB the members are found through it (as the
+            // reference: the map resolves through the context's addresses).
+            if (!ctx.has_oob && !has_oob) {
+                log_error(
+                    "ucc_team_create_post: an ep_map needs a context created with an OOB, or a "
+                    "team OOB");
                 return UCC_ERR_INVALID_PARAM;
             }
             if (!agree(p.ep_map.ep_num, "ep_map.ep_num")) {
