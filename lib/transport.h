@@ -144,6 +144,28 @@ class Transport {
                                     const std::vector<uint8_t> &rkey, Xfer *x) = 0;
     // Complete when every put/atomic issued so far to `peer` is visible there.
     virtual ucc_status_t flush(Peer peer, Xfer *x) = 0;
+    // Complete `x` (UCC_OK) once the 64-bit word at `word`, in this process's
+    // registered memory and changed by peers' atomic_add, reads at least
+    // `at_least` (checked now and at each progress(); cancel() withdraws it).
+    // One-sided collectives count their arrivals so.
+    ucc_status_t watch(const uint64_t *word, uint64_t at_least, Xfer *x) {
+        x->bytes = 0;
+        if (word_at_least(word, at_least)) {
+            x->status = UCC_OK;
+            return UCC_OK;
+        }
+        x->status = UCC_INPROGRESS;
+        try {
+            watches_.push_back({x, word, at_least});
+        } catch (...) {
+            x->status = UCC_ERR_NO_MEMORY;
+            return UCC_ERR_NO_MEMORY;
+        }
+        return UCC_OK;
+    }
+    // Whether a watch waits (the simulator then wakes the rank when an RMA
+    // operation lands in its memory).
+    bool watching() const { return !watches_.empty(); }
 
     // ---- progress and time ----
     // Drive completions; returns how many transfers completed in this call.
@@ -184,9 +206,46 @@ class Transport {
             sink_->on_complete(x);
         }
     }
+    // For progress(): completes the watches whose word reached its value;
+    // how many.
+    int poll_watches() {
+        int n = 0;
+        for (size_t i = 0; i < watches_.size();) {
+            if (word_at_least(watches_[i].word, watches_[i].at_least)) {
+                Xfer *x = watches_[i].x;
+                watches_[i] = watches_.back();
+                watches_.pop_back();
+                complete(x, UCC_OK);
+                ++n;
+            } else {
+                ++i;
+            }
+        }
+        return n;
+    }
+    // For cancel(): withdraws `x` when it is a watch (true).
+    bool cancel_watch(Xfer *x) {
+        for (size_t i = 0; i < watches_.size(); ++i) {
+            if (watches_[i].x == x) {
+                watches_[i] = watches_.back();
+                watches_.pop_back();
+                return true;
+            }
+        }
+        return false;
+    }
 
   private:
+    static bool word_at_least(const uint64_t *word, uint64_t at_least) {
+        return __atomic_load_n(word, __ATOMIC_ACQUIRE) >= at_least;
+    }
+    struct Watch {
+        Xfer *x;
+        const uint64_t *word;
+        uint64_t at_least;
+    };
     CompletionSink *sink_ = nullptr;
+    std::vector<Watch> watches_;
 };
 
 // ---- the transport registry

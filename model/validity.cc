@@ -470,9 +470,10 @@ Result v12_overlap(const ucc_coll_args_t &a, const TeamView &t, const std::vecto
 
 Result v13_one_sided(const ucc_coll_args_t &a) {
     if (coll_type(a) == UCC_COLL_TYPE_ALLTOALLV &&
-        has_flag(a, UCC_COLL_ARGS_FLAG_MEM_MAPPED_BUFFERS)) {
+        has_flag(a, UCC_COLL_ARGS_FLAG_MEM_MAPPED_BUFFERS) &&
+        (!(a.mask & UCC_COLL_ARGS_FIELD_GLOBAL_WORK_BUFFER) || a.global_work_buffer == nullptr)) {
         return verdict(UCC_ERR_NOT_SUPPORTED, 13,
-                       "one-sided alltoallv (MEM_MAPPED_BUFFERS) is not supported");
+                       "one-sided alltoallv (MEM_MAPPED_BUFFERS) without a global work buffer");
     }
     return {};
 }

@@ -70,6 +70,14 @@ struct Args {
     // The predefined reduction kernel for (dt, op), when the core looked it
     // up already (nullptr: looked up at the first reduce).
     dt_reduce_fn reduce_kernel = nullptr;
+    // One-sided collectives (UCC_COLL_ARGS_FLAG_MEM_MAPPED_BUFFERS): src and
+    // dst lie in memory the context mapped; `work` is the global work buffer
+    // (completion counters, in mapped memory too; nullptr: none given), and
+    // `round` the team's count of one-sided collectives before this one,
+    // which the core sets at each post.
+    bool mapped = false;
+    uint64_t *work = nullptr;
+    uint64_t round = 0;
     // Tuning the core passes down from the context's configuration.
     uint32_t radix = 4;
     uint64_t chunk_bytes = 0;  // pipelined ring reductions (0: whole blocks)
@@ -286,6 +294,18 @@ class CollEnv {
     }
     // The members disagree on `what` (UCC_CHECK_ASYMMETRIC_DT, lib/coll/check.cc).
     virtual void report_inconsistent(const char *what) { (void)what; }
+    // One-sided collectives: where [local, local + bytes), in memory this
+    // context mapped, lies in `team_rank`'s mapped memory, and its remote key
+    // (lib/core/mapped_memory.h). Logs what fails.
+    virtual ucc_status_t remote_of(uint32_t team_rank, const void *local, size_t bytes,
+                                   uint64_t *addr, const std::vector<uint8_t> **key) {
+        (void)team_rank;
+        (void)local;
+        (void)bytes;
+        (void)addr;
+        (void)key;
+        return UCC_ERR_NOT_SUPPORTED;
+    }
 };
 
 // Extents of participant `rank`'s user buffers in elements (v: the furthest
@@ -395,6 +415,18 @@ class Coll : public FrameSource {
     Req send_host(uint32_t peer, uint32_t step, const void *buf, size_t bytes);
     Req recv_host(uint32_t peer, uint32_t step, void *buf, size_t bytes);
 
+    // One-sided (memory the context mapped; lib/coll/patterns/onesided.h):
+    // write `bytes` of `src` into `peer`'s memory at the place that
+    // corresponds to `local_target` in this rank's (the same offset in the
+    // peer's segment of the same index); complete when `src` may be reused.
+    Req put(uint32_t peer, const void *src, const void *local_target, size_t bytes);
+    // Add `value` to the 64-bit word of `peer` that corresponds to `word`.
+    Req atomic_add(uint32_t peer, const uint64_t *word, uint64_t value);
+    // Complete when every put and atomic so far to `peer` is visible there.
+    Req flush(uint32_t peer);
+    // Complete when this rank's `word` (changed by peers) reads at least `at_least`.
+    Req watch(const uint64_t *word, uint64_t at_least);
+
     template <class... R>
     WaitAll wait(R &...reqs) {
         static_assert(sizeof...(R) <= WaitAll::kInline, "wait_all() for more requests");
@@ -473,6 +505,9 @@ struct Algorithm {
     bool (*supports)(const Args &a, uint32_t size);
     // The scratch buffers rank `rank` of `size` asks for (nullptr: none).
     void (*scratch)(const Args &a, uint32_t rank, uint32_t size, ScratchPlan &plan) = nullptr;
+    // Writes into peers' mapped memory (lib/coll/patterns/onesided.h): the
+    // core counts the team's rounds for it (Args::round).
+    bool onesided = false;
 };
 
 // For algorithms without constraints.

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "lib/coll/patterns/onesided.h"
 #include "lib/core/core.h"
 #include "lib/core/trace_record.h"
 #include "lib/dt/dt.h"
@@ -394,8 +395,9 @@ ucc_status_t coll_init_checked(ucc_coll_args_t *coll_args, ucc_coll_req_h *reque
     }
     // Zero-size collectives complete at post, except on synchronised teams
     // where even they keep barrier semantics.
-    r->trivial =
-        t.sync_type != UCC_SYNC_COLLECTIVES && ucc::core::coll_is_trivial(r->nargs, view_size);
+    r->trivial = t.sync_type != UCC_SYNC_COLLECTIVES &&
+                 ucc::core::coll_is_trivial(r->nargs, view_size) &&
+                 !(r->nargs.mapped && r->nargs.work != nullptr);  // peers may write here
     r->signature = ucc::coll::signature_of(r->nargs);
     if (!r->trivial) {
         r->alg = ucc::core::select_algorithm(ctx, r->nargs, view_size, &why);
@@ -406,6 +408,24 @@ ucc_status_t coll_init_checked(ucc_coll_args_t *coll_args, ucc_coll_req_h *reque
                           "UCC_ERR_NOT_SUPPORTED at post)"
                         : "");
             if (!ctx.lib->check_asymmetric) {
+                return UCC_ERR_NOT_SUPPORTED;
+            }
+        }
+        if (r->alg != nullptr && r->alg->onesided) {
+            // The rounds of one-sided collectives must agree across the
+            // members (lib/coll/patterns/onesided.h), and peers write the
+            // counters remotely.
+            const char *no =
+                r->active_set         ? "an active set"
+                : !team_is_ordered(t) ? "an unordered team"
+                : !ctx.mapped.contains(r->nargs.work, ucc::coll::kWorkWords * sizeof(uint64_t))
+                    ? "a global_work_buffer outside the memory the context mapped "
+                      "(mem_params)"
+                    : nullptr;
+            if (no != nullptr) {
+                UCC_LOG(ctx.log, kError,
+                        "ucc_collective_init: the one-sided %s algorithm cannot run on %s",
+                        ucc::core::coll_type_name(coll_args->coll_type), no);
                 return UCC_ERR_NOT_SUPPORTED;
             }
         }
@@ -500,6 +520,9 @@ ucc_status_t coll_post(ucc_coll_req_h request) {
     }
     // The arguments the algorithm runs on: the request's, or (pack/unpack
     // datatypes) the same pointing at the packed staging.
+    if (r->alg != nullptr && r->alg->onesided) {
+        r->nargs.round = t.onesided_rounds++;
+    }
     const ucc::coll::Args *run = &r->nargs;
     std::optional<ucc::coll::Args> staged;
     if (r->packed && !r->trivial && !ctx.tl_timing_only) {

@@ -63,6 +63,9 @@ Context::Context(Lib *l, Config cfg) : lib(l), config(std::move(cfg)) {
 Context::~Context() {
     trace_close(*this);  // a context whose creation failed
     join.reset();        // before the pollers' list and the transport it uses
+    if (transport) {
+        mapped.unmap(*transport);
+    }
     if (team_room != nullptr) {
         Pool::deallocate_in(team_room, sizeof(ucc_team));
     }
@@ -88,6 +91,9 @@ void release_context(Context &ctx) {
     ctx.join.reset();  // gives up an exchange still running, through the transport
     if (ctx.team_room != nullptr) {
         Pool::deallocate_in(std::exchange(ctx.team_room, nullptr), sizeof(ucc_team));
+    }
+    if (ctx.transport) {
+        ctx.mapped.unmap(*ctx.transport);
     }
     ctx.transport.reset();
     ctx.sim = nullptr;
@@ -537,9 +543,18 @@ UCC_EXPORT ucc_status_t ucc_context_create(ucc_lib_h lib_handle, const ucc_conte
             ctx.mem_segments.assign(mp.segments, mp.segments + mp.n_segments);
         }
         ucc::core::trace_open(ctx, has_oob ? &params->oob : nullptr);
+        if (!ctx.mem_segments.empty()) {
+            std::string why;
+            if (ucc_status_t st = ctx.mapped.map(*ctx.transport, ctx.mem_segments, &why);
+                st != UCC_OK) {
+                log_error("ucc_context_create: %s", why.c_str());
+                return st;
+            }
+        }
         ucc::alloc_site(ctx.sim, ucc::AllocSite::kContextAddress);
         ctx.address.resize(ctx.transport->address_length());
         ctx.transport->address(ctx.address.data());
+        ctx.mapped.append_to(&ctx.address);
 
         if (ctx.sim != nullptr) {
             ctx.sim->attach(&ctx);  // a world that progresses ranks itself (fiberless)

@@ -88,13 +88,16 @@ ucc_status_t exchange_peers(Context &ctx) {
         // Alone in the OOB: nothing to exchange, and no OOB call (as the
         // reference: a client may hand a one-process OOB that cannot run).
         ctx.peers = PeerMap::from_table(std::vector<Peer>{ctx.transport->self()});
-        return UCC_OK;
+        return ctx.mapped.learn(ctx.transport->self(), ctx.address.data(), ctx.address.size());
     }
     void *xreq = nullptr;
     // The world's peer exchange where it offers one (an error other than
     // UCC_ERR_NOT_SUPPORTED is the exchange failing).
-    const ucc_status_t xst =
-        ctx.sim != nullptr ? ctx.sim->exchange_post(ctx.oob, 0, 0, &xreq) : UCC_ERR_NOT_SUPPORTED;
+    // Not for a context with mapped memory: its peers' segments travel with
+    // their addresses (every member maps, or none).
+    const ucc_status_t xst = ctx.sim != nullptr && ctx.mapped.empty()
+                                 ? ctx.sim->exchange_post(ctx.oob, 0, 0, &xreq)
+                                 : UCC_ERR_NOT_SUPPORTED;
     if (xst != UCC_OK && xst != UCC_ERR_NOT_SUPPORTED) {
         log_error("ucc_context_create: OOB peer exchange failed: %s", ucc_status_string(xst));
         return xst;
@@ -139,6 +142,11 @@ ucc_status_t exchange_peers(Context &ctx) {
     std::vector<Peer> table(n);
     for (uint32_t i = 0; i < n; ++i) {
         st = ctx.transport->resolve(all.data() + i * alen, &table[i]);
+        if (st == UCC_OK && !ctx.mapped.empty() && lens[i] <= alen &&
+            ctx.mapped.learn(table[i], all.data() + i * alen, lens[i]) != UCC_OK) {
+            log_error("ucc_context_create: OOB ep %u sent a malformed list of mapped segments", i);
+            return UCC_ERR_INVALID_PARAM;
+        }
         if (st != UCC_OK) {
             log_error(
                 "ucc_context_create: the %s transport cannot reach OOB ep %u (%u processes); run "

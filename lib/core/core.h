@@ -15,6 +15,7 @@
 #include "lib/coll/coll.h"
 #include "lib/core/config.h"
 #include "lib/core/log.h"
+#include "lib/core/mapped_memory.h"
 #include "lib/select/select.h"
 #include "lib/simulated.h"
 #include "lib/tag.h"
@@ -268,6 +269,8 @@ struct Context final : CompletionSink, coll::Scheduler, Drain {
     void *team_room = nullptr;
     std::vector<uint8_t> address;
     std::vector<ucc_mem_map_t> mem_segments;
+    // mem_segments registered, and the segments the peers mapped.
+    MappedMemory mapped;
 
     RunQueue runq;
     ActiveList active;         // posted, not complete
@@ -363,9 +366,13 @@ struct Team final : coll::CollEnv {
     void report_desync(uint32_t peer, uint64_t mine, uint64_t theirs) override;
     void report_length(uint32_t peer, uint64_t mine, size_t expected, size_t got) override;
     void report_inconsistent(const char *what) override;
+    ucc_status_t remote_of(uint32_t team_rank, const void *local, size_t bytes, uint64_t *addr,
+                           const std::vector<uint8_t> **key) override;
 
     Context *ctx;
     TeamState state = TeamState::kCreating;
+    // One-sided collectives posted on the team (Args::round of the next).
+    uint64_t onesided_rounds = 0;
     ucc_status_t create_status = UCC_INPROGRESS;
     ucc_status_t error = UCC_OK;  // sticky failure
     uint32_t rank = 0;

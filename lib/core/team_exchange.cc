@@ -275,4 +275,15 @@ void Team::report_inconsistent(const char *what) {
             id, what);
 }
 
+ucc_status_t Team::remote_of(uint32_t team_rank, const void *local, size_t bytes, uint64_t *addr,
+                             const std::vector<uint8_t> **key) {
+    std::string why;
+    const ucc_status_t st = ctx->mapped.remote(peer_of(team_rank), local, bytes, addr, key, &why);
+    if (st != UCC_OK) {
+        UCC_LOG(ctx->log, kError, "one-sided collective on team %u, rank %u to rank %u: %s", id,
+                rank, team_rank, why.c_str());
+    }
+    return st;
+}
+
 }  // namespace ucc::core

@@ -521,12 +521,14 @@ ucc_status_t validate_coll_args(const ucc_coll_args_t &a, uint32_t n, uint32_t r
         }
     }
     // V13: with MEM_MAPPED_BUFFERS an alltoallv's dst displacements are
-    // offsets into the peers' buffers (one-sided), which no algorithm here
-    // implements: refused rather than read as local offsets.
-    if (t == UCC_COLL_TYPE_ALLTOALLV && (flags & UCC_COLL_ARGS_FLAG_MEM_MAPPED_BUFFERS)) {
+    // offsets into the peers' buffers (one-sided), which needs the global
+    // work buffer its completion is counted in (as the reference).
+    if (t == UCC_COLL_TYPE_ALLTOALLV && (flags & UCC_COLL_ARGS_FLAG_MEM_MAPPED_BUFFERS) &&
+        (!(a.mask & UCC_COLL_ARGS_FIELD_GLOBAL_WORK_BUFFER) || a.global_work_buffer == nullptr)) {
         return fail(UCC_ERR_NOT_SUPPORTED,
                     "one-sided alltoallv (UCC_COLL_ARGS_FLAG_MEM_MAPPED_BUFFERS: dst "
-                    "displacements in the peers' buffers) is not supported");
+                    "displacements in the peers' buffers) needs a global_work_buffer "
+                    "(UCC_COLL_ARGS_FIELD_GLOBAL_WORK_BUFFER)");
     }
     return UCC_OK;
 }
@@ -547,6 +549,10 @@ void normalize_coll_args(const ucc_coll_args_t &a, uint32_t n, uint32_t rank, co
             a.dst.info.count * dt::size_of(a.dst.info.datatype)) {
         x.inplace = true;
     }
+    x.mapped = (flags & UCC_COLL_ARGS_FLAG_MEM_MAPPED_BUFFERS) != 0;
+    x.work = (a.mask & UCC_COLL_ARGS_FIELD_GLOBAL_WORK_BUFFER)
+                 ? static_cast<uint64_t *>(a.global_work_buffer)
+                 : nullptr;
     x.counts64 = (flags & UCC_COLL_ARGS_FLAG_COUNT_64BIT) != 0;
     x.displs64 = (flags & UCC_COLL_ARGS_FLAG_DISPLACEMENTS_64BIT) != 0;
     x.op = UCC_OP_SUM;

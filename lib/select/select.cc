@@ -179,6 +179,21 @@ Choice choose(const Query &q, const Thresholds &t, const std::string *forced,
         }
         alg = base;
     }
+    if (args != nullptr && !alg->supports(*args, q.team_size) && forced == nullptr &&
+        decided == nullptr) {
+        // Nothing asked for this one: the first algorithm that can run them
+        // (a one-sided alltoallv, whose arguments mean what only it reads).
+        for (const coll::Algorithm &other : table) {
+            if (other.supports(*args, q.team_size)) {
+                if (explain) {
+                    c.why += std::string("; ") + alg->name +
+                             " cannot run these arguments: " + other.name + " can";
+                }
+                alg = &other;
+                break;
+            }
+        }
+    }
     if (args != nullptr && !alg->supports(*args, q.team_size)) {
         c.error = std::string(type) + " algorithm " + alg->name + " cannot run these arguments";
         return c;

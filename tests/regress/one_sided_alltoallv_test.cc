@@ -6,11 +6,12 @@
 // this rank puts its block (a one-sided alltoallv over mapped memory). The
 // library did not read the flag and took the displacements as offsets in its
 // own dst, so every one-sided alltoallv completed UCC_OK with the blocks in
-// the wrong places. No algorithm here implements the one-sided form yet: init
-// now refuses it with UCC_ERR_NOT_SUPPORTED on every rank (VALIDITY.md V13),
-// as the reference does where no component supports a collective. Alltoall,
-// whose layout means the same either way, still runs with the flag, and every
-// byte equals the model's. Kept as a regression test.
+// the wrong places. The one-sided alltoallv now exists (alltoallv_onesided,
+// tests/integration/onesided_test.cc); without the global work buffer it
+// counts completion in, init refuses it with UCC_ERR_NOT_SUPPORTED on every
+// rank (VALIDITY.md V13), as the reference does. Alltoall, whose layout means
+// the same either way, still runs two-sided with the flag, and every byte
+// equals the model's. Kept as a regression test.
 #include <gtest/gtest.h>
 
 #include <string>

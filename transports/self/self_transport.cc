@@ -77,6 +77,9 @@ class SelfTransport final : public Transport {
         return UCC_OK;
     }
     void cancel(Xfer *x) override {
+        if (cancel_watch(x)) {
+            return;
+        }
         for (auto &[tag, q] : posted_) {
             for (auto it = q.begin(); it != q.end(); ++it) {
                 if (it->x == x) {
@@ -141,7 +144,7 @@ class SelfTransport final : public Transport {
     }
 
     int progress() override {
-        int n = 0;
+        int n = poll_watches();
         while (!completed_.empty()) {
             Xfer *x = completed_.front();
             completed_.pop_front();

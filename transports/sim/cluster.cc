@@ -413,6 +413,9 @@ void Cluster::deliver_packet(Message *m) {
                     reply_bytes = st == UCC_OK ? m->bytes : 0;
                 }
             }
+            if (ep != nullptr && ep->watching() && m->kind != PacketKind::kGetRequest) {
+                wake(ep->rank(), ep);  // a one-sided collective may wait for this word
+            }
             m->kind =
                 m->kind == PacketKind::kGetRequest ? PacketKind::kGetReply : PacketKind::kRmaAck;
             if (m->kind == PacketKind::kRmaAck) {

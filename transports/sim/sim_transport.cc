@@ -405,6 +405,9 @@ void SimTransport::peer_down(uint64_t peer) {
 }
 
 void SimTransport::cancel(Xfer *x) {
+    if (x != nullptr && !x->done() && cancel_watch(x)) {
+        return;
+    }
     if (x == nullptr || x->done() || x->transport_priv == nullptr || cluster_ == nullptr) {
         return;
     }
@@ -775,7 +778,7 @@ int SimTransport::progress() {
     if (cluster_ == nullptr) {
         return 0;
     }
-    int completed = 0;
+    int completed = watching() ? poll_watches() : 0;
     while (inbox_head_ != nullptr) {
         Message *m = inbox_head_;
         inbox_head_ = m->next;

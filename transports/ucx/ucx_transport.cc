@@ -776,6 +776,9 @@ ucc_status_t UcxTransport::irecv(Peer peer, Tag tag, void *buf, size_t bytes, uc
 }
 
 void UcxTransport::cancel(Xfer *x) {
+    if (cancel_watch(x)) {
+        return;
+    }
     void *req = x->transport_priv;
     if (req == nullptr || x->done()) {
         return;
@@ -863,6 +866,9 @@ int UcxTransport::progress() {
     // (a clock read costs more than an idle worker poll).
     if (params_.peer_errors == TransportParams::PeerErrors::kAuto && (++polls_ & 1023) == 0) {
         check_liveness();
+    }
+    if (watching()) {
+        completions_ += static_cast<uint64_t>(poll_watches());
     }
     return static_cast<int>(completions_);
 }

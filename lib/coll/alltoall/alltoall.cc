@@ -14,6 +14,9 @@ std::span<const Algorithm> alltoall_algorithms() {
         {UCC_COLL_TYPE_ALLTOALL, "bruck",
          "Bruck; ceil(log2 n) rounds of n/2 blocks: small blocks on many ranks", alltoall_bruck,
          supports_any, alltoall_bruck_scratch},
+        {UCC_COLL_TYPE_ALLTOALL, "onesided",
+         "puts into the peers' mapped dst, completion counted in the global work buffer",
+         alltoall_onesided, alltoall_onesided_supports, nullptr, true},
     };
     return kTable;
 }

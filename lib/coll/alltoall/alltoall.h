@@ -8,6 +8,8 @@ namespace ucc::coll {
 Task alltoall_pairwise(Coll &c);
 Task alltoall_linear(Coll &c);
 Task alltoall_bruck(Coll &c);
+Task alltoall_onesided(Coll &c);
+bool alltoall_onesided_supports(const Args &a, uint32_t size);
 void alltoall_inplace_scratch(const Args &a, uint32_t rank, uint32_t size, ScratchPlan &plan);
 void alltoall_bruck_scratch(const Args &a, uint32_t rank, uint32_t size, ScratchPlan &plan);
 
