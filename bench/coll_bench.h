@@ -392,7 +392,7 @@ class Buffer {
   public:
     Buffer() = default;
     explicit Buffer(uint64_t count) : count_(count) {
-        const size_t bytes = ((std::max<uint64_t>(count, 1) * kElemBytes + 4095) / 4096) * 4096;
+        const size_t bytes = this->bytes();
         p_ = static_cast<float *>(std::aligned_alloc(4096, bytes));
         if (p_ == nullptr) {
             std::fprintf(stderr, "out of memory (%zu bytes)\n", bytes);
@@ -411,6 +411,10 @@ class Buffer {
     ~Buffer() { std::free(p_); }
     float *data() const { return p_; }
     uint64_t count() const { return count_; }
+    // What was allocated (whole pages).
+    size_t bytes() const {
+        return ((std::max<uint64_t>(count_, 1) * kElemBytes + 4095) / 4096) * 4096;
+    }
     void fill(float v) { std::fill(p_, p_ + count_, v); }
 
   private:

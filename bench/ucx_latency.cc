@@ -57,7 +57,9 @@ void check(const Ucc &u, ucc_status_t st, const char *call) {
     }
 }
 
-void open_ucc(const ucc::mp::World &w, Ucc *u) {
+// `segs`: memory the context maps (one-sided runs; empty: none), with the
+// one-sided alltoall chosen by TUNE.
+void open_ucc(const ucc::mp::World &w, Ucc *u, const std::vector<ucc_mem_map_t> &segs) {
     u->rank = w.rank;
     u->size = w.size;
     ucc_lib_config_h lcfg;
@@ -71,7 +73,18 @@ void open_ucc(const ucc::mp::World &w, Ucc *u) {
     ucc_context_params_t cp{};
     cp.mask = UCC_CONTEXT_PARAM_FIELD_OOB;
     cp.oob = w.oob;
-    check(*u, ucc_context_create(u->lib, &cp, nullptr, &u->ctx), "ucc_context_create");
+    ucc_context_config_h cc = nullptr;
+    check(*u, ucc_context_config_read(u->lib, nullptr, &cc), "ucc_context_config_read");
+    if (!segs.empty()) {
+        cp.mask |= UCC_CONTEXT_PARAM_FIELD_MEM_PARAMS;
+        cp.mem_params.segments = const_cast<ucc_mem_map_t *>(segs.data());
+        cp.mem_params.n_segments = segs.size();
+        check(*u, ucc_context_config_modify(cc, nullptr, "TUNE", "alltoall:0-inf:@onesided"),
+              "ucc_context_config_modify");
+    }
+    const ucc_status_t cst = ucc_context_create(u->lib, &cp, cc, &u->ctx);
+    ucc_context_config_release(cc);
+    check(*u, cst, "ucc_context_create");
     ucc_team_params_t tp{};
     tp.mask = UCC_TEAM_PARAM_FIELD_OOB | UCC_TEAM_PARAM_FIELD_EP | UCC_TEAM_PARAM_FIELD_EP_RANGE;
     tp.oob = w.oob;
@@ -227,6 +240,7 @@ int main(int argc, char **argv) {
     ucc::bench::Options o;
     bool bind = true;
     double coll_timeout = 0;
+    bool onesided = false;
     const bool ok = ucc::bench::parse_options(argc, argv, &o, &err, [&](int left, char **arg) {
         if (std::strcmp(arg[0], "--mode") == 0 && left > 1) {
             o.mode = arg[1];
@@ -240,18 +254,25 @@ int main(int argc, char **argv) {
             bind = false;
             return 1;
         }
+        if (std::strcmp(arg[0], "--onesided") == 0) {
+            onesided = true;
+            return 1;
+        }
         return 0;
     });
     if (!ok) {
         if (w.rank == 0) {
-            std::fprintf(stderr,
-                         "ucx_latency: %s\nusage: ucc_run -n N ucx_latency [options]\n%s"
-                         "  --mode M            persistent, init or both (both)\n"
-                         "  --no-bind           do not pin each rank to a CPU of its own\n"
-                         "  --timeout S         every collective with UCC_COLL_ARGS_FLAG_TIMEOUT\n"
-                         "                      of S seconds (\"timeout\" in each line)\n"
-                         "  --oob mpi           under mpirun: MPI_Allgather as the OOB\n",
-                         err.c_str(), ucc::bench::kUsage);
+            std::fprintf(
+                stderr,
+                "ucx_latency: %s\nusage: ucc_run -n N ucx_latency [options]\n%s"
+                "  --mode M            persistent, init or both (both)\n"
+                "  --no-bind           do not pin each rank to a CPU of its own\n"
+                "  --onesided          alltoall one-sided: buffers in memory the context\n"
+                "                      maps, TUNE alltoall:0-inf:@onesided (\"onesided\")\n"
+                "  --timeout S         every collective with UCC_COLL_ARGS_FLAG_TIMEOUT\n"
+                "                      of S seconds (\"timeout\" in each line)\n"
+                "  --oob mpi           under mpirun: MPI_Allgather as the OOB\n",
+                err.c_str(), ucc::bench::kUsage);
         }
         ucc::mp::world_finalize(&w);
         return 2;
@@ -269,16 +290,42 @@ int main(int argc, char **argv) {
         local_size = static_cast<uint32_t>(std::atoi(std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE")));
     }
     const int cpu = bind ? ucc::bench::bind_to_cpu(local_rank, local_size) : -1;
+    // One-sided: the alltoall buffers (for its largest point) and the work
+    // buffer are mapped by the context when it is made.
+    Buffer os_src, os_dst, os_work(16);
+    std::vector<ucc_mem_map_t> segs;
+    if (onesided) {
+        for (CollKind k : o.colls) {
+            if (k != CollKind::kAlltoall) {
+                die(w.rank, "--onesided: alltoall only");
+            }
+        }
+        const std::vector<Shape> shapes = ucc::bench::sweep(o, CollKind::kAlltoall, w.size);
+        os_src = Buffer(shapes.back().src_count);
+        os_dst = Buffer(shapes.back().dst_count);
+        segs = {{os_src.data(), os_src.bytes()},
+                {os_dst.data(), os_dst.bytes()},
+                {os_work.data(), os_work.bytes()}};
+    }
     Ucc u;
-    open_ucc(w, &u);
+    open_ucc(w, &u, segs);
     for (CollKind k : o.colls) {
         const std::vector<Shape> shapes = ucc::bench::sweep(o, k, u.size);
         // Buffers for the largest point, reused by the smaller ones.
-        Buffer src(shapes.back().src_count);
-        Buffer dst(shapes.back().dst_count);
+        Buffer src(onesided ? 0 : shapes.back().src_count);
+        Buffer dst(onesided ? 0 : shapes.back().dst_count);
+        if (onesided) {
+            src = std::move(os_src);
+            dst = std::move(os_dst);
+        }
         for (const Shape &s : shapes) {
             ucc::bench::fill_inputs(k, u.rank, src, dst);
             ucc_coll_args_t args = args_of(k, s, src, dst);
+            if (onesided) {
+                args.mask |= UCC_COLL_ARGS_FIELD_FLAGS | UCC_COLL_ARGS_FIELD_GLOBAL_WORK_BUFFER;
+                args.flags |= UCC_COLL_ARGS_FLAG_MEM_MAPPED_BUFFERS;
+                args.global_work_buffer = os_work.data();
+            }
             if (coll_timeout > 0) {
                 args.mask |= UCC_COLL_ARGS_FIELD_FLAGS;
                 args.flags |= UCC_COLL_ARGS_FLAG_TIMEOUT;
@@ -312,7 +359,8 @@ int main(int argc, char **argv) {
                     std::string(",\"mode\":\"") + best_mode +
                     "\",\"persistent_us\":" + field(us[0]) + ",\"init_us\":" + field(us[1]) +
                     ",\"cpu\":" + (cpu >= 0 ? std::to_string(cpu) : std::string("null")) +
-                    ",\"timeout\":" + (coll_timeout > 0 ? field(coll_timeout) : "null");
+                    ",\"timeout\":" + (coll_timeout > 0 ? field(coll_timeout) : "null") +
+                    ",\"onesided\":" + (onesided ? "true" : "false");
                 std::printf("%s\n",
                             ucc::bench::json_line("ucc", u.size, k, s, best, o, extra).c_str());
                 std::fflush(stdout);

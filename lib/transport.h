@@ -144,6 +144,9 @@ class Transport {
                                     const std::vector<uint8_t> &rkey, Xfer *x) = 0;
     // Complete when every put/atomic issued so far to `peer` is visible there.
     virtual ucc_status_t flush(Peer peer, Xfer *x) = 0;
+    // Every put and atomic issued after the fence is applied at its target
+    // after every one issued before it to the same target (no waiting).
+    virtual ucc_status_t fence() = 0;
     // Complete `x` (UCC_OK) once the 64-bit word at `word`, in this process's
     // registered memory and changed by peers' atomic_add, reads at least
     // `at_least` (checked now and at each progress(); cancel() withdraws it).

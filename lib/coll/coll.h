@@ -424,6 +424,8 @@ class Coll : public FrameSource {
     Req atomic_add(uint32_t peer, const uint64_t *word, uint64_t value);
     // Complete when every put and atomic so far to `peer` is visible there.
     Req flush(uint32_t peer);
+    // Puts and atomics after the fence land after those before it.
+    ucc_status_t fence() { return transport_->fence(); }
     // Complete when this rank's `word` (changed by peers) reads at least `at_least`.
     Req watch(const uint64_t *word, uint64_t at_least);
 

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <utility>
 
+#include "lib/coll/patterns/onesided.h"
 #include "lib/core/context_peers.h"
 #include "lib/core/core.h"
 #include "lib/core/trace_record.h"
@@ -678,8 +679,8 @@ UCC_EXPORT ucc_status_t ucc_context_get_attr(ucc_context_h context,
             context_attr->ctx_addr_len = ctx.address.size();
         }
         if (context_attr->mask & UCC_CONTEXT_ATTR_FIELD_WORK_BUFFER_SIZE) {
-            // One-sided algorithms keep a few 64-bit counters per collective.
-            context_attr->global_work_buffer_size = 64;
+            // The one-sided algorithms' completion counters.
+            context_attr->global_work_buffer_size = ucc::coll::kWorkWords * sizeof(uint64_t);
         }
         return UCC_OK;
     });

@@ -146,6 +146,10 @@ ucc_status_t UcxTransport::flush(Peer peer, Xfer *x) {
     return track(settle(ucp_ep_flush_nbx(ep, &rp)), peer, x, "flush");
 }
 
+ucc_status_t UcxTransport::fence() {
+    return ucp_worker_fence(worker_) == UCS_OK ? UCC_OK : UCC_ERR_NO_MESSAGE;
+}
+
 void UcxTransport::destroy_rma() {
     for (auto &[id, p] : peers_) {
         for (auto &[bytes, rk] : p->rkeys) {

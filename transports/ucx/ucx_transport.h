@@ -88,6 +88,7 @@ class UcxTransport final : public Transport {
     ucc_status_t atomic_add(Peer peer, uint64_t remote_addr, uint64_t value,
                             const std::vector<uint8_t> &rkey, Xfer *x) override;
     ucc_status_t flush(Peer peer, Xfer *x) override;
+    ucc_status_t fence() override;
 
     bool find_type_conflict(Tag base, Peer *peer, uint32_t *type_bit) override;
     int progress() override;

@@ -2,11 +2,13 @@
 // mapped memory, then tells each peer so; a rank is done when all have told it.
 //
 // The pattern of the reference's one-sided alltoall(v): rank r puts its
-// block for rank p (p = r+1, r+2, ..., r: itself last) into p's memory,
-// flushes (the data is visible at p), then adds 1 to p's arrival counter in
-// the global work buffer. Rank r completes when its own counter reaches n:
-// every block has landed in its memory. No rank waits for another to be
-// ready: the destination is taken as writable when the collective is posted.
+// block for each peer p (p = r+1, r+2, ...) into p's memory, fences (what
+// follows lands after the puts), then adds 1 to every peer's arrival counter
+// in the global work buffer; its own block it copies and counts itself.
+// Rank r completes when its counter reaches n (every block has landed in its
+// memory) and its puts have completed locally (its src may be reused). No
+// rank waits for another to be ready: the destination is taken as writable
+// when the collective is posted.
 //
 // The work buffer (at least kWorkWords 64-bit words, zero before the first
 // use, in mapped memory at the same place on every rank) holds two pairs of
@@ -14,14 +16,13 @@
 // can be at most one round ahead of another (finishing round k needs every
 // member's signal of round k), so the next round's early signals land in
 // the other pair. Each pair: [arrivals, failures]. A rank that cannot put
-// its block to p (p's memory does not hold it) adds 1 to p's failures,
-// flushes, then its arrival, so p fails instead of waiting or completing
-// with a hole. A rank done with round k subtracts what round k added: the
-// words are back to zero for round k+2.
+// its block to p (p's memory does not hold it) adds 1 to p's failures
+// before the fence, so p fails instead of waiting or completing with a
+// hole. A rank done with round k subtracts what round k added: the words
+// are back to zero for round k+2.
 //
-// Cost: the puts, a flush and an 8-byte atomic per peer, all posted at once:
-// about two round trips plus the largest block's transfer at the receiver,
-// T = 2L + 3o + max(n B_in, n B_out) G; no rank forwards anything.
+// Cost: the puts and an 8-byte atomic per peer, all posted at once, no
+// round trip: T = L + 2o + max(n B_in, n B_out) G; no rank forwards anything.
 // Constraints: an ordered team (the rounds agree); puts need src and dst in
 // mapped memory (lib/core/mapped_memory.h).
 #pragma once
@@ -45,32 +46,34 @@ Task put_to_all(Coll &c, BlockFn block) {
     const uint32_t r = c.rank();
     uint64_t *pair = c.args().work + 2 * (c.args().round & 1);
     ReqList reqs = c.req_list(2 * n);
-    ReqList failed = c.req_list(2 * n);
-    for (uint32_t i = 1; i <= n; ++i) {
+    bool failed = false;
+    for (uint32_t i = 1; i < n; ++i) {
         const uint32_t p = (r + i) % n;
         const auto [src, target, bytes] = block(p);
         Req put = c.put(p, src, target, bytes);
         if (put.done() && put.status() < 0) {
-            failed.push_back(c.atomic_add(p, pair + 1, 1));
-            failed.push_back(c.flush(p));
+            failed = true;
+            reqs.push_back(c.atomic_add(p, pair + 1, 1));
         } else {
             reqs.push_back(std::move(put));
-            reqs.push_back(c.flush(p));
         }
     }
-    UCC_CO_TRY(co_await c.wait_all(failed));
-    UCC_CO_TRY(co_await c.wait_all(reqs));
-    ReqList signals = c.req_list(n);
-    for (uint32_t i = 1; i <= n; ++i) {
-        signals.push_back(c.atomic_add((r + i) % n, pair, 1));
+    {
+        const auto [src, target, bytes] = block(r);
+        c.copy(const_cast<void *>(target), src, bytes);
+        __atomic_fetch_add(pair, 1, __ATOMIC_ACQ_REL);
     }
-    UCC_CO_TRY(co_await c.wait_all(signals));
+    UCC_CO_TRY(c.fence());
+    for (uint32_t i = 1; i < n; ++i) {
+        reqs.push_back(c.atomic_add((r + i) % n, pair, 1));
+    }
+    UCC_CO_TRY(co_await c.wait_all(reqs));
     Req all = c.watch(pair, n);
     UCC_CO_TRY(co_await c.wait(all));
     const uint64_t failures = __atomic_load_n(pair + 1, __ATOMIC_ACQUIRE);
     __atomic_fetch_sub(pair, n, __ATOMIC_ACQ_REL);
     __atomic_fetch_sub(pair + 1, failures, __ATOMIC_ACQ_REL);
-    co_return failures == 0 && failed.size() == 0 ? UCC_OK : UCC_ERR_INVALID_PARAM;
+    co_return failures == 0 && !failed ? UCC_OK : UCC_ERR_INVALID_PARAM;
 }
 
 }  // namespace ucc::coll
