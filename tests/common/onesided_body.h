@@ -1,8 +1,8 @@
 // One rank of a one-sided collectives check, the same on the simulator and
 // over UCX: a context that maps three segments (send, receive, work) at
-// creation, a team of every OOB member, then rounds of one-sided alltoall
-// (TUNE alltoall:0-inf:@onesided) and alltoallv (chosen by its arguments),
-// some persistent. After each round, and a barrier: every byte of every
+// creation, a team of every OOB member, then rounds of one-sided alltoall,
+// allgather and bcast (TUNE ...:0-inf:@onesided) and alltoallv (chosen by
+// its arguments), some persistent. After each round, and a barrier: every byte of every
 // block this rank should have received is the sender's, nothing else of the
 // receive segment was written, and the work buffer's counters are back to
 // zero (so the next collective reuses it). "" when all holds, else the first
@@ -77,7 +77,9 @@ inline std::string onesided_rank(const OnesidedParams &p) {
     ucc_lib_config_release(lc);
     ucc_context_config_h cc = nullptr;
     ucc_context_config_read(lib, nullptr, &cc);
-    ucc_context_config_modify(cc, nullptr, "TUNE", "alltoall:0-inf:@onesided");
+    ucc_context_config_modify(cc, nullptr, "TUNE",
+                              "alltoall:0-inf:@onesided#allgather:0-inf:@onesided#"
+                              "bcast:0-inf:@onesided");
     ucc_context_params_t cp{};
     cp.mask = UCC_CONTEXT_PARAM_FIELD_OOB | UCC_CONTEXT_PARAM_FIELD_MEM_PARAMS;
     cp.oob = p.oob;
@@ -123,7 +125,9 @@ inline std::string onesided_rank(const OnesidedParams &p) {
     };
     std::vector<ucc_count_t> scounts(n), sdispls(n), rcounts(n), rdispls(n);
     for (uint32_t k = 0; k < p.rounds && err.empty(); ++k) {
-        const bool v = k % 2 == 1;
+        const uint32_t kind = k % 4;  // alltoall, alltoallv, allgather, bcast
+        const bool v = kind == 1;
+        const uint32_t root = k % n;
         std::fill(recv.begin(), recv.end(), kGuard);
         // Nobody puts before every rank has reset its receive segment.
         if ((st = barrier()) != UCC_OK) {
@@ -134,13 +138,21 @@ inline std::string onesided_rank(const OnesidedParams &p) {
         // sent from packed displacements, placed at the receiver where its
         // own layout (packed by sender) puts them.
         const uint64_t b = count(p, k, 0, 0) % (p.max_block + 1);
+        // allgather: every rank's block b for everyone (to = n); bcast: the
+        // root's b elements, in place in the receive segment, received by all.
         for (uint32_t q = 0; q < n; ++q) {
+            const uint32_t to = kind == 2 ? n : q;
             scounts[q] = v ? count(p, k, rank, q) : b;
-            sdispls[q] = q == 0 ? 0 : sdispls[q - 1] + scounts[q - 1];
-            rcounts[q] = v ? count(p, k, q, rank) : b;
-            rdispls[q] = q == 0 ? 0 : rdispls[q - 1] + rcounts[q - 1];
+            sdispls[q] = kind >= 2 ? 0 : q == 0 ? 0 : sdispls[q - 1] + scounts[q - 1];
+            rcounts[q] = v ? count(p, k, q, rank) : (kind == 3 && q != root) ? 0 : b;
+            rdispls[q] = kind == 3 ? 0 : q == 0 ? 0 : rdispls[q - 1] + rcounts[q - 1];
             for (uint64_t i = 0; i < scounts[q]; ++i) {
-                send[sdispls[q] + i] = value(k, rank, q, i);
+                send[sdispls[q] + i] = value(k, rank, to, i);
+            }
+        }
+        if (kind == 3 && rank == root) {
+            for (uint64_t i = 0; i < b; ++i) {
+                recv[i] = value(k, root, n + 1, i);
             }
         }
         ucc_coll_args_t a{};
@@ -157,10 +169,18 @@ inline std::string onesided_rank(const OnesidedParams &p) {
             }
             dst_at[q] = v ? at : 0;  // where I land in q's buffer
         }
-        if (!v) {
+        if (kind == 0) {
             a.coll_type = UCC_COLL_TYPE_ALLTOALL;
             a.src.info = {send.data(), b * n, UCC_DT_UINT32, UCC_MEMORY_TYPE_HOST};
             a.dst.info = {recv.data(), b * n, UCC_DT_UINT32, UCC_MEMORY_TYPE_HOST};
+        } else if (kind == 2) {
+            a.coll_type = UCC_COLL_TYPE_ALLGATHER;
+            a.src.info = {send.data(), b, UCC_DT_UINT32, UCC_MEMORY_TYPE_HOST};
+            a.dst.info = {recv.data(), b * n, UCC_DT_UINT32, UCC_MEMORY_TYPE_HOST};
+        } else if (kind == 3) {
+            a.coll_type = UCC_COLL_TYPE_BCAST;
+            a.root = root;
+            a.src.info = {recv.data(), b, UCC_DT_UINT32, UCC_MEMORY_TYPE_HOST};
         } else {
             a.coll_type = UCC_COLL_TYPE_ALLTOALLV;
             a.flags |= UCC_COLL_ARGS_FLAG_COUNT_64BIT | UCC_COLL_ARGS_FLAG_DISPLACEMENTS_64BIT;
@@ -195,8 +215,8 @@ inline std::string onesided_rank(const OnesidedParams &p) {
             st = run(a);
         }
         if (st != UCC_OK) {
-            err = "round " + std::to_string(k) + (v ? " alltoallv: " : " alltoall: ") +
-                  ucc_status_string(st);
+            static const char *const kNames[] = {"alltoall", "alltoallv", "allgather", "bcast"};
+            err = "round " + std::to_string(k) + " " + kNames[kind] + ": " + ucc_status_string(st);
             break;
         }
         if ((st = barrier()) != UCC_OK) {
@@ -207,9 +227,10 @@ inline std::string onesided_rank(const OnesidedParams &p) {
         // block q of b elements).
         uint64_t end = 0;
         for (uint32_t q = 0; q < n && err.empty(); ++q) {
-            const uint64_t at = v ? rdispls[q] : q * b;
+            const uint64_t at = v ? rdispls[q] : kind == 3 ? 0 : q * b;
+            const uint32_t to = kind == 2 ? n : kind == 3 ? n + 1 : rank;
             for (uint64_t i = 0; i < rcounts[q]; ++i) {
-                if (recv[at + i] != value(k, q, rank, i)) {
+                if (recv[at + i] != value(k, q, to, i)) {
                     err = "round " + std::to_string(k) + ": element " + std::to_string(i) +
                           " from rank " + std::to_string(q) + " is wrong";
                     break;

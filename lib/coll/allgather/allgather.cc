@@ -11,6 +11,9 @@ std::span<const Algorithm> allgather_algorithms() {
          allgather_bruck, supports_any, allgather_bruck_scratch},
         {UCC_COLL_TYPE_ALLGATHER, "ring", "ring; n-1 rounds, bandwidth-optimal", allgather_ring,
          supports_any},
+        {UCC_COLL_TYPE_ALLGATHER, "onesided",
+         "puts into every peer's mapped dst, completion counted in the global work buffer",
+         allgather_onesided, allgather_onesided_supports, nullptr, true},
     };
     return kTable;
 }

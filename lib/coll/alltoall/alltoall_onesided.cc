@@ -16,16 +16,6 @@
 
 namespace ucc::coll {
 
-namespace {
-
-struct Block {
-    const void *src;
-    const void *target;
-    size_t bytes;
-};
-
-}  // namespace
-
 bool alltoall_onesided_supports(const Args &a, uint32_t) {
     return onesided_args(a) && !a.inplace;
 }
@@ -36,7 +26,7 @@ Task alltoall_onesided(Coll &c) {
     const auto *src = static_cast<const uint8_t *>(a.src);
     const uint8_t *mine = static_cast<const uint8_t *>(a.dst) + c.rank() * block;
     co_return co_await put_to_all(c, [=](uint32_t p) {
-        return Block{src + p * block, mine, block};
+        return PutBlock{src + p * block, mine, block};
     });
 }
 

@@ -17,16 +17,6 @@
 
 namespace ucc::coll {
 
-namespace {
-
-struct Block {
-    const void *src;
-    const void *target;
-    size_t bytes;
-};
-
-}  // namespace
-
 bool alltoallv_onesided_supports(const Args &a, uint32_t) {
     return onesided_args(a) && !a.inplace;
 }
@@ -37,8 +27,8 @@ Task alltoallv_onesided(Coll &c) {
     const auto *dst = static_cast<const uint8_t *>(a.dst);
     const size_t es = a.esize;
     co_return co_await put_to_all(c, [=](uint32_t p) {
-        return Block{src + a.src_displ_at(p) * es, dst + a.dst_displ_at(p) * es,
-                     a.src_count_at(p) * es};
+        return PutBlock{src + a.src_displ_at(p) * es, dst + a.dst_displ_at(p) * es,
+                        a.src_count_at(p) * es};
     });
 }
 

@@ -33,13 +33,21 @@ namespace ucc::coll {
 
 inline constexpr uint32_t kWorkWords = 4;
 
+// What rank r writes to one peer: `bytes` of `src` to the place in the
+// peer's memory that corresponds to `target` in r's (nothing when 0).
+struct PutBlock {
+    const void *src;
+    const void *target;
+    size_t bytes;
+};
+
 // Whether `a` can run one-sided: mapped buffers and a work buffer.
 inline bool onesided_args(const Args &a) {
     return a.mapped && a.work != nullptr && (reinterpret_cast<uintptr_t>(a.work) & 7) == 0;
 }
 
-// Puts block(p) = {src, local_target, bytes} to every rank p, signals each,
-// and waits for every rank's signal (see above).
+// Puts block(p) (a PutBlock) to every rank p, signals each, and waits for
+// every rank's signal (see above).
 template <class BlockFn>
 Task put_to_all(Coll &c, BlockFn block) {
     const uint32_t n = c.size();
@@ -50,6 +58,9 @@ Task put_to_all(Coll &c, BlockFn block) {
     for (uint32_t i = 1; i < n; ++i) {
         const uint32_t p = (r + i) % n;
         const auto [src, target, bytes] = block(p);
+        if (bytes == 0) {
+            continue;
+        }
         Req put = c.put(p, src, target, bytes);
         if (put.done() && put.status() < 0) {
             failed = true;
