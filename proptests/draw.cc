@@ -25,7 +25,9 @@ bool no_data(ucc_coll_type_t t) {
 std::vector<std::string> algorithms(ucc_coll_type_t t) {
     std::vector<std::string> v = {"auto"};
     for (const ucc::coll::Algorithm &a : ucc::coll::algorithms(t)) {
-        v.emplace_back(a.name);
+        if (!a.onesided) {  // mapped memory: OnesidedProps
+            v.emplace_back(a.name);
+        }
     }
     return v;
 }

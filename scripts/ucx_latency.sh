@@ -4,6 +4,7 @@
 # memcpy_bw and (where MPI was found) mpi_latency.
 #
 #   scripts/ucx_latency.sh BUILD_DIR [--quick] [--no-np4] [--port P] [--out FILE]
+#   scripts/ucx_latency.sh BUILD_DIR --ref PREFIX [--quick] [--no-np4] [--rounds R] [--out FILE]
 #
 # Steps, each printed as JSON lines with the command that produced them ("cmd"):
 #   1. the floor: ucx_perftest tag_lat at 8 B (its latency is half the round
@@ -23,10 +24,22 @@
 #      to MPI that the targets name, "target" and "met": true/false.
 # --quick: a smoke run (tiny sizes, few iterations, np = 2 only). Loopback and
 # shared memory only. Every step is bounded by `timeout`.
+#
+# --ref PREFIX: against a reference UCC installed at PREFIX (built by hand,
+# outside this repository). The same program, bench/ucx_latency.cc, is built
+# with mpicxx against PREFIX's headers and libucc (into a temporary
+# directory), and at np = 2 and 4 three programs run R times (default 3)
+# alternately under `mpirun --bind-to core` (np 4 on fewer cores:
+# core:overload-allowed), MPI as their OOB: this library ("label":"ours"), the
+# reference ("label":"ref") and Open MPI's own collectives (mpi_latency). The
+# summary compares medians: every collective at every size against the better
+# of the reference and Open MPI (target <= 1.0), and 8 B allreduce, bcast and
+# barrier against the reference (target <= 0.9).
 set -euo pipefail
 
 usage() {
     echo "usage: scripts/ucx_latency.sh BUILD_DIR [--quick] [--no-np4] [--port P] [--out FILE]" >&2
+    echo "       scripts/ucx_latency.sh BUILD_DIR --ref PREFIX [--quick] [--no-np4] [--rounds R] [--out FILE]" >&2
     exit 2
 }
 
@@ -37,12 +50,16 @@ quick=0
 np4=1
 port=13401
 out=""
+ref=""
+rounds=3
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --quick) quick=1 ;;
         --no-np4) np4=0 ;;
         --port) port="$2"; shift ;;
         --out) out="$2"; shift ;;
+        --ref) ref="$2"; shift ;;
+        --rounds) rounds="$2"; shift ;;
         *) usage ;;
     esac
     shift
@@ -97,6 +114,12 @@ run_json() {
         return 1
     fi
 }
+
+if [[ -n "$ref" ]]; then
+    # shellcheck source=scripts/ucx_latency_ref.sh
+    source "$(dirname "$0")/ucx_latency_ref.sh"
+    exit $?
+fi
 
 ok=1
 load="$(cut -d' ' -f1-3 /proc/loadavg)"
