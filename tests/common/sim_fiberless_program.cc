@@ -173,13 +173,16 @@ void start(void *arg) {
     ucc_lib_config_release(lcfg);
     if (r->me == 0 && sh.refusals) {
         // A context over an OOB of the program's own would have to wait for
-        // the others.
+        // the others (alone in it, nothing is exchanged: it is made).
         ucc_context_params_t with_oob{};
         with_oob.mask = UCC_CONTEXT_PARAM_FIELD_OOB;
         ucc_sim_oob(&with_oob.oob);
         with_oob.oob.allgather = own_allgather;
         ucc_context_h c = nullptr;
         sh.ctx_with_oob = ucc_context_create(r->lib, &with_oob, nullptr, &c);
+        if (c != nullptr) {
+            ucc_context_destroy(c);
+        }
         sh.threads = ucc_sim_run_threads(
             2, [](uint32_t, void *) {}, nullptr);
     }
