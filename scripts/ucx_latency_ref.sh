@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2154
 # The --ref mode of scripts/ucx_latency.sh (sourced by it, after its options
 # and helpers: $build, $ref, $rounds, $quick, $np4, say, run_json, json_str,
 # $lines). This library, the reference UCC installed at $ref and Open MPI's
