@@ -281,14 +281,16 @@ int main(int argc, char **argv) {
     // Open MPI's variables, else every rank local.
     uint32_t local_rank = w.rank;
     uint32_t local_size = w.size;
+    bool from_launcher = false;
 #ifdef UCC_MP_WITH_BOOT
     if (w.boot != nullptr) {
         local_rank = ucc_boot_local_rank(w.boot);
         local_size = ucc_boot_local_size(w.boot);
-    } else
+        from_launcher = true;
+    }
 #endif
-        if (std::getenv("OMPI_COMM_WORLD_LOCAL_RANK") != nullptr &&
-               std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE") != nullptr) {
+    if (!from_launcher && std::getenv("OMPI_COMM_WORLD_LOCAL_RANK") != nullptr &&
+        std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE") != nullptr) {
         local_rank = static_cast<uint32_t>(std::atoi(std::getenv("OMPI_COMM_WORLD_LOCAL_RANK")));
         local_size = static_cast<uint32_t>(std::atoi(std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE")));
     }
