@@ -190,60 +190,51 @@ Req Coll::send_on(uint32_t peer, uint32_t step, const void *buf, size_t bytes,
     return req;
 }
 
-Req Coll::put(uint32_t peer, const void *src, const void *local_target, size_t bytes) {
-    Xfer *x = Req::new_xfer(frame_pool);
+namespace {
+
+// A request whose transfer `post` starts (with `peer` as its peer index); a
+// status `post` returns in error completes it.
+template <class Post>
+Req start_rma(Transport *t, Pool *pool, uint32_t peer, Post post) {
+    Xfer *x = Req::new_xfer(pool);
     x->status = UCC_INPROGRESS;
     x->peer_index = peer;
-    Req req(transport_, x, frame_pool);
-    uint64_t addr = 0;
-    const std::vector<uint8_t> *key = nullptr;
-    ucc_status_t st = env_.remote_of(peer, local_target, bytes, &addr, &key);
-    if (st == UCC_OK) {
-        st = transport_->put(env_.peer_of(peer), src, bytes, addr, *key, x);
-    }
+    Req req(t, x, pool);
+    const ucc_status_t st = post(x);
     if (st < 0) {
         x->status = st;
     }
     return req;
+}
+
+}  // namespace
+
+Req Coll::put(uint32_t peer, const void *src, const void *local_target, size_t bytes) {
+    return start_rma(transport_, frame_pool, peer, [&](Xfer *x) {
+        uint64_t addr = 0;
+        const std::vector<uint8_t> *key = nullptr;
+        const ucc_status_t st = env_.remote_of(peer, local_target, bytes, &addr, &key);
+        return st != UCC_OK ? st : transport_->put(env_.peer_of(peer), src, bytes, addr, *key, x);
+    });
 }
 
 Req Coll::atomic_add(uint32_t peer, const uint64_t *word, uint64_t value) {
-    Xfer *x = Req::new_xfer(frame_pool);
-    x->status = UCC_INPROGRESS;
-    x->peer_index = peer;
-    Req req(transport_, x, frame_pool);
-    uint64_t addr = 0;
-    const std::vector<uint8_t> *key = nullptr;
-    ucc_status_t st = env_.remote_of(peer, word, sizeof(uint64_t), &addr, &key);
-    if (st == UCC_OK) {
-        st = transport_->atomic_add(env_.peer_of(peer), addr, value, *key, x);
-    }
-    if (st < 0) {
-        x->status = st;
-    }
-    return req;
+    return start_rma(transport_, frame_pool, peer, [&](Xfer *x) {
+        uint64_t addr = 0;
+        const std::vector<uint8_t> *key = nullptr;
+        const ucc_status_t st = env_.remote_of(peer, word, sizeof(uint64_t), &addr, &key);
+        return st != UCC_OK ? st : transport_->atomic_add(env_.peer_of(peer), addr, value, *key, x);
+    });
 }
 
 Req Coll::flush(uint32_t peer) {
-    Xfer *x = Req::new_xfer(frame_pool);
-    x->status = UCC_INPROGRESS;
-    x->peer_index = peer;
-    Req req(transport_, x, frame_pool);
-    const ucc_status_t st = transport_->flush(env_.peer_of(peer), x);
-    if (st < 0) {
-        x->status = st;
-    }
-    return req;
+    return start_rma(transport_, frame_pool, peer,
+                     [&](Xfer *x) { return transport_->flush(env_.peer_of(peer), x); });
 }
 
 Req Coll::watch(const uint64_t *word, uint64_t at_least) {
-    Xfer *x = Req::new_xfer(frame_pool);
-    Req req(transport_, x, frame_pool);
-    const ucc_status_t st = transport_->watch(word, at_least, x);
-    if (st < 0) {
-        x->status = st;
-    }
-    return req;
+    return start_rma(transport_, frame_pool, rank_,
+                     [&](Xfer *x) { return transport_->watch(word, at_least, x); });
 }
 
 Req Coll::recv_on(uint32_t peer, uint32_t step, void *buf, size_t bytes, ucc_memory_type_t mem) {

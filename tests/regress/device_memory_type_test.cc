@@ -17,11 +17,7 @@ TEST(Regress, DeviceMemoryTypesAreRefusedOnRealTransports) {
     ASSERT_NE(solo.team, nullptr);
     int64_t v = 5;
     int64_t r = 0;
-    ucc_coll_args_t a{};
-    a.coll_type = UCC_COLL_TYPE_ALLREDUCE;
-    a.op = UCC_OP_SUM;
-    a.src.info = {&v, 1, UCC_DT_INT64, UCC_MEMORY_TYPE_HOST};
-    a.dst.info = {&r, 1, UCC_DT_INT64, UCC_MEMORY_TYPE_HOST};
+    ucc_coll_args_t a = ucc::regress::allreduce_of(&v, &r);
     for (ucc_memory_type_t m : {UCC_MEMORY_TYPE_CUDA, UCC_MEMORY_TYPE_CUDA_MANAGED,
                                 UCC_MEMORY_TYPE_ROCM, UCC_MEMORY_TYPE_ROCM_MANAGED}) {
         ucc_coll_args_t b = a;

@@ -42,11 +42,7 @@ TEST(Regress, ContextWithOneOobEndpointMakesNoOobCall) {
     ASSERT_NE(solo.team, nullptr);
     int64_t v = 7;
     int64_t r = 0;
-    ucc_coll_args_t a{};
-    a.coll_type = UCC_COLL_TYPE_ALLREDUCE;
-    a.op = UCC_OP_SUM;
-    a.src.info = {&v, 1, UCC_DT_INT64, UCC_MEMORY_TYPE_HOST};
-    a.dst.info = {&r, 1, UCC_DT_INT64, UCC_MEMORY_TYPE_HOST};
+    ucc_coll_args_t a = ucc::regress::allreduce_of(&v, &r);
     EXPECT_EQ(solo.run(a), UCC_OK);
     EXPECT_EQ(r, 7);
 }

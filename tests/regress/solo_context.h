@@ -79,4 +79,14 @@ class SoloContext {
     ucc_team_h team = nullptr;
 };
 
+// An int64 sum allreduce of one element, host memory.
+inline ucc_coll_args_t allreduce_of(int64_t *src, int64_t *dst) {
+    ucc_coll_args_t a{};
+    a.coll_type = UCC_COLL_TYPE_ALLREDUCE;
+    a.op = UCC_OP_SUM;
+    a.src.info = {src, 1, UCC_DT_INT64, UCC_MEMORY_TYPE_HOST};
+    a.dst.info = {dst, 1, UCC_DT_INT64, UCC_MEMORY_TYPE_HOST};
+    return a;
+}
+
 }  // namespace ucc::regress
