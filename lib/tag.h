@@ -52,6 +52,7 @@
 // need distinct tags for concurrent collectives anyway (16 bits, kept whole).
 #pragma once
 
+#include <bit>
 #include <cstdint>
 
 namespace ucc::tag {
@@ -95,12 +96,13 @@ constexpr uint32_t step_of(Tag t) {
 // The type field of a collective of type `coll_type` (a ucc_coll_type_t:
 // one bit set), to OR into the step field of its algorithm's messages.
 constexpr uint32_t type_bits(uint64_t coll_type) {
-    uint32_t bit = 0;
-    while (bit < 15 && (coll_type >> bit) > 1) {
-        ++bit;
-    }
-    return bit << kTypeShift;
+    // floor(log2(coll_type)), at most 15: computed on every post, so no loop.
+    const uint32_t bit = coll_type > 1 ? static_cast<uint32_t>(std::bit_width(coll_type)) - 1 : 0;
+    return (bit < 15 ? bit : 15) << kTypeShift;
 }
+static_assert(type_bits(0) == 0 && type_bits(1) == 0 && type_bits(2) == 1u << kTypeShift &&
+              type_bits(uint64_t{1} << 15) == 15u << kTypeShift &&
+              type_bits(uint64_t{1} << 40) == 15u << kTypeShift);
 
 // ---- wire layout (sender in the tag)
 inline constexpr unsigned kWireSenderBits = 20;

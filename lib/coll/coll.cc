@@ -379,58 +379,6 @@ Task send_recv_reduce(Coll &c, uint32_t to, const void *sbuf, uint64_t scount, u
     co_return co_await c.wait_all(sends);
 }
 
-// Buffer `i`, made at least `bytes` long (and at least 1); nullptr when the
-// memory cannot be had. (Allocated without exceptions: sanitizers end the
-// process on a throwing allocation that fails, and a size that cannot be
-// had is an answer here, not a bug.)
-uint8_t *ScratchCache::ensure(size_t i, size_t bytes) {
-    if (bytes == 0) {
-        bytes = 1;
-    }
-    if (i >= bufs_.size()) {
-        bufs_.resize(i + 1);
-    }
-    Buf &b = bufs_[i];
-    if (b.bytes < bytes) {
-        b.data.reset();  // before the new one: at most one of them at a time
-        b.bytes = 0;
-        b.data.reset(new (std::nothrow) uint8_t[bytes]);
-        if (!b.data) {
-            return nullptr;
-        }
-        b.bytes = bytes;
-    }
-    return b.data.get();
-}
-
-ucc_status_t ScratchCache::reserve(const ScratchPlan &plan, bool timing_only) noexcept {
-    try {
-        size_t i = 0;
-        for (size_t bytes : plan.sizes()) {
-            if (ensure(i++, timing_only ? std::min(bytes, kTimingOnlyScratchBytes) : bytes) ==
-                nullptr) {
-                return UCC_ERR_NO_MEMORY;
-            }
-        }
-        return UCC_OK;
-    } catch (const std::bad_alloc &) {
-        return UCC_ERR_NO_MEMORY;
-    } catch (const std::length_error &) {
-        return UCC_ERR_NO_MEMORY;
-    }
-}
-
-uint8_t *ScratchCache::get(size_t i, size_t bytes) {
-    if (i >= bufs_.size() || bufs_[i].bytes < std::max<size_t>(bytes, 1)) {
-        ++unplanned_;
-    }
-    uint8_t *p = ensure(i, bytes);
-    if (p == nullptr) {
-        throw std::bad_alloc();  // ends the collective with UCC_ERR_NO_MEMORY (lib/util/task.h)
-    }
-    return p;
-}
-
 uint8_t *Coll::scratch(size_t bytes) {
     if (timing_only() && bytes > kTimingOnlyScratchBytes) {
         // Nothing is read or written in timing-only runs; keep a token buffer.

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "lib/coll/coll_types.h"
+#include "lib/coll/scratch.h"
 #include "lib/simulated.h"
 #include "lib/transport.h"
 #include "lib/util/common.h"
@@ -319,46 +320,6 @@ uint64_t dst_extent_elems(const Args &a, uint32_t size, uint32_t rank);
 // can name the field. 0 is never a valid signature.
 uint64_t signature_of(const Args &a);
 std::string describe_signature(uint64_t sig);
-
-// The scratch buffers one run of an algorithm asks for (Coll::scratch), in
-// the order it asks for them: an algorithm's `scratch` entry fills it from the
-// arguments, so that the buffers are allocated by ucc_collective_init (which
-// fails with UCC_ERR_NO_MEMORY rather than a post) and every post reuses them.
-class ScratchPlan {
-  public:
-    void add(size_t bytes) { bytes_.push_back(bytes); }
-    std::span<const size_t> sizes() const { return bytes_; }
-
-  private:
-    std::vector<size_t> bytes_;
-};
-
-// Scratch buffers of a collective's runs: the runs of a persistent request
-// ask for the same sizes in the same order and get the same buffers back.
-class ScratchCache {
-  public:
-    // Allocates the plan's buffers (timing-only: token buffers, as
-    // Coll::scratch asks for); UCC_ERR_NO_MEMORY when an allocation fails.
-    ucc_status_t reserve(const ScratchPlan &plan, bool timing_only) noexcept;
-    // The `i`-th buffer of a run, at least `bytes` long (and at least 1);
-    // allocates (and counts it) only when the plan did not foresee it.
-    uint8_t *get(size_t i, size_t bytes);
-    // Buffers get() had to allocate or grow (0 when the plan was exact).
-    uint64_t unplanned() const { return unplanned_; }
-
-  private:
-    struct Buf {
-        std::unique_ptr<uint8_t[]> data;
-        size_t bytes = 0;
-    };
-    uint8_t *ensure(size_t i, size_t bytes);
-    std::vector<Buf> bufs_;
-    uint64_t unplanned_ = 0;
-};
-
-// What Coll::scratch asks for in a timing-only run (nothing is read or
-// written): a token buffer of at most this many bytes.
-inline constexpr size_t kTimingOnlyScratchBytes = 64;
 
 // One running instance of a collective on one rank. Its coroutine frames come
 // from the environment's pool (it is their FrameSource).

@@ -2,7 +2,6 @@
 // request state machine (INITIALIZED -> INPROGRESS -> OK | error; persistent
 // requests go OK -> INPROGRESS again on re-post).
 #include <cstring>
-#include <optional>
 #include <string>
 
 #include "lib/coll/patterns/onesided.h"
@@ -440,6 +439,7 @@ ucc_status_t coll_init_checked(ucc_coll_args_t *coll_args, ucc_coll_req_h *reque
             // Scratch memory is allocated here, once: a post never allocates it.
             ucc::coll::ScratchPlan plan;
             r->alg->scratch(r->nargs, view_rank, view_size, plan);
+            r->scratch.set_pool(ctx.sim == nullptr ? &ctx.scratch_pool : nullptr);
             const bool refused =
                 ctx.sim != nullptr && ctx.sim->fail_allocation(ucc::AllocSite::kCollScratch);
             if (refused || r->scratch.reserve(plan, ctx.tl_timing_only) != UCC_OK) {
@@ -523,11 +523,12 @@ ucc_status_t coll_post(ucc_coll_req_h request) {
     if (r->alg != nullptr && r->alg->onesided) {
         r->nargs.round = t.onesided_rounds++;
     }
+    // (No staged copy on the stack: every small post would zero one.)
     const ucc::coll::Args *run = &r->nargs;
-    std::optional<ucc::coll::Args> staged;
     if (r->packed && !r->trivial && !ctx.tl_timing_only) {
-        run = &staged.emplace(r->nargs);
-        const ucc_status_t st = stage_packed(r, &*staged);
+        r->packed->run = r->nargs;
+        run = &r->packed->run;
+        const ucc_status_t st = stage_packed(r, &r->packed->run);
         if (st != UCC_OK) {
             UCC_LOG(ctx.log, kError,
                     "ucc_collective_post: packing the generic datatype failed: %s (its "

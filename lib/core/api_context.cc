@@ -631,6 +631,7 @@ UCC_EXPORT ucc_status_t ucc_context_destroy(ucc_context_h context) {
             }
         }
         ctx.team_create_in_progress = false;
+        ctx.scratch_pool.close();
         std::lock_guard<std::mutex> lk(ctx.lib->mu);
         ctx.lib->n_contexts--;
         // Keep a tombstone (with the tombstones of its teams) until ucc_finalize (P36).

@@ -187,6 +187,9 @@ struct Context final : CompletionSink, coll::Scheduler, Drain {
     // Frames and transfers of this context's collectives (first member: it
     // outlives everything that may hold its blocks).
     Pool pool;
+    // Scratch buffers of finalized requests, for the next inits (real
+    // transports; on the simulator every request allocates its own).
+    coll::ScratchPool scratch_pool;
 
     // CompletionSink
     void on_complete(Xfer *x) override;
@@ -494,6 +497,7 @@ struct CollRequest : PoolAllocated<CollRequest> {
         uint64_t src_elems = 0;
         uint64_t dst_elems = 0;
         bool unpack_src = false;  // bcast at a non-root: src is the output
+        ucc::coll::Args run;      // the arguments of one post, on the packed copies
     };
     std::unique_ptr<Packed> packed;
     uint32_t view_size = 0;  // participants (the team's or the active set's size)
