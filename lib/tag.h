@@ -52,8 +52,9 @@
 // need distinct tags for concurrent collectives anyway (16 bits, kept whole).
 #pragma once
 
-#include <bit>
 #include <cstdint>
+
+#include "lib/coll/coll_types.h"
 
 namespace ucc::tag {
 
@@ -96,13 +97,8 @@ constexpr uint32_t step_of(Tag t) {
 // The type field of a collective of type `coll_type` (a ucc_coll_type_t:
 // one bit set), to OR into the step field of its algorithm's messages.
 constexpr uint32_t type_bits(uint64_t coll_type) {
-    // floor(log2(coll_type)), at most 15: computed on every post, so no loop.
-    const uint32_t bit = coll_type > 1 ? static_cast<uint32_t>(std::bit_width(coll_type)) - 1 : 0;
-    return (bit < 15 ? bit : 15) << kTypeShift;
+    return coll::type_index(coll_type) << kTypeShift;
 }
-static_assert(type_bits(0) == 0 && type_bits(1) == 0 && type_bits(2) == 1u << kTypeShift &&
-              type_bits(uint64_t{1} << 15) == 15u << kTypeShift &&
-              type_bits(uint64_t{1} << 40) == 15u << kTypeShift);
 
 // ---- wire layout (sender in the tag)
 inline constexpr unsigned kWireSenderBits = 20;

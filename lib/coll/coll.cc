@@ -26,10 +26,7 @@ const char *type_name(uint32_t bit) {
 // Layout: [63] 1 | [62:58] type bit | [57:54] op | [53:32] root (22 bits) |
 // [31:0] bytes per rank (low 32 bits; 0 for v-collectives and no-data types).
 uint64_t signature_of(const Args &a) {
-    uint64_t bit = 0;
-    while (bit < 16 && (static_cast<uint64_t>(a.type) >> bit) != 1) {
-        ++bit;
-    }
+    const uint64_t bit = type_index(static_cast<uint64_t>(a.type));
     const bool reduction = a.type == UCC_COLL_TYPE_ALLREDUCE || a.type == UCC_COLL_TYPE_REDUCE ||
                            a.type == UCC_COLL_TYPE_REDUCE_SCATTER ||
                            a.type == UCC_COLL_TYPE_REDUCE_SCATTERV;

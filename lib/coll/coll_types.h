@@ -3,9 +3,22 @@
 // ask here). The types are the one-bit values of ucc_coll_type_t.
 #pragma once
 
+#include <bit>
+#include <cstdint>
+
 #include "ucc/api/ucc.h"
 
 namespace ucc::coll {
+
+// The index of a collective type's bit (UCC_COLL_TYPE_ALLGATHER: 1), for
+// tables, signatures and tags indexed by type: floor(log2) of a value with
+// several bits, 0 for 0, at most 15.
+constexpr uint32_t type_index(uint64_t t) {
+    const uint32_t b = t > 1 ? static_cast<uint32_t>(std::bit_width(t)) - 1 : 0;
+    return b < 15 ? b : 15;
+}
+static_assert(type_index(0) == 0 && type_index(1) == 0 && type_index(2) == 1 &&
+              type_index(uint64_t{1} << 15) == 15 && type_index(uint64_t{1} << 40) == 15);
 
 // Has a root: args.root is read for these types only.
 constexpr bool is_rooted(ucc_coll_type_t t) {

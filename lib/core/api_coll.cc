@@ -48,11 +48,13 @@ void free_request(CollRequest *r) {
     if (r->team->ctx->trace) [[unlikely]] {
         trace_fin(*r);
     }
-    TraceEvent e;
-    e.kind = ucc::TraceKind::kFinalize;
-    e.status = r->super.status;
-    r->record(e);
     Team &t = *r->team;
+    if (t.ctx->tl_recording) [[unlikely]] {
+        TraceEvent e;
+        e.kind = ucc::TraceKind::kFinalize;
+        e.status = r->super.status;
+        r->record(e);
+    }
     if (r->counted_unposted) {
         t.left_unposted();
     }
@@ -303,7 +305,9 @@ ucc_status_t coll_init_checked(ucc_coll_args_t *coll_args, ucc_coll_req_h *reque
         return st;
     }
     ucc::alloc_site(ctx.sim, ucc::AllocSite::kCollRequest);
-    std::unique_ptr<CollRequest> r(new (ctx.pool) CollRequest());
+    // Default-initialized: every member has its initializer; value-
+    // initialization would zero the whole request first on every init.
+    std::unique_ptr<CollRequest> r(new (ctx.pool) CollRequest);
     r->super.status = UCC_OPERATION_INITIALIZED;
     r->team = &t;
     r->args = *coll_args;

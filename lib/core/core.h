@@ -451,7 +451,7 @@ struct ActiveSetEnv final : coll::CollEnv {
 
 // From its context's pool (`new (ctx.pool)`), beside the context.
 struct CollRequest : PoolAllocated<CollRequest> {
-    ucc_coll_req_t super;  // must stay the first member: ucc_collective_test reads it
+    ucc_coll_req_t super{};  // must stay the first member: ucc_collective_test reads it
 
     struct Owner final : TaskOwner {
         CollRequest *req = nullptr;

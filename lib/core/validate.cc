@@ -75,10 +75,11 @@ uint64_t add_sat(uint64_t a, uint64_t b) {
 
 // a * b, or kMaxBytes when it does not fit in 63 bits.
 uint64_t mul_sat(uint64_t a, uint64_t b) {
-    if (a != 0 && b > (kMaxBytes - 1) / a) {
+    uint64_t p = 0;
+    if (__builtin_mul_overflow(a, b, &p) || p >= kMaxBytes) {
         return kMaxBytes;
     }
-    return a * b;
+    return p;
 }
 
 }  // namespace
@@ -487,7 +488,22 @@ ucc_status_t validate_coll_args(const ucc_coll_args_t &a, uint32_t n, uint32_t r
     // allreduce whose src and dst are the same bytes runs in place).
     const bool uses_src_bytes = u.src || u.src_v;
     const bool uses_dst_bytes = u.dst || u.dst_v || u.dst_v_nodispl;
-    if (uses_src_bytes && uses_dst_bytes && !timing_only) {
+    const auto overlap = [&] {
+        return fail(UCC_ERR_INVALID_PARAM,
+                    "bytes of src and dst that this rank touches overlap; set "
+                    "UCC_COLL_ARGS_FLAG_IN_PLACE");
+    };
+    if (u.src && u.dst && !timing_only) {
+        // One range each (every non-v collective): compared directly.
+        const auto slo = reinterpret_cast<uintptr_t>(a.src.info.buffer);
+        const auto dlo = reinterpret_cast<uintptr_t>(a.dst.info.buffer);
+        const uintptr_t shi = slo + a.src.info.count * src_es;
+        const uintptr_t dhi = dlo + a.dst.info.count * dst_es;
+        const bool meet = slo < shi && dlo < dhi && slo < dhi && dlo < shi;
+        if (meet && !(slo == dlo && shi == dhi && t == UCC_COLL_TYPE_ALLREDUCE)) {
+            return overlap();
+        }
+    } else if (uses_src_bytes && uses_dst_bytes && !timing_only) {
         ByteRegions sr;
         ByteRegions dr;
         auto v_regions = [&](const ucc_coll_buffer_info_v_t &b, size_t es, ByteRegions *r) {
@@ -515,9 +531,7 @@ ucc_status_t validate_coll_args(const ucc_coll_args_t &a, uint32_t n, uint32_t r
         const bool same = sr.size() == 1 && dr.size() == 1 && sr.begin()->lo == dr.begin()->lo &&
                           sr.begin()->hi == dr.begin()->hi;
         if (regions_meet(sr, dr) && !(same && t == UCC_COLL_TYPE_ALLREDUCE)) {
-            return fail(UCC_ERR_INVALID_PARAM,
-                        "bytes of src and dst that this rank touches overlap; set "
-                        "UCC_COLL_ARGS_FLAG_IN_PLACE");
+            return overlap();
         }
     }
     // V13: with MEM_MAPPED_BUFFERS an alltoallv's dst displacements are

@@ -69,11 +69,7 @@ const coll::Algorithm *find(std::span<const coll::Algorithm> table, const char *
 }
 
 uint32_t type_bit(ucc_coll_type_t t) {
-    uint32_t bit = 0;
-    while (bit < 16 && (static_cast<uint64_t>(t) >> bit) != 1) {
-        ++bit;
-    }
-    return bit & 15;
+    return coll::type_index(static_cast<uint64_t>(t));
 }
 
 // "ALLREDUCE_ALG" for UCC_COLL_TYPE_ALLREDUCE: the variable that forces its

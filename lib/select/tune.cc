@@ -256,11 +256,12 @@ uint64_t Query::msgsize() const {
 }
 
 bool TuneRule::matches(const Query &q) const {
-    uint32_t bit = 0;
-    while (bit < 16 && (static_cast<uint64_t>(q.type) >> bit) != 1) {
-        ++bit;
+    const auto type = static_cast<uint64_t>(q.type);
+    if (type == 0 || type >= (uint64_t{1} << 16)) {
+        return false;
     }
-    if (bit == 16 || !(colls & (1u << bit))) {
+    const uint32_t bit = coll::type_index(type);
+    if (!(colls & (1u << bit))) {
         return false;
     }
     if (static_cast<uint32_t>(q.mem) < 32 && !(mem_types & (1u << static_cast<uint32_t>(q.mem)))) {
