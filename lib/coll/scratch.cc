@@ -66,10 +66,11 @@ ScratchCache::~ScratchCache() {
 }
 
 void ScratchCache::release(Buf &b) {
+    std::unique_ptr<uint8_t[]> data(b.data);
+    b.data = nullptr;
     if (pool_ != nullptr) {
-        pool_->give(std::move(b.data), b.bytes);
+        pool_->give(std::move(data), b.bytes);  // or frees it
     }
-    b.data.reset();
     b.bytes = 0;
 }
 
@@ -81,26 +82,26 @@ uint8_t *ScratchCache::ensure(size_t i, size_t bytes) {
     if (bytes == 0) {
         bytes = 1;
     }
-    if (i >= bufs_.size()) {
-        bufs_.resize(i + 1);
+    while (bufs_.size() <= i) {
+        bufs_.push_back(Buf{});
     }
     Buf &b = bufs_[i];
     if (b.bytes < bytes) {
         release(b);  // before the new one: at most one of them at a time
         size_t got = 0;
         if (pool_ != nullptr) {
-            b.data = pool_->take(bytes, &got);
+            b.data = pool_->take(bytes, &got).release();
         }
         if (b.data == nullptr) {
-            b.data.reset(new (std::nothrow) uint8_t[bytes]);
+            b.data = new (std::nothrow) uint8_t[bytes];
             got = bytes;
         }
-        if (!b.data) {
+        if (b.data == nullptr) {
             return nullptr;
         }
         b.bytes = got;
     }
-    return b.data.get();
+    return b.data;
 }
 
 ucc_status_t ScratchCache::reserve(const ScratchPlan &plan, bool timing_only) noexcept {

@@ -18,7 +18,8 @@
 #include <cstdint>
 #include <memory>
 #include <span>
-#include <vector>
+
+#include "lib/util/small_vector.h"
 
 #include "ucc/api/ucc.h"
 
@@ -31,10 +32,10 @@ namespace ucc::coll {
 class ScratchPlan {
   public:
     void add(size_t bytes) { bytes_.push_back(bytes); }
-    std::span<const size_t> sizes() const { return bytes_; }
+    std::span<const size_t> sizes() const { return {bytes_.data(), bytes_.size()}; }
 
   private:
-    std::vector<size_t> bytes_;
+    SmallVector<size_t, 4> bytes_;  // every init makes one: no allocation
 };
 
 // Buffers of finished requests, kept for the next ones (one per context;
@@ -94,12 +95,12 @@ class ScratchCache {
 
   private:
     struct Buf {
-        std::unique_ptr<uint8_t[]> data;
+        uint8_t *data = nullptr;  // owned (new[]): release() frees it or pools it
         size_t bytes = 0;
     };
     uint8_t *ensure(size_t i, size_t bytes);
     void release(Buf &b);
-    std::vector<Buf> bufs_;
+    SmallVector<Buf, 2> bufs_;  // inline: an init allocates no list
     uint64_t unplanned_ = 0;
     ScratchPool *pool_ = nullptr;
 };
