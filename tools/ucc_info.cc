@@ -131,7 +131,7 @@ void print_scores(const ucc::core::Tuning &t) {
     std::printf("\n\nBuilt-in selection (the first rule that holds; TUNE rules apply on top):\n");
     for (const ucc::perf::CollDesc &cd : ucc::perf::colls()) {
         std::printf("  %s\n", capitalised(cd.name).c_str());
-        const uint32_t bit = static_cast<uint32_t>(__builtin_ctzll(cd.type));
+        const uint32_t bit = ucc::coll::type_index(cd.type);
         if (t.forced[bit] != nullptr) {
             std::printf("    %16s : forced by UCC_%s_ALG\n", t.forced[bit]->c_str(),
                         ucc::core::coll_type_name(cd.type));
@@ -219,7 +219,7 @@ int explain(int argc, char **argv, int first, const ucc::core::Tuning &t) {
     q.count = bytes / dt->size;
     q.team_size = static_cast<uint32_t>(n);
     q.mem = mem;
-    const uint32_t bit = static_cast<uint32_t>(__builtin_ctzll(cd->type));
+    const uint32_t bit = ucc::coll::type_index(cd->type);
     ucc::select::Choice c =
         ucc::select::choose(q, t.thresholds, t.forced[bit], t.rules, nullptr, true);
     std::printf("%s of %llu bytes (%llu x %s) per rank on %llu ranks, message size %llu: ",

@@ -20,8 +20,7 @@ std::unique_ptr<uint8_t[]> ScratchPool::take(size_t bytes, size_t *got) {
     }
     *got = kept_[best].bytes;
     std::unique_ptr<uint8_t[]> data = std::move(kept_[best].data);
-    bytes_ -= kept_[best].bytes;
-    kept_[best] = std::move(kept_[--n_]);
+    drop(best);
     return data;
 }
 

@@ -68,10 +68,6 @@ const coll::Algorithm *find(std::span<const coll::Algorithm> table, const char *
     return nullptr;
 }
 
-uint32_t type_bit(ucc_coll_type_t t) {
-    return coll::type_index(static_cast<uint64_t>(t));
-}
-
 // "ALLREDUCE_ALG" for UCC_COLL_TYPE_ALLREDUCE: the variable that forces its
 // algorithm. Built once, never written after (every context reads all 16).
 const std::string &alg_var(ucc_coll_type_t t) {
@@ -86,7 +82,7 @@ const std::string &alg_var(ucc_coll_type_t t) {
         }
         return names;
     }();
-    return kNames[type_bit(t)];
+    return kNames[coll::type_index(t)];
 }
 
 std::string score_text(uint32_t s) {
@@ -142,7 +138,7 @@ Choice choose(const Query &q, const Thresholds &t, const std::string *forced,
     const coll::Algorithm *alg = base;
     uint32_t score = kDefaultScore;
     const TuneRule *decided = nullptr;
-    const uint32_t bit = type_bit(q.type);
+    const uint32_t bit = coll::type_index(q.type);
     for (const TuneRule &r : rules) {
         if (!r.matches(q)) {
             continue;
@@ -226,7 +222,7 @@ const coll::Algorithm *select_algorithm(const Context &ctx, const coll::Args &a,
                                         std::string *why) {
     const select::Query q{a.type, a.count, a.esize, size, a.src_mem};
     select::Choice c =
-        select::choose(q, ctx.tuning.thresholds, ctx.tuning.forced[select::type_bit(a.type)],
+        select::choose(q, ctx.tuning.thresholds, ctx.tuning.forced[coll::type_index(a.type)],
                        ctx.tuning.rules, &a, false);
     if (c.alg == nullptr) {
         *why = c.error;
