@@ -112,6 +112,24 @@ class Transport {
     // This transport's own Peer id (what resolve() of its own address gives).
     virtual Peer self() const = 0;
 
+    // ---- topology (the hierarchical algorithms; lib/coll/topology.h) ----
+    // A key equal for the peers on one node (host), different across nodes.
+    virtual uint64_t node_key(Peer peer) const {
+        (void)peer;
+        return 0;
+    }
+    // When peers first .. first + count - 1 are consecutive ranks of a world
+    // whose nodes hold `*ppn` ranks each: true, with `*world_first` the
+    // rank of `first` (the simulator; a topology then needs no table).
+    virtual bool regular_nodes(Peer first, uint64_t count, uint64_t *world_first,
+                               uint32_t *ppn) const {
+        (void)first;
+        (void)count;
+        (void)world_first;
+        (void)ppn;
+        return false;
+    }
+
     // ---- tagged point-to-point ----
     virtual ucc_status_t isend(Peer peer, Tag tag, const void *buf, size_t bytes,
                                ucc_memory_type_t mem, Xfer *x) = 0;

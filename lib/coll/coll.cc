@@ -113,6 +113,15 @@ uint64_t Coll::dst_extent() const {
     return mul_sat(dst_extent_elems(args_, size_, rank_), args_.esize);
 }
 
+void Coll::inherit(const Coll &parent) {
+    alg_space_ = parent.alg_space_;
+    step_space_ = parent.alg_space_;
+    may_end_early_ = parent.may_end_early_;
+    trace_req_ = parent.trace_req_;
+    src_range_ = parent.src_range_;
+    dst_range_ = parent.dst_range_;
+}
+
 void Coll::enable_trace(uint64_t req, TraceBuffer which, const void *unused,
                         uint64_t unused_bytes) {
     if (sim_ == nullptr || !sim_->recording() || timing_only_) {

@@ -38,6 +38,9 @@
 
 namespace ucc::coll {
 
+class Topology;
+struct Algorithm;
+
 // A predefined reduction kernel (lib/dt/dt.h: dt::ReduceFn).
 using dt_reduce_fn = void (*)(void *dst, const void *a, const void *b, size_t count);
 
@@ -82,6 +85,10 @@ struct Args {
     // Tuning the core passes down from the context's configuration.
     uint32_t radix = 4;
     uint64_t chunk_bytes = 0;  // pipelined ring reductions (0: whole blocks)
+    // Which ranks share a node (lib/coll/topology.h), for the hierarchical
+    // algorithms: set by the core when the context enables them (UCC_CLS
+    // with hier), null otherwise and on every level of a hierarchical one.
+    const Topology *topo = nullptr;
 
     uint64_t src_count_at(uint32_t i) const { return read_array(src_counts, counts64, i); }
     uint64_t dst_count_at(uint32_t i) const { return read_array(dst_counts, counts64, i); }
@@ -307,6 +314,10 @@ class CollEnv {
         (void)key;
         return UCC_ERR_NOT_SUPPORTED;
     }
+    // The algorithm for one level of a hierarchical collective: `a` on a
+    // subgroup of `size` ranks, a two-sided, flat algorithm (nullptr: none
+    // can run them). The same on every member for the same arguments.
+    virtual const Algorithm *select_flat(const Args &a, uint32_t size);
 };
 
 // Extents of participant `rank`'s user buffers in elements (v: the furthest
@@ -348,6 +359,11 @@ class Coll : public FrameSource {
     Coll &operator=(const Coll &) = delete;
     CollEnv &env() { return env_; }
     uint64_t signature() const { return signature_; }
+    Tag tag_base() const { return tag_base_; }
+    // A level of `parent` (lib/coll/patterns/subgroup.h): its messages carry
+    // the parent's type, and its accesses to the user's buffers are traced
+    // as the parent's.
+    void inherit(const Coll &parent);
 
     uint32_t rank() const { return rank_; }
     uint32_t size() const { return size_; }
@@ -471,6 +487,9 @@ struct Algorithm {
     // Writes into peers' mapped memory (lib/coll/patterns/onesided.h): the
     // core counts the team's rounds for it (Args::round).
     bool onesided = false;
+    // Runs flat algorithms on the team's nodes and their leaders
+    // (lib/coll/subgroup.h): needs Args::topo, never a level of another.
+    bool hierarchical = false;
 };
 
 // For algorithms without constraints.

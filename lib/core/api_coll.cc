@@ -341,6 +341,9 @@ ucc_status_t coll_init_checked(ucc_coll_args_t *coll_args, ucc_coll_req_h *reque
     ucc::core::normalize_coll_args(view, view_size, view_rank, &r->nargs, ctx.tl_timing_only);
     r->nargs.radix = ctx.tuning.radix;
     r->nargs.chunk_bytes = ctx.tuning.reduce_chunk;
+    if (ctx.lib->hier && !r->active_set) {
+        r->nargs.topo = ucc::core::team_topology(t);
+    }
     if (r->nargs.generic == nullptr) {
         r->nargs.reduce_kernel =
             ucc::dt::reduce_fn(r->nargs.dt, r->nargs.op == UCC_OP_AVG ? UCC_OP_SUM : r->nargs.op);

@@ -123,6 +123,7 @@ UCC_EXPORT ucc_status_t ucc_init_version(unsigned api_major_version, unsigned ap
         lib.log.set_level(level);
         ucc::core::parse_log_level(lib.config.get("COLL_TRACE"), &lib.coll_trace);
         lib.check_asymmetric = lib.config.get_bool("CHECK_ASYMMETRIC_DT");
+        lib.hier = ucc::core::cls_has_hier(lib.config.get("CLS"));
         lib.config.log_ignored(lib.log);
         ucc::core::warn_unknown_env(lib.config.prefix(), lib.log);
         if (!lib.config.file().empty()) {

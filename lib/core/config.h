@@ -43,6 +43,8 @@ struct ConfigVar {
 
 std::span<const ConfigVar> lib_config_table();
 std::span<const ConfigVar> context_config_table();
+// Whether a CLS value (a valid one) enables the hierarchical algorithms.
+bool cls_has_hier(const std::string &cls);
 // The default values of one of those tables as strings (immutable, shared).
 std::span<const std::string> config_defaults(std::span<const ConfigVar> table);
 // The components under whose names the reference reads its CL/TL variables

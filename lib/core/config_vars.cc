@@ -3,6 +3,7 @@
 // `ucc_info -c` are printed from here.
 #include <strings.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <initializer_list>
@@ -109,9 +110,9 @@ constexpr ConfigVar kLibVars[] = {
      "whatever LOG_LEVEL says.",
      valid_level, kUsed},
     {"CLS", "basic",
-     "Ignored: the CL components to use (basic, hier, all); this library has one collective "
-     "layer.",
-     valid_cls, kIgnored},
+     "The collective layers: basic (flat algorithms), hier (adds the hierarchical algorithms, "
+     "which run flat ones on each node and among the node leaders), all (both).",
+     valid_cls, kUsed},
     {"TLS", "all",
      "Transports contexts may use: all, a list (sim, ucx or its alias ucp, self; names of "
      "transports not built here match nothing) or ^list to exclude.",
@@ -198,6 +199,11 @@ constexpr ConfigVar kContextVars[] = {
      "of this many bytes and reduce every chunk as it arrives, while it is in cache and the "
      "next ones are in flight. 0: one message per step.",
      valid_size, kUsed},
+    {"NODE_SIZE", "0",
+     "Hierarchical collectives (UCC_CLS with hier) see nodes of this many consecutive context "
+     "eps instead of the hosts the transport reports: two-level runs on one host, for tests. "
+     "0: the hosts.",
+     valid_uint, kUsed},
     {"UCX_ERR_HANDLING", "auto",
      "How a peer that dies is noticed over UCX (the transfers waiting on it fail at once). auto: "
      "within a node shared memory, and the peer process's liveness is checked while transfers "
@@ -265,6 +271,19 @@ constexpr ConfigVar kContextVars[] = {
 };
 
 }  // namespace
+
+bool cls_has_hier(const std::string &cls) {
+    size_t begin = 0;
+    while (begin <= cls.size()) {
+        const size_t comma = std::min(cls.find(',', begin), cls.size());
+        const std::string item = cls.substr(begin, comma - begin);
+        if (item == "hier" || item == "all") {
+            return true;
+        }
+        begin = comma + 1;
+    }
+    return false;
+}
 
 std::span<const ConfigVar> lib_config_table() {
     return kLibVars;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "lib/coll/coll.h"
+#include "lib/coll/topology.h"
 #include "lib/core/config.h"
 #include "lib/core/log.h"
 #include "lib/core/mapped_memory.h"
@@ -68,6 +69,7 @@ class PeerMap {
         return (*table_)[i];
     }
     bool is_strided() const { return !table_; }
+    int64_t stride() const { return stride_; }
     // Index of `p` in the map, or -1.
     int64_t index_of(Peer p) const;
 
@@ -93,6 +95,8 @@ struct Lib {
     // CHECK_ASYMMETRIC_DT: every collective's members agree on the algorithm
     // (and a rooted one's datatype and memory type) before it runs.
     bool check_asymmetric = false;
+    // CLS names hier (or all): the hierarchical algorithms may run.
+    bool hier = false;
     uint64_t n_contexts = 0;
     // UCC_THREAD_MULTIPLE: guards n_contexts and dead_contexts.
     std::mutex mu;
@@ -125,6 +129,9 @@ struct Tuning {
     uint32_t radix = 4;             // KNOMIAL_RADIX
     select::Thresholds thresholds;  // *_LARGE_MSG
     uint64_t reduce_chunk = 0;      // REDUCE_CHUNK
+    // NODE_SIZE: nodes of this many consecutive context eps instead of the
+    // transport's hosts (0: the hosts), for two-level runs on one host.
+    uint32_t node_size = 0;
     // <COLL>_ALG per collective type (by bit position), pointing into the
     // configuration's values; nullptr for the default choice ("" or "auto").
     const std::string *forced[16] = {};
@@ -371,6 +378,7 @@ struct Team final : coll::CollEnv {
     void report_inconsistent(const char *what) override;
     ucc_status_t remote_of(uint32_t team_rank, const void *local, size_t bytes, uint64_t *addr,
                            const std::vector<uint8_t> **key) override;
+    const coll::Algorithm *select_flat(const coll::Args &a, uint32_t size) override;
 
     Context *ctx;
     TeamState state = TeamState::kCreating;
@@ -420,6 +428,9 @@ struct Team final : coll::CollEnv {
     bool creation_recorded = false;
     uint64_t trace_hash = 0;    // event trace: hash of the members' peers
     uint32_t trace_number = 0;  // the team's number in the context's trace (0: none)
+    // Which members share a node: built at the team's first collective when
+    // the library runs hierarchical algorithms (lib/core/team_topology.cc).
+    std::unique_ptr<coll::Topology> topo;
 
     // The tag of a collective instance (lib/tag.h: key = sequence number or tag).
     Tag tag_base(uint32_t key) const { return tag::make(id, key); }
@@ -567,6 +578,9 @@ const char *request_algorithm(ucc_coll_req_h h);
 // Picks the algorithm: forced by config (`<COLL>_ALG`) or by size.
 const coll::Algorithm *select_algorithm(const Context &ctx, const coll::Args &a, uint32_t size,
                                         std::string *why);
+
+// The team's topology (built at its first call; lib/core/team_topology.cc).
+const coll::Topology *team_topology(Team &t);
 
 const char *coll_type_name(ucc_coll_type_t t);
 // The collective types' properties (lib/coll/coll_types.h).

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "lib/coll/algorithms.h"
+#include "lib/coll/topology.h"
 #include "lib/core/core.h"
 #include "lib/select/select.h"
 
@@ -27,7 +28,30 @@ uint32_t ceil_log2(uint64_t n) {
 // Under LogGP the two cost the same at about B = 2(L + o) / (log2(n) (G + 2 /
 // copy bandwidth)): some 2.4 KB at 1,024 ranks and 4 KB at 64 on an HDR-like
 // fabric, which B log2(n) <= 20 KiB follows.
+// A team spread over several nodes, with several ranks on one, when the
+// hierarchical algorithms may run (UCC_CLS with hier): they take what the
+// reference's CL/HIER takes by default (its score map: allreduce, bcast and
+// reduce below 4 KiB, every barrier), the flat rules the rest.
+bool spans_nodes(const Query &q) {
+    return q.topo != nullptr && !q.topo->flat();
+}
+constexpr uint64_t kHierSmallMsg = 4096;
+
 constexpr AutoRule kRules[] = {
+    {UCC_COLL_TYPE_ALLREDUCE, "rab", "UCC_CLS has hier, the team spans nodes, bytes < 4K",
+     [](const Thresholds &, const Query &q) {
+         return spans_nodes(q) && q.msgsize() < kHierSmallMsg;
+     }},
+    {UCC_COLL_TYPE_BCAST, "2step", "UCC_CLS has hier, the team spans nodes, bytes < 4K",
+     [](const Thresholds &, const Query &q) {
+         return spans_nodes(q) && q.msgsize() < kHierSmallMsg;
+     }},
+    {UCC_COLL_TYPE_REDUCE, "2step", "UCC_CLS has hier, the team spans nodes, bytes < 4K",
+     [](const Thresholds &, const Query &q) {
+         return spans_nodes(q) && q.msgsize() < kHierSmallMsg;
+     }},
+    {UCC_COLL_TYPE_BARRIER, "hier", "UCC_CLS has hier and the team spans nodes",
+     [](const Thresholds &, const Query &q) { return spans_nodes(q); }},
     {UCC_COLL_TYPE_ALLREDUCE, "recursive_doubling",
      "bytes < ALLREDUCE_LARGE_MSG, or fewer elements than ranks",
      [](const Thresholds &t, const Query &q) {
@@ -115,12 +139,23 @@ Choice choose(const Query &q, const Thresholds &t, const std::string *forced,
         if (explain) {
             c.why = "UCC_" + alg_var(q.type) + "=" + *forced + " forces it";
         }
-    } else {
+        if (base->hierarchical && args != nullptr && !base->supports(*args, q.team_size)) {
+            // The layout, not the arguments, rules it out (one node, one
+            // rank per node, or UCC_CLS without hier): the built-in choice.
+            if (explain) {
+                c.why += std::string("; ") + base->name +
+                         " needs a team over several nodes and UCC_CLS with hier";
+            }
+            forced = nullptr;
+            base = nullptr;
+        }
+    }
+    if (base == nullptr) {
         for (const AutoRule &r : kRules) {
             if (r.type == q.type && r.match(t, q)) {
                 base = find(table, r.alg);
                 if (explain) {
-                    c.why = std::string("built-in rule: ") + r.when;
+                    c.why += std::string(c.why.empty() ? "" : "; ") + "built-in rule: " + r.when;
                 }
                 break;
             }
@@ -128,8 +163,9 @@ Choice choose(const Query &q, const Thresholds &t, const std::string *forced,
         if (base == nullptr) {
             base = &table[0];
             if (explain) {
-                c.why =
-                    table.size() == 1 ? "the only algorithm" : "built-in rule: the first algorithm";
+                c.why += std::string(c.why.empty() ? "" : "; ") +
+                         (table.size() == 1 ? "the only algorithm"
+                                            : "built-in rule: the first algorithm");
             }
         }
     }
@@ -205,6 +241,7 @@ void load_tuning(const Config &config, const Logger &log, Tuning *out) {
     out->thresholds.allgather_large_msg =
         static_cast<uint64_t>(config.get_int("ALLGATHER_LARGE_MSG"));
     out->reduce_chunk = static_cast<uint64_t>(config.get_int("REDUCE_CHUNK"));
+    out->node_size = static_cast<uint32_t>(config.get_int("NODE_SIZE"));
     for (uint32_t bit = 0; bit < 16; ++bit) {
         const std::string &v = config.get(select::alg_var(static_cast<ucc_coll_type_t>(1u << bit)));
         out->forced[bit] = v.empty() || v == "auto" ? nullptr : &v;
@@ -220,7 +257,7 @@ void load_tuning(const Config &config, const Logger &log, Tuning *out) {
 
 const coll::Algorithm *select_algorithm(const Context &ctx, const coll::Args &a, uint32_t size,
                                         std::string *why) {
-    const select::Query q{a.type, a.count, a.esize, size, a.src_mem};
+    const select::Query q{a.type, a.count, a.esize, size, a.src_mem, a.topo};
     select::Choice c =
         select::choose(q, ctx.tuning.thresholds, ctx.tuning.forced[coll::type_index(a.type)],
                        ctx.tuning.rules, &a, false);
@@ -228,6 +265,19 @@ const coll::Algorithm *select_algorithm(const Context &ctx, const coll::Args &a,
         *why = c.error;
     }
     return c.alg;
+}
+
+// A level of a hierarchical collective: the context's choice (TUNE rules
+// included, <COLL>_ALG not: it names the top level's algorithm), flat and
+// two-sided; else the first such algorithm that can run them.
+const coll::Algorithm *Team::select_flat(const coll::Args &a, uint32_t size) {
+    const select::Query q{a.type, a.count, a.esize, size, a.src_mem, nullptr};
+    select::Choice c =
+        select::choose(q, ctx->tuning.thresholds, nullptr, ctx->tuning.rules, &a, false);
+    if (c.alg != nullptr && !c.alg->hierarchical && !c.alg->onesided) {
+        return c.alg;
+    }
+    return CollEnv::select_flat(a, size);
 }
 
 }  // namespace ucc::core

@@ -22,6 +22,9 @@ struct Query {
     uint64_t esize = 1;
     uint32_t team_size = 1;
     ucc_memory_type_t mem = UCC_MEMORY_TYPE_HOST;
+    // Which ranks share a node, when the hierarchical algorithms may run
+    // (coll::Args::topo); null otherwise.
+    const coll::Topology *topo = nullptr;
     // The message size TUNE ranges compare: count x element size, times the
     // team size for collectives whose count is a per-rank block (allgather(v),
     // gather(v), scatter(v), alltoall(v), reduce_scatter(v)).

@@ -562,11 +562,27 @@ void p37_check(RankEnv *env, const char *call, uint32_t failed, ucc_status_t st,
 
 }  // namespace
 
+std::string scenario_cls(const Scenario &s) {
+    if (!s.cls.empty()) {
+        return s.cls;
+    }
+    for (const coll::Algorithm &a : coll::algorithms(s.type)) {
+        if (a.hierarchical && s.alg == a.name) {
+            return "basic,hier";
+        }
+    }
+    return "";
+}
+
 std::string setup(const EnvParams &p, uint32_t rank, uint32_t n, RankEnv *env) {
     ucc_lib_config_h lcfg;
     ucc_status_t st = ucc_lib_config_read(nullptr, nullptr, &lcfg);
     if (st != UCC_OK) {
         return status_error("ucc_lib_config_read", st);
+    }
+    if (!p.cls.empty() && (st = ucc_lib_config_modify(lcfg, "CLS", p.cls.c_str())) != UCC_OK) {
+        ucc_lib_config_release(lcfg);
+        return status_error("ucc_lib_config_modify(CLS)", st);
     }
     ucc_lib_params_t lp{};
     lp.mask = UCC_LIB_PARAM_FIELD_THREAD_MODE;
@@ -712,6 +728,7 @@ void rank_program(const Shared &sh, uint32_t rank) {
     EnvParams ep;
     ep.type = s.type;
     ep.alg = s.alg;
+    ep.cls = scenario_cls(s);
     ep.radix = s.radix;
     ep.reduce_chunk = s.reduce_chunk;
     ep.team_ep_map = s.team_ep_map;
@@ -828,6 +845,9 @@ std::string describe(const Scenario &s) {
        << " inplace=" << s.inplace << " alg=" << s.alg << " radix=" << s.radix
        << " reduce_chunk=" << s.reduce_chunk << " posts=" << s.posts << " ep_map=" << s.team_ep_map
        << " network=" << s.network << " seed=" << s.seed;
+    if (!scenario_cls(s).empty()) {
+        os << " cls=" << scenario_cls(s);
+    }
     if (s.value_seed != Scenario{}.value_seed) {
         os << " value_seed=" << s.value_seed;
     }

@@ -39,6 +39,9 @@ struct Scenario {
     uint32_t root = 0;
     bool inplace = false;
     std::string alg = "auto";  // value of <COLL>_ALG
+    // UCC_CLS ("": "basic,hier" when `alg` is a hierarchical algorithm of
+    // `type`, the default otherwise).
+    std::string cls;
     uint32_t radix = 4;
     uint64_t reduce_chunk = 0;  // REDUCE_CHUNK in bytes; 0: the default
     uint64_t seed = 1;
@@ -148,6 +151,7 @@ struct EnvParams {
     bool unordered = false;    // UCC_COLLECTIVE_POST_UNORDERED
     bool sync = false;         // team created with UCC_SYNC_COLLECTIVES
     std::string log_level;     // context LOG_LEVEL; empty: the default
+    std::string cls;           // library CLS; empty: the default
 };
 
 // Inside a simulated rank: creates lib, context (OOB over all n ranks) and a
@@ -159,6 +163,9 @@ std::string setup(const EnvParams &p, uint32_t rank, uint32_t n, RankEnv *env);
 void mark_call_returned(ucc_status_t st);
 // Destroys whatever setup() created; "" on success.
 std::string teardown(RankEnv *env);
+
+// The UCC_CLS a scenario runs with ("": the default).
+std::string scenario_cls(const Scenario &s);
 
 // Human-readable one-line description (printed with failures).
 std::string describe(const Scenario &s);

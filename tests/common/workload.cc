@@ -112,6 +112,11 @@ class RankProgram {
             fail("ucc_lib_config_read");
             return false;
         }
+        if (!w_.cls.empty() && ucc_lib_config_modify(lcfg, "CLS", w_.cls.c_str()) != UCC_OK) {
+            fail("ucc_lib_config_modify(CLS)");
+            ucc_lib_config_release(lcfg);
+            return false;
+        }
         ucc_lib_params_t lp{};
         lp.mask = UCC_LIB_PARAM_FIELD_THREAD_MODE;
         lp.thread_mode = w_.threads > 0 ? UCC_THREAD_MULTIPLE : UCC_THREAD_SINGLE;

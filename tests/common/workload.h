@@ -45,6 +45,7 @@ struct Workload {
     uint32_t n = 4;
     uint64_t seed = 1;
     std::string network = "hdr";
+    std::string cls;  // UCC_CLS ("": the default)
     std::vector<WorkloadTeam> teams;
     std::vector<WorkloadOp> ops;
     uint32_t window = 0;

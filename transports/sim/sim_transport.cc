@@ -172,6 +172,31 @@ ucc_status_t SimTransport::resolve(const void *address, Peer *peer) {
     return UCC_OK;
 }
 
+// ---- topology: rank r is on node r / ppn (the network model) ----
+
+uint64_t SimTransport::node_key(Peer peer) const {
+    if (cluster_ == nullptr || !cluster_->endpoint_id_valid(peer)) {
+        return UINT64_MAX;
+    }
+    return cluster_->net().node_of(cluster_->rank_of_endpoint(peer));
+}
+
+bool SimTransport::regular_nodes(Peer first, uint64_t count, uint64_t *world_first,
+                                 uint32_t *ppn) const {
+    if (cluster_ == nullptr || count == 0 || !cluster_->endpoint_id_valid(first) ||
+        !cluster_->endpoint_id_valid(first + count - 1)) {
+        return false;
+    }
+    // Endpoint ids are (context index) * n + rank: one context's ids in a row.
+    const uint32_t r = cluster_->rank_of_endpoint(first);
+    if (r + count > cluster_->size()) {
+        return false;
+    }
+    *world_first = r;
+    *ppn = cluster_->net().ranks_per_node == 0 ? 1 : cluster_->net().ranks_per_node;
+    return true;
+}
+
 // ---- tagged point-to-point ----
 
 ucc_status_t SimTransport::isend(Peer peer, Tag tag, const void *buf, size_t bytes,

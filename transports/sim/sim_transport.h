@@ -71,6 +71,9 @@ class SimTransport final : public ucc::Transport, public ucc::SimulatedWorld {
     void address(void *out) const override;
     ucc_status_t resolve(const void *address, Peer *peer) override;
     Peer self() const override { return id_; }
+    uint64_t node_key(Peer peer) const override;
+    bool regular_nodes(Peer first, uint64_t count, uint64_t *world_first,
+                       uint32_t *ppn) const override;
 
     ucc_status_t isend(Peer peer, Tag tag, const void *buf, size_t bytes, ucc_memory_type_t mem,
                        Xfer *x) override;

@@ -393,6 +393,7 @@ ucc_status_t UcxTransport::resolve(const void *address, Peer *peer) {
     ps->sender = h.sender;
     ps->pid = h.pid;
     ps->same_host = h.host_key == host_key_;
+    ps->host_key = h.host_key;
     if (ps->same_host) {
         // More processes of the job on this host than the CPUs they may run
         // on, together: idle polls yield.

@@ -71,6 +71,11 @@ class UcxTransport final : public Transport {
     }
     ucc_status_t resolve(const void *address, Peer *peer) override;
     Peer self() const override { return self_; }
+    // The peer's host key (its address header; UINT64_MAX: unknown peer).
+    uint64_t node_key(Peer peer) const override {
+        auto it = peers_.find(peer);
+        return it != peers_.end() ? it->second->host_key : UINT64_MAX;
+    }
 
     ucc_status_t isend(Peer peer, Tag tag, const void *buf, size_t bytes, ucc_memory_type_t mem,
                        Xfer *x) override;
@@ -234,6 +239,7 @@ class UcxTransport final : public Transport {
         bool ep_peer_errors = false;  // the endpoint has UCX's peer error handling
         uint32_t pid = 0;
         bool same_host = false;  // `pid` is valid here: liveness can be checked
+        uint64_t host_key = 0;   // its host (and PID namespace)
         ucc_status_t failed = UCC_OK;
         SlotList recvs;  // UCP requests of receives posted for it
         SlotList sends;  // UCP requests of its sends and RMA in flight

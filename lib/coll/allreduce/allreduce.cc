@@ -2,6 +2,7 @@
 #include "lib/coll/allreduce/allreduce.h"
 
 #include "lib/coll/algorithms.h"
+#include "lib/coll/subgroup.h"
 
 namespace ucc::coll {
 
@@ -17,6 +18,10 @@ std::span<const Algorithm> allreduce_algorithms() {
         {UCC_COLL_TYPE_ALLREDUCE, "ring",
          "ring reduce-scatter + ring allgather; bandwidth-optimal, latency linear in team size",
          allreduce_ring, supports_any, allreduce_ring_scratch},
+        {UCC_COLL_TYPE_ALLREDUCE, "rab",
+         "two levels: reduce in the node, allreduce among node leaders, bcast in the node "
+         "(UCC_CLS with hier)",
+         allreduce_rab, hierarchical_supports, nullptr, false, true},
     };
     return kTable;
 }

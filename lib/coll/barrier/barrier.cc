@@ -2,6 +2,7 @@
 #include "lib/coll/barrier/barrier.h"
 
 #include "lib/coll/algorithms.h"
+#include "lib/coll/subgroup.h"
 
 namespace ucc::coll {
 
@@ -13,6 +14,9 @@ std::span<const Algorithm> barrier_algorithms() {
         {UCC_COLL_TYPE_BARRIER, "knomial",
          "k-nomial fan-in + fan-out (radix KNOMIAL_RADIX); fewest messages", barrier_knomial,
          supports_any},
+        {UCC_COLL_TYPE_BARRIER, "hier",
+         "two levels: fan-in in the node, barrier among node leaders, fan-out (UCC_CLS with hier)",
+         barrier_hier, hierarchical_supports, nullptr, false, true},
     };
     return kTable;
 }

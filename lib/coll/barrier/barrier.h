@@ -7,5 +7,6 @@ namespace ucc::coll {
 
 Task barrier_dissemination(Coll &c);
 Task barrier_knomial(Coll &c);
+Task barrier_hier(Coll &c);
 
 }  // namespace ucc::coll

@@ -2,6 +2,7 @@
 #include "lib/coll/bcast/bcast.h"
 
 #include "lib/coll/algorithms.h"
+#include "lib/coll/subgroup.h"
 
 namespace ucc::coll {
 
@@ -12,6 +13,9 @@ std::span<const Algorithm> bcast_algorithms() {
         {UCC_COLL_TYPE_BCAST, "onesided",
          "the root puts into every peer's mapped buffer; every rank signals every other",
          bcast_onesided, bcast_onesided_supports, nullptr, true},
+        {UCC_COLL_TYPE_BCAST, "2step",
+         "two levels: among node leaders from the root, then in each node (UCC_CLS with hier)",
+         bcast_2step, hierarchical_supports, nullptr, false, true},
     };
     return kTable;
 }

@@ -2,6 +2,7 @@
 #include "lib/coll/reduce/reduce.h"
 
 #include "lib/coll/algorithms.h"
+#include "lib/coll/subgroup.h"
 
 namespace ucc::coll {
 
@@ -9,6 +10,9 @@ std::span<const Algorithm> reduce_algorithms() {
     static constexpr Algorithm kTable[] = {
         {UCC_COLL_TYPE_REDUCE, "knomial", "k-nomial tree (radix KNOMIAL_RADIX); log_k(n) levels",
          reduce_knomial, supports_any, reduce_knomial_scratch},
+        {UCC_COLL_TYPE_REDUCE, "2step",
+         "two levels: in each node, then among node leaders into the root (UCC_CLS with hier)",
+         reduce_2step, hierarchical_supports, reduce_2step_scratch, false, true},
     };
     return kTable;
 }

@@ -1,0 +1,44 @@
+// Levels of hierarchical collectives: their arguments and their run.
+#include "lib/coll/subgroup.h"
+
+#include "lib/coll/algorithms.h"
+
+namespace ucc::coll {
+
+const Algorithm *CollEnv::select_flat(const Args &a, uint32_t size) {
+    for (const Algorithm &alg : algorithms(a.type)) {
+        if (!alg.onesided && !alg.hierarchical && alg.supports(a, size)) {
+            return &alg;
+        }
+    }
+    return nullptr;
+}
+
+Args level_args(const Args &parent, ucc_coll_type_t type) {
+    Args a;
+    a.type = type;
+    a.op = parent.op == UCC_OP_AVG ? UCC_OP_SUM : parent.op;
+    a.dt = parent.dt;
+    a.esize = parent.esize;
+    a.src_mem = parent.src_mem;
+    a.dst_mem = parent.dst_mem;
+    a.generic = parent.generic;
+    a.reduce_kernel = parent.reduce_kernel;
+    a.radix = parent.radix;
+    a.chunk_bytes = parent.chunk_bytes;
+    return a;
+}
+
+Task run_on(Coll &c, Group g, Args a) {
+    a.topo = nullptr;
+    const Algorithm *alg = c.env().select_flat(a, g.size());
+    if (alg == nullptr) {
+        co_return UCC_ERR_NOT_SUPPORTED;
+    }
+    SubgroupEnv env(c.env(), g);
+    Coll level(env, a, g.index_of(c.rank()), g.size(), c.tag_base());
+    level.inherit(c);
+    co_return co_await alg->run(level);
+}
+
+}  // namespace ucc::coll
