@@ -1,6 +1,6 @@
 // ucc_info: what this UCC is and how it is configured, with the reference's
 // options (-v -b -c -a -f -s -A -h), and beyond them
-//   ucc_info --explain <coll> <bytes> <team size> [-d <datatype>] [-m <memtype>]
+//   ucc_info --explain <coll> <bytes> <team size> [-d <datatype>] [-m <memtype>] [-p <ppn>]
 // which says which algorithm a collective of that size would run and why
 // (which built-in rule, forced variable or TUNE token chose it), reading the
 // configuration a context would read (environment and ucc.conf), and
@@ -40,7 +40,8 @@ void usage(FILE *f) {
                  "  -A Show collective algorithms available for selection\n"
                  "  -h Show this help message\n"
                  "Beyond the reference:\n"
-                 "  --explain <coll> <bytes> <team size> [-d <datatype>] [-m <memtype>]\n"
+                 "  --explain <coll> <bytes> <team size> [-d <datatype>] [-m <memtype>] [-p <ranks "
+                 "per node>]\n"
                  "     Which algorithm that collective would run, and why\n"
                  "  --markdown  The configuration tables as Markdown (docs/configuration.md)\n"
                  "\n");
@@ -101,12 +102,23 @@ void print_config(const Config &c, const char *title, bool doc, bool aliases) {
 }
 
 void print_algorithms() {
-    std::printf("cl/basic algorithms:\n");
-    for (const ucc::perf::CollDesc &cd : ucc::perf::colls()) {
-        std::printf("  %s\n", capitalised(cd.name).c_str());
-        uint32_t id = 0;
-        for (const ucc::coll::Algorithm &a : ucc::coll::algorithms(cd.type)) {
-            std::printf("    %u : %16s : %s\n", id++, a.name, a.description);
+    // cl/basic: the flat algorithms by their index in the table; cl/hier:
+    // the hierarchical ones by CL/HIER's ids (UCC_CL_HIER_TUNE's @id).
+    for (bool hier : {false, true}) {
+        std::printf("%scl/%s algorithms:\n", hier ? "\n" : "", hier ? "hier" : "basic");
+        for (const ucc::perf::CollDesc &cd : ucc::perf::colls()) {
+            uint32_t id = 0;
+            bool named = false;
+            for (const ucc::coll::Algorithm &a : ucc::coll::algorithms(cd.type)) {
+                if (a.hierarchical == hier) {
+                    if (!named) {
+                        std::printf("  %s\n", capitalised(cd.name).c_str());
+                        named = true;
+                    }
+                    std::printf("    %u : %16s : %s\n", id, a.name, a.description);
+                }
+                id += !hier || a.hierarchical ? 1 : 0;
+            }
         }
     }
     std::printf("\ntl/ucp algorithm names and ids (TUNE @name or @id), mapped onto ours:\n");
@@ -123,7 +135,8 @@ void print_algorithms() {
 
 // -s: scores and where the selector uses each algorithm.
 void print_scores(const ucc::core::Tuning &t) {
-    std::printf("Default CLs scores: basic=%u\n", ucc::select::kDefaultScore);
+    std::printf("Default CLs scores: basic=%u hier=%u\n", ucc::select::kDefaultScore,
+                ucc::select::kHierScore);
     std::printf("Default TLs scores:");
     for (const ucc::TransportEntry &e : ucc::transport_table()) {
         std::printf(" %s=%u", e.name, ucc::select::kDefaultScore);
@@ -178,7 +191,7 @@ void print_markdown(const Config &c, const char *title) {
     }
 }
 
-int explain(int argc, char **argv, int first, const ucc::core::Tuning &t) {
+int explain(int argc, char **argv, int first, const ucc::core::Tuning &t, bool hier) {
     if (argc - first < 3) {
         std::fprintf(stderr, "ucc_info: --explain needs <coll> <bytes> <team size>\n");
         return 1;
@@ -188,6 +201,7 @@ int explain(int argc, char **argv, int first, const ucc::core::Tuning &t) {
     ucc_memory_type_t mem = UCC_MEMORY_TYPE_HOST;
     uint64_t bytes = 0;
     uint64_t n = 0;
+    uint64_t ppn = 0;
     if (cd == nullptr) {
         std::fprintf(stderr, "ucc_info: unknown collective '%s' (have %s)\n", argv[first],
                      ucc::perf::coll_names().c_str());
@@ -211,14 +225,24 @@ int explain(int argc, char **argv, int first, const ucc::core::Tuning &t) {
                 std::fprintf(stderr, "ucc_info: unknown memory type '%s'\n", argv[i + 1]);
                 return 1;
             }
+        } else if (std::strcmp(argv[i], "-p") == 0) {
+            if (!ucc::perf::parse_units(argv[i + 1], &ppn) || ppn == 0 || ppn > n) {
+                std::fprintf(stderr, "ucc_info: bad ranks per node '%s'\n", argv[i + 1]);
+                return 1;
+            }
         }
     }
+    // -p: the team's ranks on nodes of ppn (the hierarchical algorithms see
+    // them when UCC_CLS has hier).
+    const ucc::coll::Topology topo =
+        ucc::coll::Topology::regular(static_cast<uint32_t>(n), 0, static_cast<uint32_t>(ppn));
     ucc::select::Query q;
     q.type = cd->type;
     q.esize = dt->size;
     q.count = bytes / dt->size;
     q.team_size = static_cast<uint32_t>(n);
     q.mem = mem;
+    q.topo = ppn != 0 && hier ? &topo : nullptr;
     const uint32_t bit = ucc::coll::type_index(cd->type);
     ucc::select::Choice c =
         ucc::select::choose(q, t.thresholds, t.forced[bit], t.rules, nullptr, true);
@@ -229,6 +253,10 @@ int explain(int argc, char **argv, int first, const ucc::core::Tuning &t) {
     if (c.alg == nullptr) {
         std::printf("none\n  why: %s\n", c.error.c_str());
         return 2;
+    }
+    if (ppn != 0) {
+        std::printf("(%u nodes of up to %llu ranks%s) ", topo.nodes(),
+                    static_cast<unsigned long long>(ppn), hier ? "" : "; UCC_CLS has no hier");
     }
     std::printf("%s\n  why: %s\n  what: %s\n", c.alg->name, c.why.c_str(), c.alg->description);
     return 0;
@@ -306,7 +334,7 @@ int main(int argc, char **argv) {
         while (argv[total] != nullptr) {
             ++total;
         }
-        return explain(total, argv, rest, tuning);
+        return explain(total, argv, rest, tuning, ucc::core::cls_has_hier(lib_config.get("CLS")));
     }
     if (version) {
         print_version();

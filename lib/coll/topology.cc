@@ -125,8 +125,32 @@ Group Group::list(std::vector<uint32_t> ranks) {
     return g;
 }
 
+Group Group::block_owners(const Topology &t, uint32_t block, uint32_t blocks) {
+    Group g;
+    g.kind_ = Kind::kOwners;
+    g.topo_ = &t;
+    g.block_ = block;
+    g.blocks_ = blocks;
+    g.size_ = t.nodes();
+    return g;
+}
+
+uint32_t Group::owner_of(uint32_t block, uint32_t m, uint32_t blocks) {
+    // The largest j with first_block(j) <= block.
+    uint32_t j = static_cast<uint32_t>((uint64_t{block} * m) / blocks);
+    while (j + 1 < m && first_block(j + 1, m, blocks) <= block) {
+        ++j;
+    }
+    while (j > 0 && first_block(j, m, blocks) > block) {
+        --j;
+    }
+    return j;
+}
+
 uint32_t Group::rank_of(uint32_t i) const {
     switch (kind_) {
+        case Kind::kOwners:
+            return topo_->member(i, owner_of(block_, topo_->node_size(i), blocks_));
         case Kind::kNode:
             return topo_->member(node_, i);
         case Kind::kLeaders:
@@ -141,6 +165,7 @@ uint32_t Group::index_of(uint32_t rank) const {
     switch (kind_) {
         case Kind::kNode:
             return topo_->local_index(rank);
+        case Kind::kOwners:
         case Kind::kLeaders:
             return topo_->node_of(rank);
         case Kind::kList:

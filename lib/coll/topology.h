@@ -64,6 +64,17 @@ class Group {
     static Group leaders(const Topology &t, uint32_t root);
     // Any list of distinct team ranks, in sub-rank order.
     static Group list(std::vector<uint32_t> ranks);
+    // One rank per node: the owner of block `block` of `blocks` on each node
+    // (owner_of; with as many blocks as ranks on every node, the ranks of
+    // one local index: a rail).
+    static Group block_owners(const Topology &t, uint32_t block, uint32_t blocks);
+    // The blocks [first, last) of `blocks` that local index `j` of a node of
+    // `m` ranks owns: contiguous, at least one each when m <= blocks.
+    static uint32_t first_block(uint32_t j, uint32_t m, uint32_t blocks) {
+        return static_cast<uint32_t>(uint64_t{j} * blocks / m);
+    }
+    // The local index that owns `block` on a node of `m` ranks.
+    static uint32_t owner_of(uint32_t block, uint32_t m, uint32_t blocks);
 
     uint32_t size() const { return size_; }
     uint32_t rank_of(uint32_t i) const;
@@ -71,12 +82,14 @@ class Group {
     uint32_t index_of(uint32_t rank) const;
 
   private:
-    enum class Kind : uint8_t { kNode, kLeaders, kList };
+    enum class Kind : uint8_t { kNode, kLeaders, kList, kOwners };
     Kind kind_ = Kind::kList;
     const Topology *topo_ = nullptr;
     uint32_t node_ = 0;
     uint32_t root_ = 0;
     uint32_t root_node_ = 0;
+    uint32_t block_ = 0;
+    uint32_t blocks_ = 0;
     uint32_t size_ = 0;
     std::vector<uint32_t> ranks_;  // kList
 };

@@ -228,6 +228,32 @@ constexpr ConfigVar kContextVars[] = {
      "may then still read a send buffer or write a receive buffer (the collective waits for them "
      "at most 0.5 s).",
      valid_bool, kUsed},
+    // CL/HIER's (UCC_CL_HIER_<NAME>): what each level runs over and how it
+    // is cut into fragments.
+    {"NODE_SBGP_TLS", "ucp",
+     "Ignored: the TLs of CL/HIER's node subgroup (every level runs on the context's transport).",
+     nullptr, kIgnored},
+    {"NODE_LEADERS_SBGP_TLS", "ucp",
+     "Ignored: the TLs of CL/HIER's node-leaders subgroup (the context's transport).", nullptr,
+     kIgnored},
+    {"NET_SBGP_TLS", "ucp", "Ignored: the TLs of CL/HIER's rails (the context's transport).",
+     nullptr, kIgnored},
+    {"FULL_SBGP_TLS", "ucp", "Ignored: the TLs of CL/HIER's whole-team subgroup.", nullptr,
+     kIgnored},
+    {"ALLTOALLV_SPLIT_NODE_THRESH", "0",
+     "Ignored: node_split sends node-local blocks above this size through the node's level; "
+     "here every node-local block goes through it (the default 0).",
+     valid_memunits, kIgnored},
+    {"ALLREDUCE_RAB_PIPELINE", "n",
+     "Ignored: fragments of rab (thresh=..:fragsize=..:nfrags=..:pdepth=..); its levels run "
+     "whole.",
+     nullptr, kIgnored},
+    {"ALLREDUCE_SPLIT_RAIL_PIPELINE", "n",
+     "Ignored: fragments of split_rail; its levels run whole.", nullptr, kIgnored},
+    {"BCAST_2STEP_PIPELINE", "n", "Ignored: fragments of bcast 2step; its levels run whole.",
+     nullptr, kIgnored},
+    {"REDUCE_2STEP_PIPELINE", "n", "Ignored: fragments of reduce 2step; its levels run whole.",
+     nullptr, kIgnored},
     {"ESTIMATED_NUM_EPS", "0",
      "Ignored: a hint of how many endpoints the context will have (per-rank state here does not "
      "grow with the team).",

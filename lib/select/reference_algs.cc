@@ -5,6 +5,8 @@
 // of that shape, the closest in cost: latency-bound trees and log-round
 // exchanges map to ours of log rounds, bandwidth-bound ones to ours that move
 // each byte the fewest times.
+#include <strings.h>
+
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
@@ -63,13 +65,35 @@ std::span<const ReferenceAlg> reference_algs() {
     return kReference;
 }
 
-const coll::Algorithm *resolve_alg(ucc_coll_type_t type, const std::string &name_or_id) {
+const coll::Algorithm *hier_alg(ucc_coll_type_t type, uint32_t k) {
+    for (const coll::Algorithm &a : coll::algorithms(type)) {
+        if (a.hierarchical && k-- == 0) {
+            return &a;
+        }
+    }
+    return nullptr;
+}
+
+const coll::Algorithm *resolve_alg(ucc_coll_type_t type, const std::string &name_or_id, bool hier) {
     if (name_or_id.empty()) {
         return nullptr;
     }
     bool digits = name_or_id.size() <= 9;
     for (char c : name_or_id) {
         digits = digits && std::isdigit(static_cast<unsigned char>(c));
+    }
+    if (hier) {
+        // CL/HIER's names compare without case, as the reference's do.
+        if (digits) {
+            return hier_alg(type,
+                            static_cast<uint32_t>(std::strtoul(name_or_id.c_str(), nullptr, 10)));
+        }
+        for (const coll::Algorithm &a : coll::algorithms(type)) {
+            if (a.hierarchical && strcasecmp(a.name, name_or_id.c_str()) == 0) {
+                return &a;
+            }
+        }
+        return nullptr;
     }
     bool reference_has_type = false;
     for (const ReferenceAlg &r : kReference) {

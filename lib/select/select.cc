@@ -31,7 +31,8 @@ uint32_t ceil_log2(uint64_t n) {
 // A team spread over several nodes, with several ranks on one, when the
 // hierarchical algorithms may run (UCC_CLS with hier): they take what the
 // reference's CL/HIER takes by default (its score map: allreduce, bcast and
-// reduce below 4 KiB, every barrier), the flat rules the rest.
+// reduce below 4 KiB, allgatherv below 8 MiB, every barrier), the flat rules
+// the rest.
 bool spans_nodes(const Query &q) {
     return q.topo != nullptr && !q.topo->flat();
 }
@@ -50,6 +51,8 @@ constexpr AutoRule kRules[] = {
      [](const Thresholds &, const Query &q) {
          return spans_nodes(q) && q.msgsize() < kHierSmallMsg;
      }},
+    {UCC_COLL_TYPE_ALLGATHERV, "gab", "UCC_CLS has hier, the team spans nodes, bytes < 8M",
+     [](const Thresholds &, const Query &q) { return spans_nodes(q) && q.msgsize() < (8u << 20); }},
     {UCC_COLL_TYPE_BARRIER, "hier", "UCC_CLS has hier and the team spans nodes",
      [](const Thresholds &, const Query &q) { return spans_nodes(q); }},
     {UCC_COLL_TYPE_ALLREDUCE, "recursive_doubling",
@@ -111,6 +114,19 @@ const std::string &alg_var(ucc_coll_type_t t) {
 
 std::string score_text(uint32_t s) {
     return s == kScoreInf ? "inf" : std::to_string(s);
+}
+
+// The built-in choice among the flat algorithms (what runs where CL/HIER
+// does not).
+const coll::Algorithm *flat_builtin(std::span<const coll::Algorithm> table, const Thresholds &t,
+                                    Query q) {
+    q.topo = nullptr;
+    for (const AutoRule &r : kRules) {
+        if (r.type == q.type && r.match(t, q)) {
+            return find(table, r.alg);
+        }
+    }
+    return &table[0];
 }
 
 }  // namespace
@@ -177,6 +193,25 @@ Choice choose(const Query &q, const Thresholds &t, const std::string *forced,
     const uint32_t bit = coll::type_index(q.type);
     for (const TuneRule &r : rules) {
         if (!r.matches(q)) {
+            continue;
+        }
+        if (r.hier) {
+            // CL/HIER's string: its algorithm, or its rank against the flat
+            // layer (a score never disables the collective itself).
+            const coll::Algorithm *was = alg;
+            if (r.has_alg && r.alg[bit] != nullptr) {
+                alg = r.alg[bit];
+            } else if (r.has_score && r.score > kDefaultScore && !alg->hierarchical &&
+                       hier_alg(q.type, 0) != nullptr) {
+                alg = hier_alg(q.type, 0);
+            } else if (r.has_score && r.score <= kDefaultScore && alg->hierarchical) {
+                alg = flat_builtin(table, t, q);
+            }
+            if (explain) {
+                c.why +=
+                    "; TUNE token '" + r.token + "' (" + r.source + ") matches: " +
+                    (alg != was ? std::string("algorithm ") + alg->name : std::string("no change"));
+            }
             continue;
         }
         if (r.has_alg && r.alg[bit] != nullptr) {

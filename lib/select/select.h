@@ -50,6 +50,9 @@ std::span<const AutoRule> auto_rules();
 // Every score a component starts with; a TUNE score replaces it.
 constexpr uint32_t kDefaultScore = 10;
 constexpr uint32_t kScoreInf = 0x7fffffff;
+// CL/HIER's score where its built-in rules take a collective (UCC_CLS with
+// hier), as the reference's: above every flat algorithm's.
+constexpr uint32_t kHierScore = 50;
 
 struct Range {
     uint64_t lo = 0;
@@ -69,9 +72,18 @@ struct TuneRule {
     bool has_alg = false;
     std::string source;  // the variable it came from, e.g. UCC_TL_UCP_TUNE
     std::string token;
+    // From CL/HIER's string (UCC_CL_HIER_TUNE): '@' names and numbers the
+    // hierarchical algorithms (the reference's CL/HIER ids), and a score
+    // without '@' ranks CL/HIER against the flat algorithms: above
+    // kDefaultScore its first algorithm runs, at or below it the flat choice.
+    bool hier = false;
 
     bool matches(const Query &q) const;
 };
+
+// Whether TUNE strings from `source` (e.g. UCC_CL_HIER_TUNE) speak of the
+// hierarchical algorithms.
+bool is_hier_source(const std::string &source);
 
 // Parses one TUNE string; on an error nothing is added and *error names the
 // token. Tokens with neither a score nor an algorithm are ignored, as the
@@ -91,8 +103,12 @@ std::span<const ReferenceAlg> reference_algs();
 
 // The algorithm `name_or_id` names for `type`: one of ours by name, the
 // reference's by name, or an id (the reference's ids where it has algorithms
-// for `type`, our table's index otherwise). nullptr: none.
-const coll::Algorithm *resolve_alg(ucc_coll_type_t type, const std::string &name_or_id);
+// for `type`, our table's index otherwise). nullptr: none. `hier`: among the
+// hierarchical algorithms only, ids counting them alone (CL/HIER's).
+const coll::Algorithm *resolve_alg(ucc_coll_type_t type, const std::string &name_or_id,
+                                   bool hier = false);
+// The k-th hierarchical algorithm of `type` (CL/HIER's id k); nullptr: none.
+const coll::Algorithm *hier_alg(ucc_coll_type_t type, uint32_t k);
 
 // The outcome of a selection, with its reasons when asked for.
 struct Choice {

@@ -156,7 +156,7 @@ bool parse_team_ranges(const std::string &s, std::vector<Range> *out) {
 }
 
 // One token into `rule`; false with *why on an error.
-bool parse_token(const std::string &token, TuneRule *rule, std::string *why) {
+bool parse_token(const std::string &token, bool hier, TuneRule *rule, std::string *why) {
     bool have_colls = false, have_mem = false, have_msg = false, have_teams = false;
     std::string alg;
     for (const std::string &f : split(token, ':')) {
@@ -214,7 +214,7 @@ bool parse_token(const std::string &token, TuneRule *rule, std::string *why) {
     // collectives, for those that have an algorithm of that name or id.
     for (uint32_t b = 0; b < 16; ++b) {
         if (rule->colls & (1u << b)) {
-            rule->alg[b] = resolve_alg(static_cast<ucc_coll_type_t>(1u << b), alg);
+            rule->alg[b] = resolve_alg(static_cast<ucc_coll_type_t>(1u << b), alg, hier);
             if (rule->alg[b] == nullptr && have_colls) {
                 *why = "incorrect algorithm '" + alg + "' for " +
                        core::coll_type_name(static_cast<ucc_coll_type_t>(1u << b));
@@ -285,13 +285,19 @@ bool TuneRule::matches(const Query &q) const {
     return in;
 }
 
+bool is_hier_source(const std::string &source) {
+    return source.find("CL_HIER_") != std::string::npos;
+}
+
 ucc_status_t parse_tune(const std::string &source, const std::string &value,
                         std::vector<TuneRule> *out, std::string *error) {
     std::vector<TuneRule> rules;
+    const bool hier = is_hier_source(source);
     for (const std::string &token : split(value, '#')) {
         TuneRule rule;
+        rule.hier = hier;
         std::string why;
-        if (!parse_token(token, &rule, &why)) {
+        if (!parse_token(token, hier, &rule, &why)) {
             *error =
                 "failed to parse token '" + token + "' in " + source + "=" + value + ": " + why;
             return UCC_ERR_INVALID_PARAM;

@@ -134,6 +134,13 @@ class RankProgram {
         }
         // Timeouts and calls on destroyed handles log errors by design.
         ucc_context_config_modify(ccfg, nullptr, "LOG_LEVEL", "FATAL");
+        for (const auto &[name, value] : w_.config) {
+            if (ucc_context_config_modify(ccfg, nullptr, name.c_str(), value.c_str()) != UCC_OK) {
+                fail("ucc_context_config_modify(" + name + ")");
+                ucc_context_config_release(ccfg);
+                return false;
+            }
+        }
         ucc_context_params_t cp{};
         cp.mask = UCC_CONTEXT_PARAM_FIELD_OOB;
         sim::oob(&cp.oob);

@@ -46,6 +46,8 @@ struct Workload {
     uint64_t seed = 1;
     std::string network = "hdr";
     std::string cls;  // UCC_CLS ("": the default)
+    // Context settings (name, value), e.g. {"ALLREDUCE_ALG", "split_rail"}.
+    std::vector<std::pair<std::string, std::string>> config;
     std::vector<WorkloadTeam> teams;
     std::vector<WorkloadOp> ops;
     uint32_t window = 0;

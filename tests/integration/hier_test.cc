@@ -24,10 +24,11 @@ struct HierAlg {
     const char *name;
 };
 constexpr HierAlg kHier[] = {
-    {UCC_COLL_TYPE_ALLREDUCE, "rab"},
-    {UCC_COLL_TYPE_BCAST, "2step"},
-    {UCC_COLL_TYPE_REDUCE, "2step"},
-    {UCC_COLL_TYPE_BARRIER, "hier"},
+    {UCC_COLL_TYPE_ALLREDUCE, "rab"},        {UCC_COLL_TYPE_BCAST, "2step"},
+    {UCC_COLL_TYPE_REDUCE, "2step"},         {UCC_COLL_TYPE_BARRIER, "hier"},
+    {UCC_COLL_TYPE_ALLREDUCE, "split_rail"}, {UCC_COLL_TYPE_ALLGATHER, "gab"},
+    {UCC_COLL_TYPE_ALLGATHERV, "gab"},       {UCC_COLL_TYPE_ALLTOALL, "node_split"},
+    {UCC_COLL_TYPE_ALLTOALLV, "node_split"},
 };
 
 uint16_t number_of(ucc_coll_type_t t, const char *name) {
@@ -83,6 +84,8 @@ TEST(Hier, EveryAlgorithmShapeMatchesModelAndTrace) {
                         s.op =
                             count == 13 && h.type != UCC_COLL_TYPE_BCAST ? UCC_OP_AVG : UCC_OP_SUM;
                         s.posts = inplace ? 1 : 2;
+                        s.wide_counts = count == 13;
+                        s.wide_displs = count == 1;
                         s.poison_inplace_src = inplace;
                         s.record_events = true;
                         s.seed = n * 31 + ppn;
@@ -129,7 +132,7 @@ TEST(Hier, UnevenNodesOfSubsetTeams) {
     w.network = "hdr,ppn=4";
     w.cls = "basic,hier";
     w.teams.push_back({{0, 1, 2, 5, 9, 10, 11, 12, 15}, false, false});
-    w.teams.push_back({{3, 4, 6, 7, 8, 13}, false, false});
+    w.teams.push_back({{3, 13, 4, 6, 8, 7}, false, false});  // nodes interleaved
     uint16_t tag = 1;
     for (uint32_t t = 0; t < 2; ++t) {
         const uint32_t size = static_cast<uint32_t>(w.teams[t].members.size());
@@ -162,6 +165,56 @@ TEST(Hier, UnevenNodesOfSubsetTeams) {
             const auto &table = ucc::coll::algorithms(e.coll);
             ASSERT_LE(e.alg, table.size());
             hier += table[e.alg - 1].hierarchical ? 1 : 0;
+        }
+    }
+    EXPECT_GT(hier, 0);
+}
+
+// The algorithms auto selection does not take, forced, on the same uneven
+// nodes (the second team's nodes interleaved in rank order: gab's scratch
+// path).
+TEST(Hier, ForcedAlgorithmsOnUnevenNodes) {
+    ucc::testkit::Workload w;
+    w.n = 16;
+    w.seed = 12;
+    w.network = "hdr,ppn=4";
+    w.cls = "basic,hier";
+    w.config = {{"ALLREDUCE_ALG", "split_rail"},
+                {"ALLGATHER_ALG", "gab"},
+                {"ALLTOALL_ALG", "node_split"},
+                {"ALLTOALLV_ALG", "node_split"}};
+    w.teams.push_back({{0, 1, 2, 5, 9, 10, 11, 12, 15}, false, false});
+    w.teams.push_back({{8, 0, 4, 13, 5, 14, 6, 7}, false, false});  // nodes interleaved
+    uint16_t seed = 1;
+    for (uint32_t t = 0; t < 2; ++t) {
+        const uint32_t size = static_cast<uint32_t>(w.teams[t].members.size());
+        for (ucc_coll_type_t type :
+             {UCC_COLL_TYPE_ALLREDUCE, UCC_COLL_TYPE_ALLGATHER, UCC_COLL_TYPE_ALLGATHERV,
+              UCC_COLL_TYPE_ALLTOALL, UCC_COLL_TYPE_ALLTOALLV}) {
+            for (uint64_t count : {0ull, 1ull, 5ull, 23ull}) {
+                ucc::testkit::WorkloadOp op;
+                op.team = t;
+                op.coll.type = type;
+                op.coll.n = size;
+                op.coll.count = count;
+                op.coll.inplace = count == 5;
+                op.coll.op = count == 23 ? UCC_OP_AVG : UCC_OP_SUM;
+                op.coll.dt = count == 23 ? UCC_DT_FLOAT64 : UCC_DT_INT16;
+                op.coll.posts = count == 1 ? 2 : 1;
+                op.coll.wide_counts = count == 23;
+                op.coll.value_seed = seed++;
+                w.ops.push_back(op);
+            }
+        }
+    }
+    const ucc::testkit::WorkloadOutcome out = ucc::testkit::run_workload(w);
+    ASSERT_EQ(out.failure, "") << ucc::testkit::describe(w);
+    const ucc::model::Findings f = ucc::model::check_all(out.run.trace);
+    EXPECT_TRUE(f.empty()) << ucc::model::format(f);
+    int hier = 0;
+    for (const ucc::TraceEvent &e : out.run.trace) {
+        if (e.kind == ucc::TraceKind::kInit && e.alg != 0) {
+            hier += ucc::coll::algorithms(e.coll)[e.alg - 1].hierarchical ? 1 : 0;
         }
     }
     EXPECT_GT(hier, 0);

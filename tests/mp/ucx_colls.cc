@@ -8,7 +8,8 @@
 //
 // Every rank builds the whole scenario (all ranks' inputs, the model's images)
 // and uses its own part, so no data but the collective's crosses processes.
-// Cases: every algorithm of every type, counts 0/1/odd/multi-block (and, with
+// Cases: every algorithm of every type (the hierarchical ones on nodes of
+// two processes), counts 0/1/odd/multi-block (and, with
 // --large, 4 and 64 MiB: UCX rendezvous), in place, 64-bit v-arrays with zero
 // blocks, persistent re-posts, teams made from the context (id agreed over
 // UCX) and from the OOB, unordered teams with tags posted in rank-dependent
@@ -22,6 +23,7 @@
 #include <vector>
 
 #include "lib/coll/coll.h"
+#include "lib/core/core.h"
 #include "tests/common/scenario.h"
 #include "tests/mp/world.h"
 #include "ucc/api/ucc.h"
@@ -104,6 +106,15 @@ std::vector<const char *> two_sided(ucc_coll_type_t t) {
     return v;
 }
 
+bool hierarchical(ucc_coll_type_t t, const std::string &name) {
+    for (const ucc::coll::Algorithm &a : ucc::coll::algorithms(t)) {
+        if (a.hierarchical && name == a.name) {
+            return true;
+        }
+    }
+    return false;
+}
+
 // The k-th algorithm of type t (the last one when t has fewer).
 const char *alg_name(ucc_coll_type_t t, size_t k) {
     const std::vector<const char *> algs = two_sided(t);
@@ -134,10 +145,16 @@ bool wait_team(Env &e, ucc_team_h team) {
 
 // A library and a context whose k-th algorithm round is forced, with teams:
 // [0] the whole context (no OOB: id agreed over UCX), [1] from the OOB,
-// [2] unordered, from the context.
+// [2] unordered, from the context. The hierarchical algorithms run on nodes
+// of two processes (UCC_CLS=basic,hier, NODE_SIZE=2): at 3 processes and
+// more, their rounds run two levels.
 bool setup(const ucc::mp::World &w, size_t k, Env *e) {
     ucc_lib_config_h lcfg;
     CHECK_OK(ucc_lib_config_read(nullptr, nullptr, &lcfg));
+    if (ucc_status_t st = ucc_lib_config_modify(lcfg, "CLS", "basic,hier"); st != UCC_OK) {
+        ucc_lib_config_release(lcfg);
+        CHECK_OK(st);
+    }
     ucc_lib_params_t lp{};
     lp.mask = UCC_LIB_PARAM_FIELD_THREAD_MODE;
     lp.thread_mode = UCC_THREAD_SINGLE;
@@ -149,6 +166,7 @@ bool setup(const ucc::mp::World &w, size_t k, Env *e) {
     for (ucc_coll_type_t t : ucc::testkit::kAllCollTypes) {
         CHECK_OK(ucc_context_config_modify(ccfg, nullptr, type_env(t), alg_name(t, k)));
     }
+    CHECK_OK(ucc_context_config_modify(ccfg, nullptr, "NODE_SIZE", "2"));
     ucc_context_params_t cp{};
     cp.mask = UCC_CONTEXT_PARAM_FIELD_OOB;
     cp.oob = w.oob;
@@ -237,6 +255,12 @@ void run_case(Env &e, ucc_team_h team, const Scenario &s) {
         fail(what + ": ucc_collective_init returned " + ucc_status_string(st));
         return;
     }
+    // (A zero-size collective runs no algorithm.)
+    const std::string ran = ucc::core::request_algorithm(req);
+    if (hierarchical(s.type, s.alg) && s.n >= 3 && !s.active_set && ran.rfind("none", 0) != 0 &&
+        ran != s.alg) {
+        fail(what + ": ran " + ran + " on two nodes, not " + s.alg);
+    }
     for (uint32_t post = 0; post < s.posts; ++post) {
         if (post > 0) {
             pc.refill(g_rank, post);
@@ -302,6 +326,7 @@ void sweep(Env &e, const ucc::mp::World &w, size_t k, bool quick, bool large) {
                 s.wide_counts = count == 1000;
                 s.wide_displs = count == 1000;
                 s.value_seed = count * 31 + k;
+                s.alg = alg_name(t, k);
                 run_case(e, e.teams[count % 2], s);
             }
         }

@@ -1764,7 +1764,7 @@ TEST(LifecycleLibConfig, IgnoredNamesLogOneDebugLine) {
         ucc_lib_config_h lc = nullptr;
         EXPECT_EQ(ucc_lib_config_read(nullptr, nullptr, &lc), UCC_OK);
         EXPECT_EQ(ucc_lib_config_modify(lc, "LOG_LEVEL", level), UCC_OK);
-        EXPECT_EQ(ucc_lib_config_modify(lc, "CLS", "basic"), UCC_OK);
+        EXPECT_EQ(ucc_lib_config_modify(lc, "PROFILE_MODE", "log"), UCC_OK);
         ::testing::internal::CaptureStderr();
         ucc_lib_h lib = nullptr;
         EXPECT_EQ(init_lib(&lib, lc), UCC_OK);
@@ -1781,7 +1781,8 @@ TEST(LifecycleLibConfig, IgnoredNamesLogOneDebugLine) {
     };
     const std::string debug = run("DEBUG");
     EXPECT_NE(debug.find("DEBUG"), std::string::npos) << debug;
-    EXPECT_NE(debug.find("UCC_CLS=basic accepted for compatibility"), std::string::npos) << debug;
+    EXPECT_NE(debug.find("UCC_PROFILE_MODE=log accepted for compatibility"), std::string::npos)
+        << debug;
     EXPECT_NE(debug.find("UCC_ESTIMATED_NUM_EPS=64 accepted for compatibility"), std::string::npos)
         << debug;
     EXPECT_EQ(debug.find("UCC_TLS="), std::string::npos) << debug;  // not set

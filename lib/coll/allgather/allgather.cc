@@ -2,6 +2,7 @@
 #include "lib/coll/allgather/allgather.h"
 
 #include "lib/coll/algorithms.h"
+#include "lib/coll/subgroup.h"
 
 namespace ucc::coll {
 
@@ -14,6 +15,10 @@ std::span<const Algorithm> allgather_algorithms() {
         {UCC_COLL_TYPE_ALLGATHER, "onesided",
          "puts into every peer's mapped dst, completion counted in the global work buffer",
          allgather_onesided, allgather_onesided_supports, nullptr, true},
+        {UCC_COLL_TYPE_ALLGATHER, "gab",
+         "two levels: gather in the node, allgather among node leaders, bcast in the node "
+         "(UCC_CLS with hier)",
+         allgather_gab, hierarchical_supports, allgather_gab_scratch, false, true},
     };
     return kTable;
 }

@@ -22,6 +22,10 @@ std::span<const Algorithm> allreduce_algorithms() {
          "two levels: reduce in the node, allreduce among node leaders, bcast in the node "
          "(UCC_CLS with hier)",
          allreduce_rab, hierarchical_supports, nullptr, false, true},
+        {UCC_COLL_TYPE_ALLREDUCE, "split_rail",
+         "two levels: reduce-scatter in the node, an allreduce per block across nodes, allgather "
+         "in the node (UCC_CLS with hier)",
+         allreduce_split_rail, hierarchical_supports, nullptr, false, true},
     };
     return kTable;
 }

@@ -2,6 +2,7 @@
 #include "lib/coll/alltoall/alltoall.h"
 
 #include "lib/coll/algorithms.h"
+#include "lib/coll/subgroup.h"
 
 namespace ucc::coll {
 
@@ -17,6 +18,10 @@ std::span<const Algorithm> alltoall_algorithms() {
         {UCC_COLL_TYPE_ALLTOALL, "onesided",
          "puts into the peers' mapped dst, completion counted in the global work buffer",
          alltoall_onesided, alltoall_onesided_supports, nullptr, true},
+        {UCC_COLL_TYPE_ALLTOALL, "node_split",
+         "exchanges within the node (a flat alltoallv) and across nodes (all posted at once) "
+         "concurrently (UCC_CLS with hier)",
+         alltoall_node_split, hierarchical_supports, alltoall_node_split_scratch, false, true},
     };
     return kTable;
 }

@@ -1,6 +1,7 @@
 // Alltoallv: the algorithm table.
 #include "lib/coll/alltoallv/alltoallv.h"
 #include "lib/coll/algorithms.h"
+#include "lib/coll/subgroup.h"
 
 namespace ucc::coll {
 
@@ -12,6 +13,10 @@ bool alltoallv_two_sided(const Args &a, uint32_t) {
     return !a.mapped;
 }
 
+bool alltoallv_node_split_supports(const Args &a, uint32_t size) {
+    return !a.mapped && hierarchical_supports(a, size);
+}
+
 }  // namespace
 
 std::span<const Algorithm> alltoallv_algorithms() {
@@ -21,6 +26,11 @@ std::span<const Algorithm> alltoallv_algorithms() {
         {UCC_COLL_TYPE_ALLTOALLV, "onesided",
          "puts at dst displacements in the peers' mapped buffers (MEM_MAPPED_BUFFERS)",
          alltoallv_onesided, alltoallv_onesided_supports, nullptr, true},
+        {UCC_COLL_TYPE_ALLTOALLV, "node_split",
+         "exchanges within the node (a flat alltoallv) and across nodes (all posted at once) "
+         "concurrently (UCC_CLS with hier)",
+         alltoallv_node_split, alltoallv_node_split_supports, alltoallv_node_split_scratch, false,
+         true},
     };
     return kTable;
 }
