@@ -121,7 +121,9 @@ TEST(SimNetwork, Errors) {
 TEST(SimNetwork, DescribeParsesBack) {
     for (const char *spec : {"ideal", "hdr", "eth100", "slow",
                              "hdr,ppn=16,lat_inter=2.5us,bw_inter=12.5GB/s,jitter=1us,o=100ns",
-                             "ideal,lat_inter=1us,bw_inter=1GB/s,g=7ps"}) {
+                             "ideal,lat_inter=1us,bw_inter=1GB/s,g=7ps",
+                             "hdr,ppn=40,nic_bw=25GB/s,nic_rate=215M,node_bw=100GB/s,rndv=8K",
+                             "hdr,rndv_inter=16K,rndv_intra=inf"}) {
         NetworkModel m = parse_ok(spec);
         std::string d = m.describe();
         NetworkModel back = parse_ok(d.c_str());
@@ -129,7 +131,20 @@ TEST(SimNetwork, DescribeParsesBack) {
         EXPECT_EQ(back.lat_inter_ps, m.lat_inter_ps);
         EXPECT_EQ(back.bw_inter_bps, m.bw_inter_bps);
         EXPECT_EQ(back.gap_ps, m.gap_ps);
+        EXPECT_EQ(back.nic_bw_bps, m.nic_bw_bps);
+        EXPECT_EQ(back.nic_rate, m.nic_rate);
+        EXPECT_EQ(back.node_bw_bps, m.node_bw_bps);
+        EXPECT_EQ(back.rndv_inter, m.rndv_inter);
+        EXPECT_EQ(back.rndv_intra, m.rndv_intra);
     }
+    const NetworkModel m = parse_ok("hdr,nic_rate=1.5G,rndv=64K,rndv_intra=1M");
+    EXPECT_EQ(m.nic_rate, 1'500'000'000u);
+    EXPECT_EQ(m.nic_ps(0), 667);  // ceil(1e12 / 1.5e9)
+    EXPECT_EQ(m.rndv_inter, 65536u);
+    EXPECT_EQ(m.rndv_intra, 1u << 20);
+    EXPECT_EQ(parse_ok("hdr").describe().find("nic"), std::string::npos);
+    EXPECT_NE(parse_err("hdr,rndv=8X").find("rndv"), std::string::npos);
+    EXPECT_NE(parse_err("hdr,nic_rate=fast").find("nic_rate"), std::string::npos);
     EXPECT_EQ(format_time_ps(1'300'000), "1.3us");
     EXPECT_EQ(format_time_ps(20'000), "20ns");
     EXPECT_EQ(format_time_ps(0), "0");

@@ -2,6 +2,8 @@
 // paths, cancel, RMA, virtual time, determinism, deadlock reports.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -578,6 +580,95 @@ TEST(SimTransport, VirtualTimeMatchesLogGP) {
                   EXPECT_NEAR(t->now(), 3.8e-6, 1e-15);
               });
     EXPECT_EQ(res.status, UCC_OK);
+}
+
+// What a node's ranks share (network.h): the NIC between nodes, memory
+// within one, and the rendezvous round trip above its threshold.
+TEST(SimTransport, NodesShareTheirNicAndMemory) {
+    // Four ranks per node, each sending 1000 B to its peer on the other
+    // node at time 0. Links of 1 GB/s per rank (1us), one NIC of 1 GB/s
+    // per node: the node's four messages leave one after another.
+    const char *spec = "ideal,ppn=4,lat_inter=1us,bw_inter=1GB/s,nic_bw=1GB/s";
+    std::vector<double> done(8, 0);
+    RunResult res = run(params(8, spec), [&done](uint32_t r) {
+        auto t = make_transport();
+        std::vector<uint8_t> buf(1000, 1);
+        Xfer x;
+        if (r < 4) {
+            t->isend(r + 4, 1, buf.data(), 1000, UCC_MEMORY_TYPE_HOST, &x);
+            return;
+        }
+        t->irecv(r - 4, 1, buf.data(), 1000, UCC_MEMORY_TYPE_HOST, &x);
+        wait(t.get(), &x);
+        done[r] = t->now();
+    });
+    EXPECT_EQ(res.status, UCC_OK);
+    std::vector<double> got(done.begin() + 4, done.end());
+    std::sort(got.begin(), got.end());
+    // The sender's NIC takes them at 0, 1, 2, 3us, 1us each; the
+    // receiver's NIC, a latency later, one after another too (a message
+    // cuts through both: one alone takes L + 1us): 2, 3, 4, 5us.
+    EXPECT_NEAR(got[0], 2e-6, 1e-15);
+    EXPECT_NEAR(got[1], 3e-6, 1e-15);
+    EXPECT_NEAR(got[3], 5e-6, 1e-15);
+    // Without the shared NIC all four arrive at 2us.
+    res = run(params(8, "ideal,ppn=4,lat_inter=1us,bw_inter=1GB/s"), [&done](uint32_t r) {
+        auto t = make_transport();
+        std::vector<uint8_t> buf(1000, 1);
+        Xfer x;
+        if (r < 4) {
+            t->isend(r + 4, 1, buf.data(), 1000, UCC_MEMORY_TYPE_HOST, &x);
+            return;
+        }
+        t->irecv(r - 4, 1, buf.data(), 1000, UCC_MEMORY_TYPE_HOST, &x);
+        wait(t.get(), &x);
+        done[r] = t->now();
+    });
+    EXPECT_NEAR(res.virtual_time_s, 2e-6, 1e-15);
+
+    // The message rate: 1M messages per second is 1us per message at the NIC.
+    res = run(params(8, "ideal,ppn=4,lat_inter=1us,nic_rate=1M"), [](uint32_t r) {
+        auto t = make_transport();
+        uint8_t b = 0;
+        Xfer x;
+        if (r < 4) {
+            t->isend(r + 4, 1, &b, 1, UCC_MEMORY_TYPE_HOST, &x);
+            return;
+        }
+        t->irecv(r - 4, 1, &b, 1, UCC_MEMORY_TYPE_HOST, &x);
+        wait(t.get(), &x);
+    });
+    EXPECT_NEAR(res.virtual_time_s, 5e-6, 1e-15);  // out at 0..3us, in 1us each, from 1us
+
+    // Within a node: two 1000 B messages share 1 GB/s of memory.
+    res = run(params(4, "ideal,ppn=4,lat_intra=100ns,node_bw=1GB/s"), [](uint32_t r) {
+        auto t = make_transport();
+        std::vector<uint8_t> buf(1000, 1);
+        Xfer x;
+        if (r < 2) {
+            t->isend(r + 2, 1, buf.data(), 1000, UCC_MEMORY_TYPE_HOST, &x);
+            return;
+        }
+        t->irecv(r - 2, 1, buf.data(), 1000, UCC_MEMORY_TYPE_HOST, &x);
+        wait(t.get(), &x);
+    });
+    EXPECT_NEAR(res.virtual_time_s, 2.1e-6, 1e-15);
+
+    // Rendezvous above 512 B: one round trip (2 x 1us) before the data.
+    for (uint64_t bytes : {512u, 513u}) {
+        res = run(params(2, "ideal,ppn=1,lat_inter=1us,rndv=512"), [bytes](uint32_t r) {
+            auto t = make_transport();
+            std::vector<uint8_t> buf(bytes, 1);
+            Xfer x;
+            if (r == 0) {
+                t->isend(1, 1, buf.data(), bytes, UCC_MEMORY_TYPE_HOST, &x);
+                return;
+            }
+            t->irecv(0, 1, buf.data(), bytes, UCC_MEMORY_TYPE_HOST, &x);
+            wait(t.get(), &x);
+        });
+        EXPECT_NEAR(res.virtual_time_s, bytes > 512 ? 3e-6 : 1e-6, 1e-15) << bytes;
+    }
 }
 
 TEST(SimTransport, IdleWakesAtDeadline) {

@@ -38,10 +38,41 @@ const char *chosen(const std::vector<TuneRule> &rules, ucc_coll_type_t t, uint64
 TEST(Tune, ReferenceDefaultStringMapsOntoOurAlgorithms) {
     auto rules = parse("allreduce:0-4k:@0#allreduce:4k-inf:@1");
     ASSERT_EQ(rules.size(), 2u);
-    EXPECT_STREQ(chosen(rules, UCC_COLL_TYPE_ALLREDUCE, 4095, 16), "recursive_doubling");
+    EXPECT_STREQ(chosen(rules, UCC_COLL_TYPE_ALLREDUCE, 4095, 16), "knomial");
     EXPECT_STREQ(chosen(rules, UCC_COLL_TYPE_ALLREDUCE, 4096, 2), "rabenseifner");
     // Other collectives keep the built-in choice.
     EXPECT_STREQ(chosen(rules, UCC_COLL_TYPE_BARRIER, 0, 16), "dissemination");
+}
+
+// UCC_CL_HIER_TUNE: ids and names of the hierarchical algorithms (CL/HIER's
+// own), and scores that rank CL/HIER against the flat algorithms, on a team
+// over 4 nodes of 4 ranks.
+TEST(Tune, ClHierStringSpeaksOfTheHierarchicalAlgorithms) {
+    auto hier = [](const std::string &s) {
+        std::vector<TuneRule> rules;
+        std::string error;
+        EXPECT_EQ(ucc::select::parse_tune("UCC_CL_HIER_TUNE", s, &rules, &error), UCC_OK) << error;
+        return rules;
+    };
+    const ucc::coll::Topology topo = ucc::coll::Topology::regular(16, 0, 4);
+    auto pick = [&](const std::vector<TuneRule> &rules, uint64_t bytes) {
+        Query q{UCC_COLL_TYPE_ALLREDUCE, bytes, 1, 16, UCC_MEMORY_TYPE_HOST, &topo};
+        ucc::select::Choice c = ucc::select::choose(q, {}, nullptr, rules, nullptr, false);
+        return std::string(c.alg != nullptr ? c.alg->name : "none");
+    };
+    EXPECT_EQ(pick({}, 64), "rab");  // the built-in rule: below 4 KiB
+    EXPECT_EQ(pick({}, 65536), "rabenseifner");
+    EXPECT_EQ(pick(hier("allreduce:@1"), 64), "split_rail");
+    EXPECT_EQ(pick(hier("allreduce:@SPLIT_RAIL"), 64), "split_rail");
+    EXPECT_EQ(pick(hier("allreduce:0-inf:inf"), 65536), "rab");            // CL/HIER above basic
+    EXPECT_EQ(pick(hier("allreduce:0-inf:5"), 64), "recursive_doubling");  // below it
+    EXPECT_EQ(pick(hier("allreduce:0"), 64), "recursive_doubling");  // 0: CL/HIER off, not the coll
+    // The tl/ucp string's ids are tl/ucp's: @1 is not split_rail there.
+    EXPECT_EQ(pick(parse("allreduce:@1"), 64), "rabenseifner");
+    std::vector<TuneRule> rules;
+    std::string error;
+    EXPECT_EQ(ucc::select::parse_tune("UCC_CL_HIER_TUNE", "allreduce:@ring", &rules, &error),
+              UCC_ERR_INVALID_PARAM);  // not one of CL/HIER's
 }
 
 TEST(Tune, FieldsInAnyOrderAndEveryKind) {

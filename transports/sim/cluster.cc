@@ -56,6 +56,7 @@ Cluster::Cluster(const ClusterParams &p, std::function<void(uint32_t)> program)
       fault_rng_(p.seed ^ 0x7370696b65ull),
       thread_rng_(p.seed ^ 0x746872656164ull),
       ranks_(p.n_ranks),
+      nodes_(p.net.shares_nic() || p.net.node_bw_bps != 0 ? p.net.nodes(p.n_ranks) : 0),
       primary_(p.n_ranks, nullptr),
       stacks_(new StackPool(p.stack_bytes, p.n_ranks <= kGuardRanksMax)),
       hash_(0xcbf29ce484222325ull) {
@@ -221,13 +222,50 @@ void Cluster::send_packet(uint32_t src_rank, Message *m, uint64_t wire_bytes) {
         dst_rank = src_rank;
     }
     int64_t wire = net.wire_ps(src_rank, dst_rank, wire_bytes);
-    int64_t departure = std::max(t, rs.nic_free_ps);
+    // A rendezvous: the request and its answer before the data moves.
+    int64_t departure = std::max(t, rs.nic_free_ps) + net.rndv_ps(src_rank, dst_rank, wire_bytes);
     rs.nic_free_ps = departure + net.gap_ps + wire;
+    const int64_t latency = net.latency_ps(src_rank, dst_rank);
+    int64_t arrival = departure + latency + wire;
+    if (!nodes_.empty()) {
+        arrival = shared_arrival(src_rank, dst_rank, wire_bytes, departure, latency, wire);
+    }
     int64_t jitter = net.jitter_max_ps > 0 ? static_cast<int64_t>(rng_.upto(net.jitter_max_ps)) : 0;
     if (spike_ps_ > 0 && fault_rng_.next() < spike_threshold_) [[unlikely]] {
         jitter += spike_ps_;  // a delay spike (faults.h)
     }
-    schedule_arrival(m, departure + net.latency_ps(src_rank, dst_rank) + wire + jitter);
+    schedule_arrival(m, arrival + jitter);
+}
+
+// Through what the nodes share: across nodes the sender's NIC, then the
+// receiver's, each one message at a time; within a node its memory. A
+// message waits for the resource, holds it for its time (1 / nic_rate +
+// bytes / nic_bw, or bytes / node_bw), and arrives when both its own
+// link (wire) and the shared path are done. Requests are served in the
+// order the ranks make them (a rank running ahead of virtual time takes
+// its place first: the model's approximation).
+int64_t Cluster::shared_arrival(uint32_t src, uint32_t dst, uint64_t bytes, int64_t departure,
+                                int64_t latency, int64_t wire) {
+    const NetworkModel &net = params_.net;
+    const uint32_t a = net.node_of(src);
+    const uint32_t b = net.node_of(dst);
+    if (a != b && net.shares_nic()) {
+        const int64_t hold = net.nic_ps(bytes);
+        NodeState &out = nodes_[a];
+        const int64_t sent = std::max(departure, out.nic_out_free_ps);
+        out.nic_out_free_ps = sent + hold;
+        NodeState &in = nodes_[b];
+        const int64_t in_start = std::max(sent + latency, in.nic_in_free_ps);
+        in.nic_in_free_ps = in_start + hold;
+        return std::max(departure + latency + wire, in_start + hold);
+    }
+    if (a == b && net.node_bw_bps != 0) {
+        NodeState &mem = nodes_[a];
+        const int64_t start = std::max(departure, mem.mem_free_ps);
+        mem.mem_free_ps = start + NetworkModel::bytes_cost_ps(bytes, net.node_bw_bps);
+        return std::max(departure + latency + wire, mem.mem_free_ps + latency);
+    }
+    return departure + latency + wire;
 }
 
 void Cluster::send_reply(Message *m, uint64_t wire_bytes) {

@@ -389,6 +389,9 @@ class Cluster {
     void free_message(Message *m);
     void send_packet(uint32_t src_rank, Message *m, uint64_t wire_bytes);
     void send_reply(Message *m, uint64_t wire_bytes);
+    // A packet's arrival through what the nodes share (NodeState).
+    int64_t shared_arrival(uint32_t src, uint32_t dst, uint64_t bytes, int64_t departure,
+                           int64_t latency, int64_t wire);
 
     // OOB allgather (the functions behind oob()).
     ucc_status_t oob_allgather(const void *src, void *recv, size_t size, void **request);
@@ -571,6 +574,14 @@ class Cluster {
     uint64_t spike_threshold_ = 0;  // a packet is delayed when fault_rng_ draws below it
     int64_t spike_ps_ = 0;
     std::vector<RankState> ranks_;
+    // What the ranks of one node share (NetworkModel: nic_bw, nic_rate,
+    // node_bw): when each is free next. Empty when nothing is shared.
+    struct NodeState {
+        int64_t nic_out_free_ps = 0;
+        int64_t nic_in_free_ps = 0;
+        int64_t mem_free_ps = 0;
+    };
+    std::vector<NodeState> nodes_;
     std::vector<SimTransport *> primary_;                 // endpoint id r < n
     std::unordered_map<uint64_t, SimTransport *> extra_;  // the live ones with id >= n
     EventQueue<Event> events_;

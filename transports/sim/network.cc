@@ -20,7 +20,7 @@ constexpr uint64_t kBandwidthMax = 1'000'000'000'000'000;
 
 const char *const kKnownKeys =
     "ppn, lat, lat_intra, lat_inter, bw, bw_intra, bw_inter, o, o_send, o_recv, g, copy, reduce, "
-    "jitter";
+    "jitter, nic_bw, nic_rate, node_bw, rndv, rndv_inter, rndv_intra";
 const char *const kKnownPresets = "ideal, hdr, eth100, slow";
 
 struct Unit {
@@ -131,6 +131,57 @@ bool parse_count(std::string_view s, uint32_t *out) {
     return parse_u32(s, out) && *out != 0 && *out <= (1u << 31);
 }
 
+// "215M", "1.5G", "800K", "0": a count per second.
+constexpr Unit kRateUnits[] = {
+    {"/s", 1, 1},          {"K", 1'000, 1},         {"K/s", 1'000, 1},         {"M", 1'000'000, 1},
+    {"M/s", 1'000'000, 1}, {"G", 1'000'000'000, 1}, {"G/s", 1'000'000'000, 1},
+};
+// A bare number means units of one.
+std::string with_unit(std::string_view s, const char *unit) {
+    std::string v(s);
+    if (!v.empty() && v.back() >= '0' && v.back() <= '9') {
+        v += unit;
+    }
+    return v;
+}
+
+bool parse_rate(std::string_view s, uint64_t *out) {
+    unsigned __int128 v = 0;
+    if (!parse_quantity(with_unit(s, "/s"), kRateUnits, std::size(kRateUnits), kBandwidthMax, &v)) {
+        return false;
+    }
+    *out = static_cast<uint64_t>(v);
+    return true;
+}
+
+// "8K", "64KiB", "1M", "512", "inf": a size in bytes (K, M, G: powers of 1024).
+constexpr Unit kSizeUnits[] = {
+    {"B", 1, 1},
+    {"K", 1ull << 10, 1},
+    {"KiB", 1ull << 10, 1},
+    {"M", 1ull << 20, 1},
+    {"MiB", 1ull << 20, 1},
+    {"G", 1ull << 30, 1},
+    {"GiB", 1ull << 30, 1},
+};
+bool parse_size(std::string_view s, uint64_t *out) {
+    if (s == "inf") {
+        *out = NetworkModel::kNoRndv;
+        return true;
+    }
+    unsigned __int128 v = 0;
+    if (!parse_quantity(with_unit(s, "B"), kSizeUnits, std::size(kSizeUnits), uint64_t{1} << 62,
+                        &v)) {
+        return false;
+    }
+    *out = static_cast<uint64_t>(v);
+    return true;
+}
+
+std::string format_size(uint64_t v) {
+    return v == NetworkModel::kNoRndv ? "inf" : std::to_string(v);
+}
+
 // Exact decimal of v / unit with trailing zeros stripped.
 std::string exact_decimal(uint64_t v, uint64_t unit) {
     std::string s = std::to_string(v / unit);
@@ -214,6 +265,23 @@ std::string NetworkModel::describe() const {
     s += ",copy=" + format_bandwidth(copy_bps);
     s += ",reduce=" + format_bandwidth(reduce_bps);
     s += ",jitter=" + format_time_ps(jitter_max_ps);
+    // The shared resources and rendezvous only when modelled (the form of
+    // the models without them is unchanged).
+    if (nic_bw_bps != 0) {
+        s += ",nic_bw=" + format_bandwidth(nic_bw_bps);
+    }
+    if (nic_rate != 0) {
+        s += ",nic_rate=" + std::to_string(nic_rate);
+    }
+    if (node_bw_bps != 0) {
+        s += ",node_bw=" + format_bandwidth(node_bw_bps);
+    }
+    if (rndv_inter != kNoRndv) {
+        s += ",rndv_inter=" + format_size(rndv_inter);
+    }
+    if (rndv_intra != kNoRndv) {
+        s += ",rndv_intra=" + format_size(rndv_intra);
+    }
     return s;
 }
 
@@ -335,6 +403,26 @@ ucc_status_t parse_network(const char *spec, NetworkModel *out, std::string *err
             } else {
                 m.jitter_max_ps = t;
             }
+        } else if (key == "nic_rate") {
+            if (!parse_rate(val, &m.nic_rate)) {
+                return bad_value("a count per second like 215M (suffixes K, M, G; 0: off)");
+            }
+        } else if (key == "rndv" || key == "rndv_inter" || key == "rndv_intra") {
+            uint64_t size = 0;
+            if (!parse_size(val, &size)) {
+                return bad_value("a size in bytes like 8K (K, M, G: powers of 1024) or inf");
+            }
+            if (key != "rndv_intra") {
+                m.rndv_inter = size;
+            }
+            if (key != "rndv_inter") {
+                m.rndv_intra = size;
+            }
+        } else if (key == "nic_bw" || key == "node_bw") {
+            if (!parse_bandwidth(val, &bw)) {
+                return bad_value(bw_expect);
+            }
+            (key == "nic_bw" ? m.nic_bw_bps : m.node_bw_bps) = bw;
         } else if (key == "bw" || key == "bw_intra" || key == "bw_inter" || key == "copy" ||
                    key == "reduce") {
             if (!parse_bandwidth(val, &bw)) {

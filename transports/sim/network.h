@@ -2,10 +2,18 @@
 //
 // Ranks live on nodes (rank r is on node r / ranks_per_node). A message of
 // `bytes` bytes from rank a to rank b costs
-//   sender:   o_send (CPU), then the NIC is busy for g + bytes * G
+//   sender:   o_send (CPU), then the rank's port is busy for g + bytes * G
 //   wire:     L + bytes * G (+ a seeded jitter in [0, jitter_max])
 //   receiver: o_recv (CPU) when the message is matched
 // where L and G are the intra-node or inter-node latency and per-byte cost.
+// What the node's ranks share (each off when 0):
+//   between nodes: the node's NIC, one message at a time in each direction
+//     (out of the sender's node, into the receiver's), each taking
+//     1 / nic_rate + bytes / nic_bw;
+//   within a node: its memory, one message at a time, bytes / node_bw.
+// A message longer than the rendezvous threshold (rndv_inter, rndv_intra)
+// waits one more round trip (2 L) before its data moves, as a rendezvous
+// protocol's request and answer do.
 // Local compute (copies, reductions) costs bytes / bandwidth.
 //
 // Every time is an integer number of picoseconds; bandwidths are integer
@@ -32,6 +40,14 @@ struct NetworkModel {
     uint64_t copy_bps = 20'000'000'000;    // local copy bandwidth
     uint64_t reduce_bps = 10'000'000'000;  // local reduction bandwidth
     int64_t jitter_max_ps = 20'000;        // extra delay per message, uniform in [0, max]
+    // Shared per node (0: not modelled; the defaults of every preset so far).
+    uint64_t nic_bw_bps = 0;   // the node's NIC, each direction
+    uint64_t nic_rate = 0;     // messages per second the node's NIC moves, each direction
+    uint64_t node_bw_bps = 0;  // the node's memory, for messages within it
+    // Rendezvous above these many bytes (kNoRndv: never).
+    static constexpr uint64_t kNoRndv = UINT64_MAX;
+    uint64_t rndv_inter = kNoRndv;
+    uint64_t rndv_intra = kNoRndv;
 
     uint32_t node_of(uint32_t rank) const {
         return ranks_per_node == 0 ? rank : rank / ranks_per_node;
@@ -43,6 +59,21 @@ struct NetworkModel {
     // bytes * G between ranks a and b.
     int64_t wire_ps(uint32_t a, uint32_t b, uint64_t bytes) const {
         return bytes_cost_ps(bytes, same_node(a, b) ? bw_intra_bps : bw_inter_bps);
+    }
+    // The node NIC's time for one message (0: not modelled).
+    int64_t nic_ps(uint64_t bytes) const {
+        return (nic_rate == 0 ? 0 : (1'000'000'000'000 + nic_rate - 1) / nic_rate) +
+               bytes_cost_ps(bytes, nic_bw_bps);
+    }
+    bool shares_nic() const { return nic_bw_bps != 0 || nic_rate != 0; }
+    // The extra wait of a rendezvous for a message of `bytes` from a to b.
+    int64_t rndv_ps(uint32_t a, uint32_t b, uint64_t bytes) const {
+        const bool same = same_node(a, b);
+        return bytes > (same ? rndv_intra : rndv_inter) ? 2 * (same ? lat_intra_ps : lat_inter_ps)
+                                                        : 0;
+    }
+    uint32_t nodes(uint32_t ranks) const {
+        return ranks_per_node == 0 ? ranks : (ranks + ranks_per_node - 1) / ranks_per_node;
     }
     int64_t copy_ps(uint64_t bytes) const { return bytes_cost_ps(bytes, copy_bps); }
     int64_t reduce_ps(uint64_t bytes) const { return bytes_cost_ps(bytes, reduce_bps); }
@@ -62,10 +93,12 @@ bool network_preset(const std::string &name, NetworkModel *out);
 // start with a preset name (default base: "hdr"), e.g.
 //   "hdr,ppn=16,lat_inter=2us,bw_inter=12.5GB/s,jitter=1us,o=100ns".
 // Keys: ppn; lat, lat_intra, lat_inter; bw, bw_intra, bw_inter; o, o_send,
-// o_recv; g; copy; reduce; jitter. Times take a unit (ps, ns, us, ms, s; a bare
-// 0 is allowed); bandwidths take B/s, KB/s, MB/s, GB/s (or KiB/s, MiB/s,
-// GiB/s), or "inf". A bad spec gives UCC_ERR_INVALID_PARAM and a message in
-// *error (if not null); *out is then unchanged.
+// o_recv; g; copy; reduce; jitter; nic_bw, nic_rate, node_bw; rndv,
+// rndv_inter, rndv_intra. Times take a unit (ps, ns, us, ms, s; a bare 0 is
+// allowed); bandwidths take B/s, KB/s, MB/s, GB/s (or KiB/s, MiB/s, GiB/s),
+// or "inf"; nic_rate a count per second (215M, 1.5G; 0: off); rndv sizes
+// bytes with K, M, G (powers of 1024) or "inf". A bad spec gives UCC_ERR_INVALID_PARAM and a
+// message in *error (if not null); *out is then unchanged.
 ucc_status_t parse_network(const char *spec, NetworkModel *out, std::string *error);
 
 // Exact decimal renderings used by describe(): "1.3us", "12.5GB/s".

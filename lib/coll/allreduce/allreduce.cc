@@ -18,6 +18,9 @@ std::span<const Algorithm> allreduce_algorithms() {
         {UCC_COLL_TYPE_ALLREDUCE, "ring",
          "ring reduce-scatter + ring allgather; bandwidth-optimal, latency linear in team size",
          allreduce_ring, supports_any, allreduce_ring_scratch},
+        {UCC_COLL_TYPE_ALLREDUCE, "knomial",
+         "recursive multiplying, k-1 partners per round (radix KNOMIAL_RADIX); log_k(n) rounds",
+         allreduce_knomial, supports_any, allreduce_knomial_scratch},
         {UCC_COLL_TYPE_ALLREDUCE, "rab",
          "two levels: reduce in the node, allreduce among node leaders, bcast in the node "
          "(UCC_CLS with hier)",

@@ -8,6 +8,8 @@ namespace ucc::coll {
 Task allreduce_recursive_doubling(Coll &c);
 Task allreduce_ring(Coll &c);
 Task allreduce_rabenseifner(Coll &c);
+Task allreduce_knomial(Coll &c);
+void allreduce_knomial_scratch(const Args &a, uint32_t rank, uint32_t size, ScratchPlan &plan);
 Task allreduce_rab(Coll &c);
 Task allreduce_split_rail(Coll &c);
 void allreduce_recursive_doubling_scratch(const Args &a, uint32_t rank, uint32_t size,
