@@ -40,6 +40,7 @@
 #include "proptests/draw.h"
 #include "proptests/prop_support.h"
 #include "tests/common/scenario.h"
+#include "transports/sim/network.h"
 
 namespace {
 
@@ -209,7 +210,8 @@ UCC_PROP(CollProps, ReplayIsDeterministic, 400, ()) {
 // P3: the same workload under another schedule (another simulator seed,
 // network and posting skew) leaves the same bytes in every dst, floating
 // point included: each algorithm reduces in an order fixed by ranks and
-// steps, never by arrival order.
+// steps, never by arrival order. The nodes stay (ppn): where the ranks run
+// is no schedule, and a hierarchical algorithm's order follows the nodes.
 UCC_PROP(CollProps, ResultsIndependentOfTheSchedule, 300, ()) {
     DrawOptions opt;
     opt.float_types = *rc::gen::arbitrary<bool>();
@@ -218,7 +220,10 @@ UCC_PROP(CollProps, ResultsIndependentOfTheSchedule, 300, ()) {
     const Outcome o = run_checked(s);
     Scenario other = s;
     other.seed = *rc::gen::inRange<uint64_t>(1, UINT64_MAX);
-    other.network = ucc::proptest::draw_network();
+    ucc::sim::NetworkModel placed;
+    std::string err;
+    RC_ASSERT(ucc::sim::parse_network(s.network.c_str(), &placed, &err) == UCC_OK);
+    other.network = ucc::proptest::draw_network() + ",ppn=" + std::to_string(placed.ranks_per_node);
     other.skew_ps = *rc::gen::element<uint64_t>(0, 1'000'000, 100'000'000);
     const Outcome p = run_checked(other);
     for (uint32_t r = 0; r < o.dst.size(); ++r) {

@@ -243,6 +243,7 @@ void retire_team(ucc_team *team) {
     t.peers = PeerMap();
     ucc::free_storage(t.eps_cache);
     ucc::free_storage(t.mem_segments);
+    t.topo.reset();  // no request of the team is left to read it
     t.create_task.reset();
     t.create_poller.reset();
     ctx->dead_teams.emplace_back(team);
