@@ -85,6 +85,9 @@ struct Args {
     // Tuning the core passes down from the context's configuration.
     uint32_t radix = 4;
     uint64_t chunk_bytes = 0;  // pipelined ring reductions (0: whole blocks)
+    // Pipelined trees (bcast, reduce dbt): segment length (0: one segment),
+    // BCAST_SEGMENT or REDUCE_SEGMENT by the collective's type.
+    uint64_t segment_bytes = 0;
     // Which ranks share a node (lib/coll/topology.h), for the hierarchical
     // algorithms: set by the core when the context enables them (UCC_CLS
     // with hier), null otherwise and on every level of a hierarchical one.
