@@ -509,6 +509,12 @@ inline bool supports_any(const Args &, uint32_t) {
 Task send_recv_reduce(Coll &c, uint32_t to, const void *sbuf, uint64_t scount, uint32_t from,
                       void *rbuf, uint64_t rcount, void *dst, const void *mine, uint32_t step);
 
+// Runs `a` and `b` at once: each until it waits, then each as its own
+// transfers complete, so that neither holds the other up (the two trees of
+// a double binary tree). Completes when both have, with the first error
+// status among them (UCC_OK otherwise); both are destroyed with its frame.
+Task when_all(Coll &c, Task a, Task b);
+
 // Runs `alg` between an entry and an exit barrier (UCC_SYNC_COLLECTIVES): no
 // rank touches a peer's buffers before all have entered, and none completes
 // before all have finished.

@@ -7,8 +7,9 @@
 // node receives its children's partials and combines them in the tree's
 // in-order, left child, own, right child, whatever order they arrived in,
 // then sends the partial on; a leaf sends its own segment. The root combines
-// its own segment with the tree root's partial. Receives run kWindow segment
-// pairs ahead, so a rank reduces one segment while the next are in flight.
+// its own segment with the tree root's partial. Receives run kWindow segments
+// ahead, so a rank reduces one segment while the next are in flight, and each
+// tree runs as its own task (when_all): neither holds the other up.
 // The combining order is fixed by the trees alone: the result is bitwise the
 // same whatever the timing.
 // Cost: depth d = floor(log2(n-1)) + 1, S = segment bytes, m/S segments:
@@ -16,7 +17,7 @@
 // Constraints: none (any n, root and count). In-place at the root: dst holds
 // the root's input.
 // Scratch: an inner node, kWindow x (children + 1) segments of its tree; the
-// root kWindow x 2 segments.
+// root kWindow segments per tree.
 // Tag steps: t (tree t's segments), relying on per-(peer, tag) in-order
 // matching.
 #include "lib/coll/patterns/dbt.h"
@@ -26,126 +27,124 @@ namespace ucc::coll {
 
 namespace {
 
-// Segment pairs (one per tree) whose transfers may be in flight at once.
-constexpr uint64_t kWindow = 4;
+// Segments of one tree whose transfers may be in flight at once.
+constexpr uint64_t kWindow = 8;
 
-// Where rank `v`'s segments of tree t come from, and the scratch they need:
-// `bufs` segment buffers per slot (the children's partials and the rank's
-// own, or for the root one per tree), for `slots` slots.
-struct Layout {
+// Tree t's scratch at virtual rank v: `slots` slots of `bufs` segments (the
+// children's partials, then the rank's own partial; at the root, the tree
+// root's partial).
+struct TreeScratch {
     uint64_t slots = 0;
     uint64_t bufs = 0;
     size_t seg_bytes = 0;
     size_t bytes() const { return slots * bufs * seg_bytes; }
 };
 
-Layout layout_of(const Args &a, uint32_t v, uint32_t n) {
-    Layout l;
+TreeScratch tree_scratch(const Args &a, uint32_t t, uint32_t v, uint32_t n) {
+    TreeScratch ts;
     const patterns::Segments seg(a.count, a.esize, a.segment_bytes);
-    if (n == 1 || seg.n == 0) {
-        return l;
+    const uint32_t children = patterns::dbt_rank_links(t, v, n).children();
+    ts.slots = std::min(kWindow, (seg.n + 1 - t) / 2);
+    ts.bufs = v == 0 ? 1 : (children == 0 ? 0 : children + 1);
+    ts.seg_bytes = seg.elems * a.esize;
+    return ts;
+}
+
+// Tree t's segments (2k + t) at virtual rank v: the children's partials
+// received into `scratch`, folded in in-order with the rank's own segment and
+// sent to the parent (at the root: into dst); segment k uses slot k % kWindow.
+Task reduce_tree(Coll &c, uint32_t t, uint32_t v, uint8_t *scratch) {
+    const Args &a = c.args();
+    const uint32_t n = c.size();
+    const size_t es = a.esize;
+    const patterns::Segments seg(a.count, es, a.segment_bytes);
+    const patterns::BtreeLinks l = patterns::dbt_rank_links(t, v, n);
+    const TreeScratch ts = tree_scratch(a, t, v, n);
+    const auto *own = static_cast<const uint8_t *>(a.inplace ? a.dst : a.src);
+    auto *dst = static_cast<uint8_t *>(a.dst);
+    auto peer = [&](int64_t vrank) {
+        return patterns::from_vrank(static_cast<uint32_t>(vrank), a.root, n);
+    };
+    auto buf = [&](uint64_t slot, uint32_t j) {
+        return scratch + (slot * ts.bufs + j) * ts.seg_bytes;
+    };
+    const uint64_t segs = (seg.n + 1 - t) / 2;
+    const int64_t from[2] = {l.left, l.right};
+    Req recvs[kWindow][2];
+    Req sends[kWindow];
+    auto post_recvs = [&](uint64_t k) {
+        for (uint32_t j = 0; j < 2; ++j) {
+            if (from[j] >= 0) {
+                recvs[k % kWindow][j] =
+                    c.recv(peer(from[j]), t, buf(k % kWindow, j), seg.len(2 * k + t) * es);
+            }
+        }
+    };
+    for (uint64_t k = 0; k < std::min(kWindow, segs); ++k) {
+        post_recvs(k);
     }
-    l.slots = std::min(kWindow, (seg.n + 1) / 2);
-    l.seg_bytes = seg.elems * a.esize;
-    for (uint32_t t = 0; t < 2 && t < seg.n; ++t) {
-        const uint32_t children = patterns::dbt_rank_links(t, v, n).children();
-        l.bufs += v == 0 ? 1 : (children == 0 ? 0 : children + 1);
+    for (uint64_t k = 0; k < segs; ++k) {
+        const uint64_t slot = k % kWindow;
+        const uint64_t len = seg.len(2 * k + t);
+        const uint64_t off = seg.offset(2 * k + t) * es;
+        // The children's partials in, and the slot's send of segment k - kWindow out.
+        UCC_CO_TRY(co_await c.wait(recvs[slot][0], recvs[slot][1], sends[slot]));
+        if (v == 0) {
+            UCC_CO_TRY(c.reduce(dst + off, own + off, buf(slot, 0), len));
+        } else {
+            const uint8_t *partial = own + off;
+            if (l.left >= 0) {
+                uint8_t *acc = buf(slot, l.children());
+                UCC_CO_TRY(c.reduce(acc, buf(slot, 0), own + off, len));
+                if (l.right >= 0) {
+                    UCC_CO_TRY(c.reduce(acc, acc, buf(slot, 1), len));
+                }
+                partial = acc;
+            }
+            sends[slot] = c.send(peer(l.parent), t, partial, len * es);
+        }
+        if (k + kWindow < segs) {
+            post_recvs(k + kWindow);
+        }
     }
-    return l;
+    for (uint64_t slot = 0; slot < kWindow; ++slot) {
+        UCC_CO_TRY(co_await c.wait(sends[slot]));
+    }
+    co_return UCC_OK;
 }
 
 }  // namespace
 
 void reduce_dbt_scratch(const Args &a, uint32_t rank, uint32_t n, ScratchPlan &plan) {
-    const Layout l = layout_of(a, patterns::to_vrank(rank, a.root, n), n);
-    if (l.bytes() != 0) {
-        plan.add(l.bytes());
+    if (n == 1 || a.count == 0) {
+        return;
+    }
+    const uint32_t v = patterns::to_vrank(rank, a.root, n);
+    const size_t bytes = tree_scratch(a, 0, v, n).bytes() + tree_scratch(a, 1, v, n).bytes();
+    if (bytes != 0) {
+        plan.add(bytes);
     }
 }
 
 Task reduce_dbt(Coll &c) {
     const Args &a = c.args();
     const uint32_t n = c.size();
-    const uint32_t v = patterns::to_vrank(c.rank(), a.root, n);
-    const size_t es = a.esize;
-    const patterns::Segments seg(a.count, es, a.segment_bytes);
-    const auto *own = static_cast<const uint8_t *>(a.inplace ? a.dst : a.src);
     auto *dst = static_cast<uint8_t *>(a.dst);
     if (n == 1 && !a.inplace) {
-        c.copy(dst, own, seg.count * es);
+        c.copy(dst, a.src, a.count * a.esize);
     }
-    if (n == 1 || seg.n == 0) {
-        c.finalize_result(dst, seg.count);
-        co_return UCC_OK;
-    }
-    const patterns::BtreeLinks links[2] = {patterns::dbt_rank_links(0, v, n),
-                                           patterns::dbt_rank_links(1, v, n)};
-    const Layout l = layout_of(a, v, n);
-    uint8_t *scratch = l.bytes() != 0 ? c.scratch(l.bytes()) : nullptr;
-    // Tree t's buffers in a slot: its children's partials, then the rank's own.
-    auto buf = [&](uint64_t slot, uint32_t t, uint32_t j) {
-        const uint64_t first = t == 1 && v == 0 ? 1 : 0;
-        return scratch + ((slot * l.bufs) + first + j) * l.seg_bytes;
-    };
-    auto peer = [&](int64_t vrank) {
-        return patterns::from_vrank(static_cast<uint32_t>(vrank), a.root, n);
-    };
-    // Step k reduces segment 2k + t up tree t; its transfers use slot k % kWindow.
-    const uint64_t steps = (seg.n + 1) / 2;
-    Req recvs[kWindow][2][2];
-    Req sends[kWindow][2];
-    auto post_recvs = [&](uint64_t k) {
-        for (uint32_t t = 0; t < 2; ++t) {
-            const uint64_t s = 2 * k + t;
-            const int64_t from[2] = {links[t].left, links[t].right};
-            for (uint32_t j = 0; j < 2 && s < seg.n; ++j) {
-                if (from[j] >= 0) {
-                    recvs[k % kWindow][t][j] =
-                        c.recv(peer(from[j]), t, buf(k % kWindow, t, j), seg.len(s) * es);
-                }
-            }
-        }
-    };
-    for (uint64_t k = 0; k < std::min(kWindow, steps); ++k) {
-        post_recvs(k);
-    }
-    for (uint64_t k = 0; k < steps; ++k) {
-        const uint64_t slot = k % kWindow;
-        for (uint32_t t = 0; t < 2; ++t) {
-            const uint64_t s = 2 * k + t;
-            if (s >= seg.n) {
-                break;
-            }
-            const uint64_t len = seg.len(s);
-            const uint8_t *mine = own + seg.offset(s) * es;
-            Req *in = recvs[slot][t];
-            // The children's partials in, and this slot's send of step k - kWindow out.
-            UCC_CO_TRY(co_await c.wait(in[0], in[1], sends[slot][t]));
-            if (v == 0) {
-                UCC_CO_TRY(c.reduce(dst + seg.offset(s) * es, mine, buf(slot, t, 0), len));
-                continue;
-            }
-            const uint8_t *partial = mine;
-            if (links[t].left >= 0) {
-                uint8_t *acc = buf(slot, t, links[t].children());
-                UCC_CO_TRY(c.reduce(acc, buf(slot, t, 0), mine, len));
-                if (links[t].right >= 0) {
-                    UCC_CO_TRY(c.reduce(acc, acc, buf(slot, t, 1), len));
-                }
-                partial = acc;
-            }
-            sends[slot][t] = c.send(peer(links[t].parent), t, partial, len * es);
-        }
-        if (k + kWindow < steps) {
-            post_recvs(k + kWindow);
+    if (n > 1 && a.count != 0) {
+        const uint32_t v = patterns::to_vrank(c.rank(), a.root, n);
+        const size_t bytes0 = tree_scratch(a, 0, v, n).bytes();
+        const size_t bytes = bytes0 + tree_scratch(a, 1, v, n).bytes();
+        uint8_t *scratch = bytes != 0 ? c.scratch(bytes) : nullptr;
+        UCC_CO_TRY(co_await when_all(c, reduce_tree(c, 0, v, scratch),
+                                     reduce_tree(c, 1, v, scratch + bytes0)));
+        if (v != 0) {
+            co_return UCC_OK;
         }
     }
-    for (uint64_t slot = 0; slot < kWindow; ++slot) {
-        UCC_CO_TRY(co_await c.wait(sends[slot][0], sends[slot][1]));
-    }
-    if (v == 0) {
-        c.finalize_result(dst, seg.count);
-    }
+    c.finalize_result(dst, a.count);
     co_return UCC_OK;
 }
 
