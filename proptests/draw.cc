@@ -223,6 +223,16 @@ Scenario draw_scenario(const DrawOptions &o) {
     if (o.active_sets && *rc::gen::weightedElement<bool>({{4, false}, {1, true}})) {
         draw_active_set(s);
     }
+    // Pipelined trees in many segments (a few bytes, not always a whole
+    // number of elements), one segment, or the default.
+    if (s.type == UCC_COLL_TYPE_BCAST || s.type == UCC_COLL_TYPE_REDUCE) {
+        s.segment = *rc::gen::weightedOneOf<int64_t>({{3, rc::gen::just<int64_t>(-1)},
+                                                      {1, rc::gen::just<int64_t>(0)},
+                                                      {2, rc::gen::inRange<int64_t>(1, 300)}});
+    }
+    if (!testkit::alg_can_run(s)) {
+        s.alg = "auto";  // refused by the algorithm (allgather neighbor on odd teams)
+    }
     return s;
 }
 
@@ -265,6 +275,7 @@ void tag(const Scenario &s) {
            std::string("active_set=") + (s.active_set ? "1" : "0"));
     RC_CLASSIFY(s.null_buffers, "extra=null_buffers");
     RC_CLASSIFY(s.reduce_chunk != 0, "extra=small_reduce_chunk");
+    RC_CLASSIFY(s.segment > 0, "extra=small_segment");
     RC_CLASSIFY(s.reduce_nonroot_dst, "extra=reduce_nonroot_dst");
     RC_CLASSIFY(s.poison_inplace_src, "extra=poison_inplace_src");
 }

@@ -385,6 +385,40 @@ Task send_recv_reduce(Coll &c, uint32_t to, const void *sbuf, uint64_t scount, u
     co_return co_await c.wait_all(sends);
 }
 
+namespace {
+
+// Where the tasks of when_all report their end: the last wakes the caller.
+class Join final : public TaskOwner {
+  public:
+    explicit Join(Scheduler &s) : scheduler_(s) {}
+    void on_task_done(ucc_status_t st) override {
+        if (st < 0 && status_ >= 0) {
+            status_ = st;
+        }
+        if (--left_ == 0 && waiter_) {
+            scheduler_.schedule(waiter_);
+        }
+    }
+    bool await_ready() const noexcept { return left_ == 0; }
+    void await_suspend(std::coroutine_handle<> h) noexcept { waiter_ = h; }
+    ucc_status_t await_resume() const noexcept { return status_; }
+
+  private:
+    Scheduler &scheduler_;
+    std::coroutine_handle<> waiter_;
+    uint32_t left_ = 2;
+    ucc_status_t status_ = UCC_OK;
+};
+
+}  // namespace
+
+Task when_all(Coll &c, Task a, Task b) {
+    Join join(c.env().scheduler());
+    a.start(&join);  // may complete right here
+    b.start(&join);
+    co_return co_await join;
+}
+
 uint8_t *Coll::scratch(size_t bytes) {
     if (timing_only() && bytes > kTimingOnlyScratchBytes) {
         // Nothing is read or written in timing-only runs; keep a token buffer.

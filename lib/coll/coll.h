@@ -85,6 +85,9 @@ struct Args {
     // Tuning the core passes down from the context's configuration.
     uint32_t radix = 4;
     uint64_t chunk_bytes = 0;  // pipelined ring reductions (0: whole blocks)
+    // Pipelined trees (bcast, reduce dbt): segment length (0: one segment),
+    // BCAST_SEGMENT or REDUCE_SEGMENT by the collective's type.
+    uint64_t segment_bytes = 0;
     // Which ranks share a node (lib/coll/topology.h), for the hierarchical
     // algorithms: set by the core when the context enables them (UCC_CLS
     // with hier), null otherwise and on every level of a hierarchical one.
@@ -505,6 +508,12 @@ inline bool supports_any(const Args &, uint32_t) {
 // bitwise the same as one reduction of the whole block.
 Task send_recv_reduce(Coll &c, uint32_t to, const void *sbuf, uint64_t scount, uint32_t from,
                       void *rbuf, uint64_t rcount, void *dst, const void *mine, uint32_t step);
+
+// Runs `a` and `b` at once: each until it waits, then each as its own
+// transfers complete, so that neither holds the other up (the two trees of
+// a double binary tree). Completes when both have, with the first error
+// status among them (UCC_OK otherwise); both are destroyed with its frame.
+Task when_all(Coll &c, Task a, Task b);
 
 // Runs `alg` between an entry and an exit barrier (UCC_SYNC_COLLECTIVES): no
 // rank touches a peer's buffers before all have entered, and none completes

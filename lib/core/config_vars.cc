@@ -199,6 +199,14 @@ constexpr ConfigVar kContextVars[] = {
      "of this many bytes and reduce every chunk as it arrives, while it is in cache and the "
      "next ones are in flight. 0: one message per step.",
      valid_size, kUsed},
+    {"BCAST_SEGMENT", "64K",
+     "Pipelined bcast trees (dbt) cut the buffer into segments of this many bytes (whole "
+     "elements, at least one) and forward each while the next arrive. 0: one segment.",
+     valid_size, kUsed},
+    {"REDUCE_SEGMENT", "64K",
+     "Pipelined reduce trees (dbt) cut the vector into segments of this many bytes (whole "
+     "elements, at least one) and reduce each while the next arrive. 0: one segment.",
+     valid_size, kUsed},
     {"NODE_SIZE", "0",
      "Hierarchical collectives (UCC_CLS with hier) see nodes of this many consecutive context "
      "eps instead of the hosts the transport reports: two-level runs on one host, for tests. "

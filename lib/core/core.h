@@ -129,6 +129,8 @@ struct Tuning {
     uint32_t radix = 4;             // KNOMIAL_RADIX
     select::Thresholds thresholds;  // *_LARGE_MSG
     uint64_t reduce_chunk = 0;      // REDUCE_CHUNK
+    uint64_t bcast_segment = 0;     // BCAST_SEGMENT
+    uint64_t reduce_segment = 0;    // REDUCE_SEGMENT
     // NODE_SIZE: nodes of this many consecutive context eps instead of the
     // transport's hosts (0: the hosts), for two-level runs on one host.
     uint32_t node_size = 0;

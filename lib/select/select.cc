@@ -276,6 +276,8 @@ void load_tuning(const Config &config, const Logger &log, Tuning *out) {
     out->thresholds.allgather_large_msg =
         static_cast<uint64_t>(config.get_int("ALLGATHER_LARGE_MSG"));
     out->reduce_chunk = static_cast<uint64_t>(config.get_int("REDUCE_CHUNK"));
+    out->bcast_segment = static_cast<uint64_t>(config.get_int("BCAST_SEGMENT"));
+    out->reduce_segment = static_cast<uint64_t>(config.get_int("REDUCE_SEGMENT"));
     out->node_size = static_cast<uint32_t>(config.get_int("NODE_SIZE"));
     for (uint32_t bit = 0; bit < 16; ++bit) {
         const std::string &v = config.get(select::alg_var(static_cast<ucc_coll_type_t>(1u << bit)));

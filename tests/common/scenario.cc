@@ -613,6 +613,11 @@ std::string setup(const EnvParams &p, uint32_t rank, uint32_t n, RankEnv *env) {
         st = ucc_context_config_modify(ccfg, nullptr, "REDUCE_CHUNK",
                                        std::to_string(p.reduce_chunk).c_str());
     }
+    for (const char *var : {"BCAST_SEGMENT", "REDUCE_SEGMENT"}) {
+        if (st == UCC_OK && p.segment >= 0) {
+            st = ucc_context_config_modify(ccfg, nullptr, var, std::to_string(p.segment).c_str());
+        }
+    }
     ucc_context_params_t cp{};
     cp.mask = UCC_CONTEXT_PARAM_FIELD_OOB;
     if (st == UCC_OK) {
@@ -731,6 +736,7 @@ void rank_program(const Shared &sh, uint32_t rank) {
     ep.cls = scenario_cls(s);
     ep.radix = s.radix;
     ep.reduce_chunk = s.reduce_chunk;
+    ep.segment = s.segment;
     ep.team_ep_map = s.team_ep_map;
     ep.sync = s.sync;
     RankEnv env;
@@ -845,6 +851,9 @@ std::string describe(const Scenario &s) {
        << " inplace=" << s.inplace << " alg=" << s.alg << " radix=" << s.radix
        << " reduce_chunk=" << s.reduce_chunk << " posts=" << s.posts << " ep_map=" << s.team_ep_map
        << " network=" << s.network << " seed=" << s.seed;
+    if (s.segment >= 0) {
+        os << " segment=" << s.segment;
+    }
     if (!scenario_cls(s).empty()) {
         os << " cls=" << scenario_cls(s);
     }
@@ -909,6 +918,23 @@ bool is_member(const Scenario &s, uint32_t r) {
     }
     const std::vector<uint32_t> members = members_of(s);
     return std::find(members.begin(), members.end(), r) != members.end();
+}
+
+bool alg_can_run(const Scenario &s) {
+    for (const coll::Algorithm &a : coll::algorithms(s.type)) {
+        if (s.alg != a.name || a.hierarchical) {
+            continue;
+        }
+        coll::Args args;
+        args.type = s.type;
+        args.dt = s.dt;
+        args.esize = dt::size_of(s.dt);
+        args.op = s.op;
+        args.count = s.count;
+        args.inplace = s.inplace;
+        return a.supports(args, static_cast<uint32_t>(members_of(s).size()));
+    }
+    return true;
 }
 
 Outcome run_scenario(const Scenario &s) {

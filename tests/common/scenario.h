@@ -44,6 +44,7 @@ struct Scenario {
     std::string cls;
     uint32_t radix = 4;
     uint64_t reduce_chunk = 0;  // REDUCE_CHUNK in bytes; 0: the default
+    int64_t segment = -1;       // BCAST_SEGMENT and REDUCE_SEGMENT in bytes; -1: the defaults
     uint64_t seed = 1;
     std::string network = "hdr";
     uint32_t posts = 1;        // > 1: persistent request re-posted with new inputs
@@ -116,6 +117,11 @@ class PreparedColl {
 std::vector<uint32_t> members_of(const Scenario &s);
 // Whether team rank r takes part in the scenario's collective.
 bool is_member(const Scenario &s, uint32_t r);
+// Whether the algorithm the scenario forces (a flat one of its type's table)
+// can run it on its members: false where its supports() refuses (allgather
+// neighbor on an odd team), and the library would refuse the forced choice.
+// True for "auto" and the hierarchical ones (those fall back by themselves).
+bool alg_can_run(const Scenario &s);
 
 struct Outcome {
     std::string failure;  // empty on success
@@ -147,6 +153,7 @@ struct EnvParams {
     std::string alg;                                 // empty: leave the default
     uint32_t radix = 0;                              // 0: leave the default
     uint64_t reduce_chunk = 0;                       // REDUCE_CHUNK; 0: leave the default
+    int64_t segment = -1;      // BCAST_SEGMENT and REDUCE_SEGMENT; -1: leave the defaults
     bool team_ep_map = false;  // team from a FULL ep map instead of the team OOB
     bool unordered = false;    // UCC_COLLECTIVE_POST_UNORDERED
     bool sync = false;         // team created with UCC_SYNC_COLLECTIVES

@@ -269,6 +269,9 @@ TEST(ActiveSet, EveryTypeAndAlgorithmMatchesTheModel) {
                     s.inplace = inplace;
                     s.wide_counts = c.n % 2 == 0;
                     s.wide_displs = c.size % 2 == 1;
+                    if (!ucc::testkit::alg_can_run(s)) {
+                        continue;  // refused (allgather neighbor on odd sets)
+                    }
                     expect_matches_model(s);
                 }
             }

@@ -48,6 +48,9 @@ TEST(AllCollectives, EveryTypeAlgorithmSizeCountRoot) {
                         s.value_seed = 3 + count;
                         s.wide_counts = (n + count) % 2 == 0;
                         s.wide_displs = (n + count) % 3 == 0;
+                        if (!ucc::testkit::alg_can_run(s)) {
+                            continue;  // refused (allgather neighbor on odd teams)
+                        }
                         expect_ok(s);
                     }
                 }

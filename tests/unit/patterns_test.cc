@@ -1,10 +1,12 @@
 // Rank maths of the tree and block patterns, for every team size up to 64 and
 // every radix: a k-nomial tree spans all ranks exactly once, parents and
-// children agree, and blocks tile a vector exactly.
+// children agree, and blocks tile a vector exactly; both trees of a double
+// binary tree span their nodes, and no node is inner in both.
 #include <gtest/gtest.h>
 
 #include <vector>
 
+#include "lib/coll/patterns/dbt.h"
 #include "lib/coll/patterns/knomial.h"
 
 using namespace ucc::coll::patterns;
@@ -108,4 +110,77 @@ TEST(Patterns, PowersAndLogs) {
     EXPECT_EQ(log2_ceil(5), 3u);
     EXPECT_EQ(log2_ceil(1024), 10u);
     EXPECT_EQ(log2_ceil(1025), 11u);
+}
+
+TEST(Patterns, DoubleBinaryTreesSpanAndShareNoInnerNode) {
+    for (uint32_t m = 1; m <= 64; ++m) {
+        std::vector<int> inner(m, 0);
+        for (uint32_t t = 0; t < 2; ++t) {
+            uint32_t roots = 0;
+            for (uint32_t i = 0; i < m; ++i) {
+                const BtreeLinks l = dbt_links(t, i, m);
+                EXPECT_EQ(dbt_node(t, dbt_label(t, i, m), m), i);
+                inner[i] += l.children() > 0;
+                EXPECT_TRUE(l.left >= 0 || l.right < 0) << "an inner node has a left child";
+                for (int64_t ch : {l.left, l.right}) {
+                    if (ch >= 0) {
+                        ASSERT_LT(ch, static_cast<int64_t>(m));
+                        EXPECT_EQ(dbt_links(t, static_cast<uint32_t>(ch), m).parent, i);
+                    }
+                }
+                if (l.parent < 0) {
+                    ++roots;
+                    EXPECT_EQ(dbt_root(t, m), i);
+                    continue;
+                }
+                const BtreeLinks p = dbt_links(t, static_cast<uint32_t>(l.parent), m);
+                EXPECT_TRUE(p.left == i || p.right == i) << "m=" << m << " t=" << t << " i=" << i;
+                // Depth: floor(log2 m) + 1 levels at most.
+                uint32_t depth = 0;
+                for (int64_t up = l.parent; up >= 0;
+                     up = dbt_links(t, static_cast<uint32_t>(up), m).parent) {
+                    ASSERT_LE(++depth, log2_ceil(m + 1)) << "m=" << m << " t=" << t;
+                }
+            }
+            EXPECT_EQ(roots, 1u);
+        }
+        for (uint32_t i = 0; i < m; ++i) {
+            EXPECT_LE(inner[i], 1) << "m=" << m << " node " << i << " is inner in both trees";
+        }
+    }
+}
+
+TEST(Patterns, RootedDoubleBinaryTreeFeedsBothRoots) {
+    for (uint32_t n = 2; n <= 64; ++n) {
+        for (uint32_t t = 0; t < 2; ++t) {
+            const BtreeLinks root = dbt_rank_links(t, 0, n);
+            ASSERT_GE(root.left, 1);
+            EXPECT_EQ(root.right, -1);
+            EXPECT_EQ(dbt_rank_links(t, static_cast<uint32_t>(root.left), n).parent, 0);
+            for (uint32_t v = 1; v < n; ++v) {
+                EXPECT_GE(dbt_rank_links(t, v, n).parent, 0) << "n=" << n << " v=" << v;
+            }
+        }
+    }
+}
+
+TEST(Patterns, SegmentsTileTheVector) {
+    for (uint64_t count : {0ull, 1ull, 7ull, 64ull, 1000ull}) {
+        for (size_t es : {1u, 2u, 4u, 8u, 16u}) {
+            for (uint64_t bytes : {0ull, 1ull, 3ull, 8ull, 12ull, 100ull, 65536ull}) {
+                const Segments seg(count, es, bytes);
+                uint64_t at = 0;
+                for (uint64_t s = 0; s < seg.n; ++s) {
+                    EXPECT_EQ(seg.offset(s), at);
+                    EXPECT_GE(seg.len(s), 1u);
+                    EXPECT_LE(seg.len(s), seg.elems);
+                    at += seg.len(s);
+                }
+                EXPECT_EQ(at, count);
+                if (bytes == 0 || count == 0) {
+                    EXPECT_EQ(seg.n, count == 0 ? 0u : 1u);
+                }
+            }
+        }
+    }
 }

@@ -75,6 +75,30 @@ TEST(Tune, ClHierStringSpeaksOfTheHierarchicalAlgorithms) {
               UCC_ERR_INVALID_PARAM);  // not one of CL/HIER's
 }
 
+// The reference's tl/ucp names and ids of bcast, reduce and allgather run
+// algorithms of the same shape here; neighbor runs on an odd team too (as
+// the ring).
+TEST(Tune, ReferenceTreeAndExchangeAlgorithmsRunThemselves) {
+    auto rules = parse(
+        "bcast:0-64k:@sag_knomial#bcast:64k-inf:@2#reduce:0-64k:@1#"
+        "reduce:64k-inf:@srg#allgather:@neighbor");
+    EXPECT_STREQ(chosen(rules, UCC_COLL_TYPE_BCAST, 100, 8), "sag_knomial");
+    EXPECT_STREQ(chosen(rules, UCC_COLL_TYPE_BCAST, 1 << 20, 8), "dbt");
+    EXPECT_STREQ(chosen(rules, UCC_COLL_TYPE_REDUCE, 100, 8), "dbt");
+    EXPECT_STREQ(chosen(rules, UCC_COLL_TYPE_REDUCE, 1 << 20, 8), "srg");
+    EXPECT_STREQ(chosen(rules, UCC_COLL_TYPE_ALLGATHER, 1 << 20, 8), "neighbor");
+    EXPECT_STREQ(ucc::select::resolve_alg(UCC_COLL_TYPE_BCAST, "1")->name, "sag_knomial");
+    EXPECT_STREQ(ucc::select::resolve_alg(UCC_COLL_TYPE_REDUCE, "2")->name, "srg");
+    EXPECT_STREQ(ucc::select::resolve_alg(UCC_COLL_TYPE_ALLGATHER, "2")->name, "neighbor");
+    ucc::coll::Args odd;
+    odd.type = UCC_COLL_TYPE_ALLGATHER;
+    odd.count = 1 << 20;
+    Query q{UCC_COLL_TYPE_ALLGATHER, odd.count, 1, 7, UCC_MEMORY_TYPE_HOST};
+    ucc::select::Choice c = ucc::select::choose(q, {}, nullptr, rules, &odd, false);
+    ASSERT_NE(c.alg, nullptr);
+    EXPECT_STREQ(c.alg->name, "neighbor");
+}
+
 TEST(Tune, FieldsInAnyOrderAndEveryKind) {
     auto rules = parse("[2-4,8]:@ring:host:allgather,allreduce:64-inf:20");
     ASSERT_EQ(rules.size(), 1u);

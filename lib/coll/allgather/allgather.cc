@@ -19,6 +19,9 @@ std::span<const Algorithm> allgather_algorithms() {
          "two levels: gather in the node, allgather among node leaders, bcast in the node "
          "(UCC_CLS with hier)",
          allgather_gab, hierarchical_supports, allgather_gab_scratch, false, true},
+        {UCC_COLL_TYPE_ALLGATHER, "neighbor",
+         "neighbour exchange; n/2 rounds of two blocks (odd team sizes: the ring)",
+         allgather_neighbor, supports_any},
     };
     return kTable;
 }

@@ -11,6 +11,7 @@ Task allgather_onesided(Coll &c);
 Task allgather_gab(Coll &c);
 void allgather_gab_scratch(const Args &a, uint32_t rank, uint32_t size, ScratchPlan &plan);
 bool allgather_onesided_supports(const Args &a, uint32_t size);
+Task allgather_neighbor(Coll &c);
 void allgather_bruck_scratch(const Args &a, uint32_t rank, uint32_t size, ScratchPlan &plan);
 
 }  // namespace ucc::coll

@@ -16,6 +16,12 @@ std::span<const Algorithm> bcast_algorithms() {
         {UCC_COLL_TYPE_BCAST, "2step",
          "two levels: among node leaders from the root, then in each node (UCC_CLS with hier)",
          bcast_2step, hierarchical_supports, nullptr, false, true},
+        {UCC_COLL_TYPE_BCAST, "sag_knomial",
+         "scatter down a k-nomial tree, ring allgather; bandwidth-optimal for large buffers",
+         bcast_sag_knomial, supports_any},
+        {UCC_COLL_TYPE_BCAST, "dbt",
+         "double binary tree, segments (BCAST_SEGMENT) pipelined down both trees", bcast_dbt,
+         supports_any},
     };
     return kTable;
 }

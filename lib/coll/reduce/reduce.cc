@@ -13,6 +13,12 @@ std::span<const Algorithm> reduce_algorithms() {
         {UCC_COLL_TYPE_REDUCE, "2step",
          "two levels: in each node, then among node leaders into the root (UCC_CLS with hier)",
          reduce_2step, hierarchical_supports, reduce_2step_scratch, false, true},
+        {UCC_COLL_TYPE_REDUCE, "dbt",
+         "double binary tree, segments (REDUCE_SEGMENT) pipelined up both trees", reduce_dbt,
+         supports_any, reduce_dbt_scratch},
+        {UCC_COLL_TYPE_REDUCE, "srg",
+         "ring reduce-scatter, k-nomial gather to the root; bandwidth-optimal for large vectors",
+         reduce_srg, supports_any, reduce_srg_scratch},
     };
     return kTable;
 }
