@@ -363,7 +363,7 @@ class Coll : public FrameSource {
     CollEnv &env() { return env_; }
     uint64_t signature() const { return signature_; }
     Tag tag_base() const { return tag_base_; }
-    // A level of `parent` (lib/coll/patterns/subgroup.h): its messages carry
+    // A level of `parent` (lib/coll/subgroup.h): its messages carry
     // the parent's type, and its accesses to the user's buffers are traced
     // as the parent's.
     void inherit(const Coll &parent);

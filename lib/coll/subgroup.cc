@@ -26,6 +26,7 @@ Args level_args(const Args &parent, ucc_coll_type_t type) {
     a.reduce_kernel = parent.reduce_kernel;
     a.radix = parent.radix;
     a.chunk_bytes = parent.chunk_bytes;
+    a.segment_bytes = parent.segment_bytes;
     return a;
 }
 
