@@ -117,14 +117,6 @@ Group Group::leaders(const Topology &t, uint32_t root) {
     return g;
 }
 
-Group Group::list(std::vector<uint32_t> ranks) {
-    Group g;
-    g.kind_ = Kind::kList;
-    g.size_ = static_cast<uint32_t>(ranks.size());
-    g.ranks_ = std::move(ranks);
-    return g;
-}
-
 Group Group::block_owners(const Topology &t, uint32_t block, uint32_t blocks) {
     Group g;
     g.kind_ = Kind::kOwners;
@@ -154,11 +146,9 @@ uint32_t Group::rank_of(uint32_t i) const {
         case Kind::kNode:
             return topo_->member(node_, i);
         case Kind::kLeaders:
-            return i == root_node_ ? root_ : topo_->member(i, 0);
-        case Kind::kList:
             break;
     }
-    return ranks_[i];
+    return i == root_node_ ? root_ : topo_->member(i, 0);
 }
 
 uint32_t Group::index_of(uint32_t rank) const {
@@ -167,13 +157,9 @@ uint32_t Group::index_of(uint32_t rank) const {
             return topo_->local_index(rank);
         case Kind::kOwners:
         case Kind::kLeaders:
-            return topo_->node_of(rank);
-        case Kind::kList:
             break;
     }
-    auto it = std::find(ranks_.begin(), ranks_.end(), rank);
-    UCC_ASSERT(it != ranks_.end());
-    return static_cast<uint32_t>(it - ranks_.begin());
+    return topo_->node_of(rank);
 }
 
 }  // namespace ucc::coll

@@ -62,8 +62,6 @@ class Group {
     static Group node(const Topology &t, uint32_t node);
     // One rank per node: `root` on its node, the local index 0 elsewhere.
     static Group leaders(const Topology &t, uint32_t root);
-    // Any list of distinct team ranks, in sub-rank order.
-    static Group list(std::vector<uint32_t> ranks);
     // One rank per node: the owner of block `block` of `blocks` on each node
     // (owner_of; with as many blocks as ranks on every node, the ranks of
     // one local index: a rail).
@@ -82,8 +80,8 @@ class Group {
     uint32_t index_of(uint32_t rank) const;
 
   private:
-    enum class Kind : uint8_t { kNode, kLeaders, kList, kOwners };
-    Kind kind_ = Kind::kList;
+    enum class Kind : uint8_t { kNode, kLeaders, kOwners };
+    Kind kind_ = Kind::kNode;
     const Topology *topo_ = nullptr;
     uint32_t node_ = 0;
     uint32_t root_ = 0;
@@ -91,7 +89,6 @@ class Group {
     uint32_t block_ = 0;
     uint32_t blocks_ = 0;
     uint32_t size_ = 0;
-    std::vector<uint32_t> ranks_;  // kList
 };
 
 }  // namespace ucc::coll

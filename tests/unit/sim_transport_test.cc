@@ -582,28 +582,38 @@ TEST(SimTransport, VirtualTimeMatchesLogGP) {
     EXPECT_EQ(res.status, UCC_OK);
 }
 
+// Ranks r < half each send `bytes` to rank r + half at time 0; the receivers'
+// completion times go to *done (indexed by receiver - half) when given.
+RunResult one_way(const char *spec, uint32_t half, size_t bytes,
+                  std::vector<double> *done = nullptr) {
+    if (done != nullptr) {
+        done->assign(half, 0);
+    }
+    return run(params(2 * half, spec), [half, bytes, done](uint32_t r) {
+        auto t = make_transport();
+        std::vector<uint8_t> buf(bytes, 1);
+        Xfer x;
+        if (r < half) {
+            t->isend(r + half, 1, buf.data(), bytes, UCC_MEMORY_TYPE_HOST, &x);
+            return;
+        }
+        t->irecv(r - half, 1, buf.data(), bytes, UCC_MEMORY_TYPE_HOST, &x);
+        wait(t.get(), &x);
+        if (done != nullptr) {
+            (*done)[r - half] = t->now();
+        }
+    });
+}
+
 // What a node's ranks share (network.h): the NIC between nodes, memory
 // within one, and the rendezvous round trip above its threshold.
 TEST(SimTransport, NodesShareTheirNicAndMemory) {
     // Four ranks per node, each sending 1000 B to its peer on the other
     // node at time 0. Links of 1 GB/s per rank (1us), one NIC of 1 GB/s
     // per node: the node's four messages leave one after another.
-    const char *spec = "ideal,ppn=4,lat_inter=1us,bw_inter=1GB/s,nic_bw=1GB/s";
-    std::vector<double> done(8, 0);
-    RunResult res = run(params(8, spec), [&done](uint32_t r) {
-        auto t = make_transport();
-        std::vector<uint8_t> buf(1000, 1);
-        Xfer x;
-        if (r < 4) {
-            t->isend(r + 4, 1, buf.data(), 1000, UCC_MEMORY_TYPE_HOST, &x);
-            return;
-        }
-        t->irecv(r - 4, 1, buf.data(), 1000, UCC_MEMORY_TYPE_HOST, &x);
-        wait(t.get(), &x);
-        done[r] = t->now();
-    });
+    std::vector<double> got;
+    RunResult res = one_way("ideal,ppn=4,lat_inter=1us,bw_inter=1GB/s,nic_bw=1GB/s", 4, 1000, &got);
     EXPECT_EQ(res.status, UCC_OK);
-    std::vector<double> got(done.begin() + 4, done.end());
     std::sort(got.begin(), got.end());
     // The sender's NIC takes them at 0, 1, 2, 3us, 1us each; the
     // receiver's NIC, a latency later, one after another too (a message
@@ -612,61 +622,17 @@ TEST(SimTransport, NodesShareTheirNicAndMemory) {
     EXPECT_NEAR(got[1], 3e-6, 1e-15);
     EXPECT_NEAR(got[3], 5e-6, 1e-15);
     // Without the shared NIC all four arrive at 2us.
-    res = run(params(8, "ideal,ppn=4,lat_inter=1us,bw_inter=1GB/s"), [&done](uint32_t r) {
-        auto t = make_transport();
-        std::vector<uint8_t> buf(1000, 1);
-        Xfer x;
-        if (r < 4) {
-            t->isend(r + 4, 1, buf.data(), 1000, UCC_MEMORY_TYPE_HOST, &x);
-            return;
-        }
-        t->irecv(r - 4, 1, buf.data(), 1000, UCC_MEMORY_TYPE_HOST, &x);
-        wait(t.get(), &x);
-        done[r] = t->now();
-    });
+    res = one_way("ideal,ppn=4,lat_inter=1us,bw_inter=1GB/s", 4, 1000);
     EXPECT_NEAR(res.virtual_time_s, 2e-6, 1e-15);
-
     // The message rate: 1M messages per second is 1us per message at the NIC.
-    res = run(params(8, "ideal,ppn=4,lat_inter=1us,nic_rate=1M"), [](uint32_t r) {
-        auto t = make_transport();
-        uint8_t b = 0;
-        Xfer x;
-        if (r < 4) {
-            t->isend(r + 4, 1, &b, 1, UCC_MEMORY_TYPE_HOST, &x);
-            return;
-        }
-        t->irecv(r - 4, 1, &b, 1, UCC_MEMORY_TYPE_HOST, &x);
-        wait(t.get(), &x);
-    });
+    res = one_way("ideal,ppn=4,lat_inter=1us,nic_rate=1M", 4, 1);
     EXPECT_NEAR(res.virtual_time_s, 5e-6, 1e-15);  // out at 0..3us, in 1us each, from 1us
-
     // Within a node: two 1000 B messages share 1 GB/s of memory.
-    res = run(params(4, "ideal,ppn=4,lat_intra=100ns,node_bw=1GB/s"), [](uint32_t r) {
-        auto t = make_transport();
-        std::vector<uint8_t> buf(1000, 1);
-        Xfer x;
-        if (r < 2) {
-            t->isend(r + 2, 1, buf.data(), 1000, UCC_MEMORY_TYPE_HOST, &x);
-            return;
-        }
-        t->irecv(r - 2, 1, buf.data(), 1000, UCC_MEMORY_TYPE_HOST, &x);
-        wait(t.get(), &x);
-    });
+    res = one_way("ideal,ppn=4,lat_intra=100ns,node_bw=1GB/s", 2, 1000);
     EXPECT_NEAR(res.virtual_time_s, 2.1e-6, 1e-15);
-
     // Rendezvous above 512 B: one round trip (2 x 1us) before the data.
-    for (uint64_t bytes : {512u, 513u}) {
-        res = run(params(2, "ideal,ppn=1,lat_inter=1us,rndv=512"), [bytes](uint32_t r) {
-            auto t = make_transport();
-            std::vector<uint8_t> buf(bytes, 1);
-            Xfer x;
-            if (r == 0) {
-                t->isend(1, 1, buf.data(), bytes, UCC_MEMORY_TYPE_HOST, &x);
-                return;
-            }
-            t->irecv(0, 1, buf.data(), bytes, UCC_MEMORY_TYPE_HOST, &x);
-            wait(t.get(), &x);
-        });
+    for (size_t bytes : {512u, 513u}) {
+        res = one_way("ideal,ppn=1,lat_inter=1us,rndv=512", 1, bytes);
         EXPECT_NEAR(res.virtual_time_s, bytes > 512 ? 3e-6 : 1e-6, 1e-15) << bytes;
     }
 }

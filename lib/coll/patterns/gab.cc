@@ -12,24 +12,18 @@
 
 #include <vector>
 
+#include "lib/coll/patterns/blocks.h"
 #include "lib/coll/subgroup.h"
 
 namespace ucc::coll::patterns {
 
 namespace {
 
-struct Layout {
-    const Args *a;
-    bool v;
-    uint64_t count(uint32_t r) const { return v ? a->dst_count_at(r) : a->count; }
-    uint64_t displ(uint32_t r) const { return v ? a->dst_displ_at(r) : uint64_t{r} * a->count; }
-};
-
 // Nodes of consecutive ranks in node order, blocks back to back: dst is
 // the packed buffer (from block 0's place).
-bool runs_in_dst(const Topology &t, const Layout &lay, uint32_t n) {
+bool runs_in_dst(const Topology &t, const Blocks &lay, uint32_t n) {
     for (uint32_t r = 0; r + 1 < n; ++r) {
-        if (lay.displ(r + 1) != lay.displ(r) + lay.count(r) ||
+        if (lay.dst_displ(r + 1) != lay.dst_displ(r) + lay.dst_count(r) ||
             (t.node_of(r + 1) != t.node_of(r) && t.node_of(r + 1) != t.node_of(r) + 1)) {
             return false;
         }
@@ -37,10 +31,10 @@ bool runs_in_dst(const Topology &t, const Layout &lay, uint32_t n) {
     return true;
 }
 
-uint64_t total_count(const Layout &lay, uint32_t n) {
+uint64_t total_count(const Blocks &lay, uint32_t n) {
     uint64_t total = 0;
     for (uint32_t r = 0; r < n; ++r) {
-        total += lay.count(r);
+        total += lay.dst_count(r);
     }
     return total;
 }
@@ -48,7 +42,7 @@ uint64_t total_count(const Layout &lay, uint32_t n) {
 }  // namespace
 
 void gather_allgather_bcast_scratch(const Args &a, uint32_t size, bool v, ScratchPlan &plan) {
-    const Layout lay{&a, v};
+    const Blocks lay{&a, v};
     if (hierarchical_supports(a, size) && !runs_in_dst(*a.topo, lay, size)) {
         plan.add(total_count(lay, size) * a.esize);
     }
@@ -57,7 +51,7 @@ void gather_allgather_bcast_scratch(const Args &a, uint32_t size, bool v, Scratc
 Task gather_allgather_bcast(Coll &c, bool v) {
     const Args &a = c.args();
     const Topology &t = *a.topo;
-    const Layout lay{&a, v};
+    const Blocks lay{&a, v};
     const uint32_t n = c.size();
     const uint32_t me = c.rank();
     const uint32_t node = t.node_of(me);
@@ -67,7 +61,7 @@ Task gather_allgather_bcast(Coll &c, bool v) {
     const bool direct = runs_in_dst(t, lay, n);
     std::vector<uint64_t> node_counts(t.nodes(), 0);
     for (uint32_t r = 0; r < n; ++r) {
-        node_counts[t.node_of(r)] += lay.count(r);
+        node_counts[t.node_of(r)] += lay.dst_count(r);
     }
     std::vector<uint64_t> node_displs(t.nodes(), 0);
     uint64_t total = 0;
@@ -75,8 +69,9 @@ Task gather_allgather_bcast(Coll &c, bool v) {
         node_displs[k] = total;
         total += node_counts[k];
     }
-    uint8_t *packed = direct ? dst + lay.displ(0) * es : c.scratch(total * es);
-    const uint8_t *own = a.inplace ? dst + lay.displ(me) * es : static_cast<const uint8_t *>(a.src);
+    uint8_t *packed = direct ? dst + lay.dst_displ(0) * es : c.scratch(total * es);
+    const uint8_t *own =
+        a.inplace ? dst + lay.dst_displ(me) * es : static_cast<const uint8_t *>(a.src);
     const bool leader = t.local_index(me) == 0;
     const Group local = Group::node(t, node);
 
@@ -85,14 +80,14 @@ Task gather_allgather_bcast(Coll &c, bool v) {
     std::vector<uint64_t> displs(m);
     uint64_t at = node_displs[node];
     for (uint32_t i = 0; i < m; ++i) {
-        counts[i] = lay.count(t.member(node, i));
+        counts[i] = lay.dst_count(t.member(node, i));
         displs[i] = at;
         at += counts[i];
     }
     Args g = level_args(a, UCC_COLL_TYPE_GATHERV);
     g.root = 0;
     g.src = const_cast<uint8_t *>(own);
-    g.src_count = lay.count(me);
+    g.src_count = lay.dst_count(me);
     g.dst = packed;
     g.dst_counts = counts.data();
     g.dst_displs = displs.data();
@@ -128,8 +123,8 @@ Task gather_allgather_bcast(Coll &c, bool v) {
             uint64_t from = node_displs[k];
             for (uint32_t i = 0; i < t.node_size(k); ++i) {
                 const uint32_t r = t.member(k, i);
-                c.copy(dst + lay.displ(r) * es, packed + from * es, lay.count(r) * es);
-                from += lay.count(r);
+                c.copy(dst + lay.dst_displ(r) * es, packed + from * es, lay.dst_count(r) * es);
+                from += lay.dst_count(r);
             }
         }
     }

@@ -14,23 +14,15 @@
 
 #include <vector>
 
+#include "lib/coll/patterns/blocks.h"
 #include "lib/coll/subgroup.h"
 
 namespace ucc::coll::patterns {
 
 namespace {
 
-struct Layout {
-    const Args *a;
-    bool v;
-    uint64_t src_count(uint32_t r) const { return v ? a->src_count_at(r) : a->count; }
-    uint64_t src_displ(uint32_t r) const { return v ? a->src_displ_at(r) : uint64_t{r} * a->count; }
-    uint64_t dst_count(uint32_t r) const { return v ? a->dst_count_at(r) : a->count; }
-    uint64_t dst_displ(uint32_t r) const { return v ? a->dst_displ_at(r) : uint64_t{r} * a->count; }
-};
-
 // In place: the bytes this rank sends to other nodes (staged in scratch).
-uint64_t staged_bytes(const Args &a, const Topology &t, const Layout &lay, uint32_t me,
+uint64_t staged_bytes(const Args &a, const Topology &t, const Blocks &lay, uint32_t me,
                       uint32_t n) {
     uint64_t bytes = 0;
     for (uint32_t r = 0; r < n; ++r) {
@@ -43,14 +35,14 @@ uint64_t staged_bytes(const Args &a, const Topology &t, const Layout &lay, uint3
 
 void node_split_scratch(const Args &a, uint32_t rank, uint32_t size, bool v, ScratchPlan &plan) {
     if (a.inplace && hierarchical_supports(a, size)) {
-        plan.add(staged_bytes(a, *a.topo, Layout{&a, v}, rank, size));
+        plan.add(staged_bytes(a, *a.topo, Blocks{&a, v}, rank, size));
     }
 }
 
 Task node_split(Coll &c, bool v) {
     const Args &a = c.args();
     const Topology &t = *a.topo;
-    const Layout lay{&a, v};
+    const Blocks lay{&a, v};
     const uint32_t n = c.size();
     const uint32_t me = c.rank();
     const uint32_t node = t.node_of(me);
