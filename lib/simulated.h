@@ -33,8 +33,10 @@ struct SpanInfo {
     Tag tag_base = 0;  // tags of its messages share this prefix (lib/tag.h kInstanceMask)
 };
 
-// Compute-cost classes the world charges virtual time for.
-enum class Work : uint8_t { kCopy, kReduce };
+// Compute-cost classes the world charges virtual time for: copies and
+// reductions of `bytes`, and the library's own time for one collective call
+// (kCall, bytes unused: the network's o_call).
+enum class Work : uint8_t { kCopy, kReduce, kCall };
 
 // What the world may run on a waiting rank's behalf (idle_draining): one pass
 // of progress that never waits. Returns true when the pass did something the
@@ -141,6 +143,33 @@ class SimulatedWorld {
     // Fault injection: true when the world fails this visit of `site` (the
     // caller then fails as if the allocation had).
     virtual bool fail_allocation(AllocSite site) = 0;
+
+    // In-network reduction (a switch tree that reduces, as SHARP; the
+    // network's sharp_lat): whether this world has one.
+    virtual bool reduces_in_network() const { return false; }
+    // Sends this member's contribution (`count` elements, `bytes` bytes of
+    // `buf`) to the reduction `tag` of `members` members whose member 0 is
+    // the endpoint `first`. When every contribution is in, the switches fold
+    // them in member order (acc = combine(acc, next), as dst = a (op) b) and
+    // send the result to every member as a message from the member's own
+    // endpoint under `tag` (its data went out and came back through the
+    // switches), which the member receives with irecv. The contribution is
+    // copied: `x` completes at once.
+    using Combine = void (*)(void *dst, const void *a, const void *b, size_t count);
+    virtual ucc_status_t reduce_in_network(Peer first, Tag tag, uint32_t member, uint32_t members,
+                                           const void *buf, uint64_t count, size_t bytes,
+                                           Combine combine, Xfer *x) {
+        (void)first;
+        (void)tag;
+        (void)member;
+        (void)members;
+        (void)buf;
+        (void)count;
+        (void)bytes;
+        (void)combine;
+        (void)x;
+        return UCC_ERR_NOT_SUPPORTED;
+    }
 
     // Tagged operations still held for this endpoint (posted receives,
     // unexpected messages) whose tag t has (t & mask) == base: what a

@@ -633,7 +633,11 @@ int main(int argc, char **argv) {
         ucc_sim_params_t p = sim_params(o, std::min<uint32_t>(o.ranks, 2));
         p.flags |= UCC_SIM_FLAG_QUIET;
         p.flags &= ~static_cast<uint64_t>(UCC_SIM_FLAG_FIBERLESS);  // it waits in its calls
-        p.network = "ideal";
+        // A network that reduces keeps its switches (at no cost) for the sharp allreduce.
+        const std::string rehearsal_network =
+            o.network.described.find(",sharp_lat=") != std::string::npos ? "ideal,sharp_lat=1ps"
+                                                                         : "ideal";
+        p.network = rehearsal_network.c_str();
         p.timing_only = 1;
         rh.opt = &o;
         rh.plan = sh.plan;

@@ -196,6 +196,28 @@ Req Coll::send_on(uint32_t peer, uint32_t step, const void *buf, size_t bytes,
     return req;
 }
 
+Req Coll::reduce_in_network(uint32_t step, const void *src, uint64_t count) {
+    Xfer *x = Req::new_xfer(frame_pool);
+    x->status = UCC_INPROGRESS;
+    x->peer_index = rank_;
+    Req req(transport_, x, frame_pool);
+    if (trace_req_ != 0) [[unlikely]] {
+        tag_xfer(*x, src);  // a message to this rank itself, through the switches
+    }
+    if (reduce_fn_ == nullptr && args_.generic == nullptr) {
+        reduce_fn_ = dt::reduce_fn(args_.dt, args_.op == UCC_OP_AVG ? UCC_OP_SUM : args_.op);
+    }
+    const ucc_status_t st =
+        sim_ == nullptr || reduce_fn_ == nullptr
+            ? UCC_ERR_NOT_SUPPORTED
+            : sim_->reduce_in_network(env_.peer_of(0), tag(step), rank_, size_, src, count,
+                                      count * args_.esize, reduce_fn_, x);
+    if (st < 0) {
+        x->status = st;
+    }
+    return req;
+}
+
 namespace {
 
 // A request whose transfer `post` starts (with `peer` as its peer index); a

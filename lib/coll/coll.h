@@ -92,6 +92,17 @@ struct Args {
     // algorithms: set by the core when the context enables them (UCC_CLS
     // with hier), null otherwise and on every level of a hierarchical one.
     const Topology *topo = nullptr;
+    // In-network reduction (a network whose switches reduce, as SHARP: the
+    // sharp allreduce). net_reduce: on this team or level, every member on
+    // a node of its own. net_reduce_levels: on a hierarchical algorithm's
+    // node leaders (kNetReduceLeaders) or rails (kNetReduceRails), as
+    // UCC_CL_HIER_NODE_LEADERS_SBGP_TLS / _NET_SBGP_TLS name sharp. The core
+    // sets both when the transport's network reduces; run_on turns the
+    // second into the first for its level.
+    bool net_reduce = false;
+    uint8_t net_reduce_levels = 0;
+    static constexpr uint8_t kNetReduceLeaders = 1;
+    static constexpr uint8_t kNetReduceRails = 2;
 
     uint64_t src_count_at(uint32_t i) const { return read_array(src_counts, counts64, i); }
     uint64_t dst_count_at(uint32_t i) const { return read_array(dst_counts, counts64, i); }
@@ -409,6 +420,13 @@ class Coll : public FrameSource {
     // Complete when this rank's `word` (changed by peers) reads at least `at_least`.
     Req watch(const uint64_t *word, uint64_t at_least);
 
+    // In-network reduction (lib/simulated.h; the sharp allreduce): whether
+    // the network can, and this rank's contribution of `count` elements of
+    // `src`; the result comes back as a message from this rank itself under
+    // `step` (post its recv first). Members fold in team-rank order.
+    bool reduces_in_network() const { return sim_ != nullptr && sim_->reduces_in_network(); }
+    Req reduce_in_network(uint32_t step, const void *src, uint64_t count);
+
     template <class... R>
     WaitAll wait(R &...reqs) {
         static_assert(sizeof...(R) <= WaitAll::kInline, "wait_all() for more requests");
@@ -493,6 +511,11 @@ struct Algorithm {
     // Runs flat algorithms on the team's nodes and their leaders
     // (lib/coll/subgroup.h): needs Args::topo, never a level of another.
     bool hierarchical = false;
+    // The score of the reference's component that runs it, where it ranks
+    // above the host algorithms (tl/sharp: 30; a hierarchical one: cl/hier's
+    // 50); 0: the default (lib/select/select.h kDefaultScore). A TUNE token
+    // of a lower score does not displace it.
+    uint32_t score = 0;
 };
 
 // For algorithms without constraints.

@@ -32,6 +32,10 @@ Args level_args(const Args &parent, ucc_coll_type_t type) {
 
 Task run_on(Coll &c, Group g, Args a) {
     a.topo = nullptr;
+    const uint8_t levels = c.args().net_reduce_levels;
+    a.net_reduce = (g.is_leaders() && (levels & Args::kNetReduceLeaders) != 0) ||
+                   (g.is_owners() && (levels & Args::kNetReduceRails) != 0);
+    a.net_reduce_levels = 0;
     const Algorithm *alg = c.env().select_flat(a, g.size());
     if (alg == nullptr) {
         co_return UCC_ERR_NOT_SUPPORTED;

@@ -75,6 +75,9 @@ class Group {
     static uint32_t owner_of(uint32_t block, uint32_t m, uint32_t blocks);
 
     uint32_t size() const { return size_; }
+    // One rank per node: the node leaders, or the owners of a block.
+    bool is_leaders() const { return kind_ == Kind::kLeaders; }
+    bool is_owners() const { return kind_ == Kind::kOwners; }
     uint32_t rank_of(uint32_t i) const;
     // This group's index of team rank `rank` (it must be a member).
     uint32_t index_of(uint32_t rank) const;

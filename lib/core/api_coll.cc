@@ -347,6 +347,14 @@ ucc_status_t coll_init_checked(ucc_coll_args_t *coll_args, ucc_coll_req_h *reque
     if (ctx.lib->hier && !r->active_set) {
         r->nargs.topo = ucc::core::team_topology(t);
     }
+    if (ctx.sim != nullptr && ctx.sim->reduces_in_network() && !r->active_set) {
+        // A network that reduces (the simulator's sharp_lat): a team of one
+        // rank per node may use it (CL_BASIC_TLS with sharp), and the levels
+        // UCC_CL_HIER_*_SBGP_TLS allow (CL_HIER_TLS with sharp).
+        r->nargs.net_reduce =
+            ctx.lib->basic_sharp && ucc::core::team_topology(t)->max_node_size() <= 1;
+        r->nargs.net_reduce_levels = ctx.lib->hier_sharp ? ctx.tuning.net_reduce_levels : 0;
+    }
     if (r->nargs.generic == nullptr) {
         r->nargs.reduce_kernel =
             ucc::dt::reduce_fn(r->nargs.dt, r->nargs.op == UCC_OP_AVG ? UCC_OP_SUM : r->nargs.op);
@@ -640,6 +648,7 @@ ucc_status_t coll_post(ucc_coll_req_h request) {
             r->args.coll_type == UCC_COLL_TYPE_BCAST ? r->nargs.src_count : r->nargs.dst_count;
         sp.tag_base = t.tag_base(seq);
         ctx.sim->trace_begin(sp);
+        ctx.sim->charge(ucc::Work::kCall, 0);  // the library's own time per call
     }
     ucc::alloc_site(ctx.sim, ucc::AllocSite::kCollTask);
     const bool sync = t.sync_type == UCC_SYNC_COLLECTIVES;

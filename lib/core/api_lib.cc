@@ -124,6 +124,8 @@ UCC_EXPORT ucc_status_t ucc_init_version(unsigned api_major_version, unsigned ap
         ucc::core::parse_log_level(lib.config.get("COLL_TRACE"), &lib.coll_trace);
         lib.check_asymmetric = lib.config.get_bool("CHECK_ASYMMETRIC_DT");
         lib.hier = ucc::core::cls_has_hier(lib.config.get("CLS"));
+        lib.basic_sharp = ucc::core::list_allows(lib.config.get("CL_BASIC_TLS"), "sharp");
+        lib.hier_sharp = ucc::core::list_allows(lib.config.get("CL_HIER_TLS"), "sharp");
         lib.config.log_ignored(lib.log);
         ucc::core::warn_unknown_env(lib.config.prefix(), lib.log);
         if (!lib.config.file().empty()) {

@@ -149,6 +149,15 @@ ucc_status_t Config::set(size_t i, const std::string &source, const std::string 
     return UCC_OK;
 }
 
+// Whether <COMPONENT>_NAME may stand for NAME: every variable but TLS (a
+// CL's TLS, UCC_CL_BASIC_TLS, is the CL's own list of TLs, CL_BASIC_TLS in
+// the library's table, not the transports of a context).
+namespace {
+bool component_form(const std::string &name) {
+    return name != "TLS";
+}
+}  // namespace
+
 // A file's NAME: <prefix>NAME, <prefix><COMPONENT>_NAME, or (files given to
 // ucc_*_config_read only) NAME alone. Names of other tables, components or
 // versions are skipped, as the reference skips them.
@@ -166,7 +175,8 @@ ucc_status_t Config::apply_file_line(const ConfigLine &l, const std::string &whe
     if (find(name) < 0) {
         for (const char *comp : config_components()) {
             const std::string c = std::string(comp) + "_";
-            if (name.rfind(c, 0) == 0 && find(name.substr(c.size())) >= 0) {
+            if (name.rfind(c, 0) == 0 && component_form(name.substr(c.size())) &&
+                find(name.substr(c.size())) >= 0) {
                 name = name.substr(c.size());
                 break;
             }
@@ -260,7 +270,8 @@ ucc_status_t Config::load(const char *filename, const Config *file_from,
         size_t order = 0;
         for (size_t k = 0; i < 0 && k < comps.size(); ++k) {
             const size_t len = std::strlen(comps[k]);
-            if (rest.size() > len + 1 && rest.compare(0, len, comps[k]) == 0 && rest[len] == '_') {
+            if (rest.size() > len + 1 && rest.compare(0, len, comps[k]) == 0 && rest[len] == '_' &&
+                component_form(rest.substr(len + 1))) {
                 i = find(rest.substr(len + 1));
                 order = k + 1;
             }

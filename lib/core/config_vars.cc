@@ -117,6 +117,17 @@ constexpr ConfigVar kLibVars[] = {
      "Transports contexts may use: all, a list (sim, ucx or its alias ucp, self; names of "
      "transports not built here match nothing) or ^list to exclude.",
      nullptr, kUsed},
+    // The CLs' own TL lists (the reference's UCC_CL_BASIC_TLS, UCC_CL_HIER_TLS),
+    // named in full so that they are not taken for TLS with a component.
+    {"CL_BASIC_TLS", "all",
+     "The TLs CL/BASIC may use (an allow list): without sharp, no team of one rank per node "
+     "reduces in the network (the sharp allreduce). Which transport a context uses is TLS's "
+     "choice.",
+     nullptr, kUsed},
+    {"CL_HIER_TLS", "all",
+     "The TLs CL/HIER may use (an allow list): without sharp, no level reduces in the network, "
+     "whatever NODE_LEADERS_SBGP_TLS says. Which transport a context uses is TLS's choice.",
+     nullptr, kUsed},
     {"COMPONENT_PATH", "", "Ignored: where dynamic components are loaded from (none are).", nullptr,
      kIgnored},
     {"PROFILE_MODE", "", "Ignored: profile collection modes (log, accum).", valid_profile_mode,
@@ -242,10 +253,14 @@ constexpr ConfigVar kContextVars[] = {
      "Ignored: the TLs of CL/HIER's node subgroup (every level runs on the context's transport).",
      nullptr, kIgnored},
     {"NODE_LEADERS_SBGP_TLS", "ucp",
-     "Ignored: the TLs of CL/HIER's node-leaders subgroup (the context's transport).", nullptr,
-     kIgnored},
-    {"NET_SBGP_TLS", "ucp", "Ignored: the TLs of CL/HIER's rails (the context's transport).",
-     nullptr, kIgnored},
+     "The TLs of CL/HIER's node-leaders subgroup: with sharp (\"ucp,sharp\", \"all\"), the "
+     "leaders' allreduce runs in the network's switches when the network reduces (the "
+     "simulator's sharp_lat); the messages go through the context's transport.",
+     nullptr, kUsed},
+    {"NET_SBGP_TLS", "ucp",
+     "The TLs of CL/HIER's rails (split_rail's allreduce of each block across nodes): with "
+     "sharp, as NODE_LEADERS_SBGP_TLS.",
+     nullptr, kUsed},
     {"FULL_SBGP_TLS", "ucp", "Ignored: the TLs of CL/HIER's whole-team subgroup.", nullptr,
      kIgnored},
     {"ALLTOALLV_SPLIT_NODE_THRESH", "0",

@@ -97,6 +97,11 @@ struct Lib {
     bool check_asymmetric = false;
     // CLS names hier (or all): the hierarchical algorithms may run.
     bool hier = false;
+    // CL_BASIC_TLS and CL_HIER_TLS let sharp in: flat teams of one rank per
+    // node, and the levels NODE_LEADERS_SBGP_TLS / NET_SBGP_TLS allow, may
+    // reduce in the network (where it can).
+    bool basic_sharp = true;
+    bool hier_sharp = true;
     uint64_t n_contexts = 0;
     // UCC_THREAD_MULTIPLE: guards n_contexts and dead_contexts.
     std::mutex mu;
@@ -134,6 +139,10 @@ struct Tuning {
     // NODE_SIZE: nodes of this many consecutive context eps instead of the
     // transport's hosts (0: the hosts), for two-level runs on one host.
     uint32_t node_size = 0;
+    // Levels of the hierarchical algorithms that may reduce in the network
+    // (coll::Args::net_reduce_levels): NODE_LEADERS_SBGP_TLS and
+    // NET_SBGP_TLS with sharp.
+    uint8_t net_reduce_levels = 0;
     // <COLL>_ALG per collective type (by bit position), pointing into the
     // configuration's values; nullptr for the default choice ("" or "auto").
     const std::string *forced[16] = {};

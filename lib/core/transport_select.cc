@@ -79,6 +79,16 @@ ucc_status_t parse_tls(const std::string &tls, TlsChoice *out, std::string *why)
     return UCC_OK;
 }
 
+bool list_allows(const std::string &list, const std::string &name) {
+    const bool exclude = !list.empty() && list[0] == '^';
+    const std::vector<std::string> items = split_list(exclude ? list.substr(1) : list);
+    if (items.empty() || (items.size() == 1 && items[0] == "all")) {
+        return true;
+    }
+    const bool listed = std::find(items.begin(), items.end(), name) != items.end();
+    return exclude ? !listed : listed;
+}
+
 bool TlsChoice::allows(const TransportEntry &e) const {
     if (all) {
         return true;
@@ -93,6 +103,14 @@ ucc_status_t select_transport(const TlsChoice &tls, const TransportParams &p,
                               std::string *why) {
     std::string reasons;
     const TransportEntry *first_allowed = nullptr;
+    // Inside a rank of an in-process world (a simulation), other ranks are
+    // reached through the world's own transport only: another one would
+    // wait for peers that never run (the ranks take turns in one thread).
+    const bool world_rank = run_share_slot() != nullptr;
+    const auto outside_world = [&](const TransportEntry &e) {
+        return world_rank && e.run_share == nullptr && p.has_oob && p.n_oob_eps > 1;
+    };
+    const char *const kOutside = "cannot reach the other ranks of a simulated world";
     for (const TransportEntry &e : transport_table()) {
         if (!tls.allows(e)) {
             continue;
@@ -101,6 +119,10 @@ ucc_status_t select_transport(const TlsChoice &tls, const TransportParams &p,
             first_allowed = &e;
         }
         std::string r;
+        if (outside_world(e)) {
+            reasons += std::string(reasons.empty() ? "" : "; ") + e.name + ": " + kOutside;
+            continue;
+        }
         if (!e.available(p, &r)) {
             reasons += std::string(reasons.empty() ? "" : "; ") + e.name + ": " + r;
             continue;
@@ -115,8 +137,9 @@ ucc_status_t select_transport(const TlsChoice &tls, const TransportParams &p,
     }
     if (first_allowed != nullptr && !tls.all && !tls.exclude) {
         // Forced: the first listed transport serves, or says why it cannot.
-        std::string r;
-        ucc_status_t st = first_allowed->create(p, out, &r);
+        std::string r = kOutside;
+        ucc_status_t st = outside_world(*first_allowed) ? UCC_ERR_NOT_SUPPORTED
+                                                        : first_allowed->create(p, out, &r);
         if (st == UCC_OK) {
             *chosen = first_allowed;
             return UCC_OK;

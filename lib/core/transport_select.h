@@ -19,6 +19,10 @@ struct TlsChoice {
 
 ucc_status_t parse_tls(const std::string &tls, TlsChoice *out, std::string *why);
 
+// Whether an allow list ("all", "a,b", "^a,b"; empty: all) lets `name` in,
+// for names that are no transport of ours (the reference's sharp).
+bool list_allows(const std::string &list, const std::string &name);
+
 // The entry named `name` (or its alias), or nullptr.
 const TransportEntry *find_transport(const std::string &name);
 // "sim, ucx, self": the transports built in.

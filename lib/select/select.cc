@@ -9,6 +9,7 @@
 #include "lib/coll/algorithms.h"
 #include "lib/coll/topology.h"
 #include "lib/core/core.h"
+#include "lib/core/transport_select.h"
 #include "lib/select/select.h"
 
 namespace ucc::select {
@@ -39,6 +40,10 @@ bool spans_nodes(const Query &q) {
 constexpr uint64_t kHierSmallMsg = 4096;
 
 constexpr AutoRule kRules[] = {
+    // The reference's tl/sharp scores 30, above every host algorithm.
+    {UCC_COLL_TYPE_ALLREDUCE, "sharp",
+     "the network reduces in its switches and every member is on a node of its own",
+     [](const Thresholds &, const Query &q) { return q.net_reduce; }},
     {UCC_COLL_TYPE_ALLREDUCE, "rab", "UCC_CLS has hier, the team spans nodes, bytes < 4K",
      [](const Thresholds &, const Query &q) {
          return spans_nodes(q) && q.msgsize() < kHierSmallMsg;
@@ -116,6 +121,12 @@ std::string score_text(uint32_t s) {
     return s == kScoreInf ? "inf" : std::to_string(s);
 }
 
+// The score an algorithm's component gives it in the reference: cl/hier's
+// above tl/sharp's above every other's.
+uint32_t builtin_score(const coll::Algorithm &a) {
+    return a.hierarchical ? kHierScore : a.score != 0 ? a.score : kDefaultScore;
+}
+
 // The built-in choice among the flat algorithms (what runs where CL/HIER
 // does not).
 const coll::Algorithm *flat_builtin(std::span<const coll::Algorithm> table, const Thresholds &t,
@@ -170,6 +181,10 @@ Choice choose(const Query &q, const Thresholds &t, const std::string *forced,
         for (const AutoRule &r : kRules) {
             if (r.type == q.type && r.match(t, q)) {
                 base = find(table, r.alg);
+                if (args != nullptr && !base->supports(*args, q.team_size)) {
+                    base = nullptr;  // not these arguments: the next rule
+                    continue;
+                }
                 if (explain) {
                     c.why += std::string(c.why.empty() ? "" : "; ") + "built-in rule: " + r.when;
                 }
@@ -211,6 +226,20 @@ Choice choose(const Query &q, const Thresholds &t, const std::string *forced,
                 c.why +=
                     "; TUNE token '" + r.token + "' (" + r.source + ") matches: " +
                     (alg != was ? std::string("algorithm ") + alg->name : std::string("no change"));
+            }
+            continue;
+        }
+        if (r.has_alg && r.alg[bit] != nullptr && forced == nullptr &&
+            builtin_score(*alg) > builtin_score(*r.alg[bit]) &&
+            (!r.has_score || r.score <= builtin_score(*alg))) {
+            // A component's string ranks its own algorithms at its score (the
+            // reference's tl/ucp at 10): an algorithm of a component that
+            // scores higher (cl/hier, tl/sharp) stays on top, and the levels
+            // of a hierarchical one take the string.
+            if (explain) {
+                c.why += "; TUNE token '" + r.token + "' (" + r.source +
+                         ") matches: " + r.alg[bit]->name + " ranks below " + alg->name +
+                         " (score " + std::to_string(builtin_score(*alg)) + ")";
             }
             continue;
         }
@@ -279,6 +308,13 @@ void load_tuning(const Config &config, const Logger &log, Tuning *out) {
     out->bcast_segment = static_cast<uint64_t>(config.get_int("BCAST_SEGMENT"));
     out->reduce_segment = static_cast<uint64_t>(config.get_int("REDUCE_SEGMENT"));
     out->node_size = static_cast<uint32_t>(config.get_int("NODE_SIZE"));
+    out->net_reduce_levels = 0;
+    if (list_allows(config.get("NODE_LEADERS_SBGP_TLS"), "sharp")) {
+        out->net_reduce_levels |= coll::Args::kNetReduceLeaders;
+    }
+    if (list_allows(config.get("NET_SBGP_TLS"), "sharp")) {
+        out->net_reduce_levels |= coll::Args::kNetReduceRails;
+    }
     for (uint32_t bit = 0; bit < 16; ++bit) {
         const std::string &v = config.get(select::alg_var(static_cast<ucc_coll_type_t>(1u << bit)));
         out->forced[bit] = v.empty() || v == "auto" ? nullptr : &v;
@@ -294,7 +330,7 @@ void load_tuning(const Config &config, const Logger &log, Tuning *out) {
 
 const coll::Algorithm *select_algorithm(const Context &ctx, const coll::Args &a, uint32_t size,
                                         std::string *why) {
-    const select::Query q{a.type, a.count, a.esize, size, a.src_mem, a.topo};
+    const select::Query q{a.type, a.count, a.esize, size, a.src_mem, a.topo, a.net_reduce};
     select::Choice c =
         select::choose(q, ctx.tuning.thresholds, ctx.tuning.forced[coll::type_index(a.type)],
                        ctx.tuning.rules, &a, false);
@@ -308,7 +344,7 @@ const coll::Algorithm *select_algorithm(const Context &ctx, const coll::Args &a,
 // included, <COLL>_ALG not: it names the top level's algorithm), flat and
 // two-sided; else the first such algorithm that can run them.
 const coll::Algorithm *Team::select_flat(const coll::Args &a, uint32_t size) {
-    const select::Query q{a.type, a.count, a.esize, size, a.src_mem, nullptr};
+    const select::Query q{a.type, a.count, a.esize, size, a.src_mem, nullptr, a.net_reduce};
     select::Choice c =
         select::choose(q, ctx->tuning.thresholds, nullptr, ctx->tuning.rules, &a, false);
     if (c.alg != nullptr && !c.alg->hierarchical && !c.alg->onesided) {

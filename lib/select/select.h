@@ -25,6 +25,9 @@ struct Query {
     // Which ranks share a node, when the hierarchical algorithms may run
     // (coll::Args::topo); null otherwise.
     const coll::Topology *topo = nullptr;
+    // The network reduces in its switches and every member is on a node of
+    // its own (coll::Args::net_reduce).
+    bool net_reduce = false;
     // The message size TUNE ranges compare: count x element size, times the
     // team size for collectives whose count is a per-rank block (allgather(v),
     // gather(v), scatter(v), alltoall(v), reduce_scatter(v)).

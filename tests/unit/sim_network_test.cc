@@ -123,7 +123,10 @@ TEST(SimNetwork, DescribeParsesBack) {
                              "hdr,ppn=16,lat_inter=2.5us,bw_inter=12.5GB/s,jitter=1us,o=100ns",
                              "ideal,lat_inter=1us,bw_inter=1GB/s,g=7ps",
                              "hdr,ppn=40,nic_bw=25GB/s,nic_rate=215M,node_bw=100GB/s,rndv=8K",
-                             "hdr,rndv_inter=16K,rndv_intra=inf"}) {
+                             "hdr,rndv_inter=16K,rndv_intra=inf",
+                             "hdr,short_intra=100,short_inter=2K,o_bcopy=200ns,bcopy_intra=4GB/s,"
+                             "bcopy_inter=10GB/s,zcopy=8K,o_call=1us,sharp_lat=2.4us,"
+                             "sharp_bw=350MB/s"}) {
         NetworkModel m = parse_ok(spec);
         std::string d = m.describe();
         NetworkModel back = parse_ok(d.c_str());
@@ -136,7 +139,28 @@ TEST(SimNetwork, DescribeParsesBack) {
         EXPECT_EQ(back.node_bw_bps, m.node_bw_bps);
         EXPECT_EQ(back.rndv_inter, m.rndv_inter);
         EXPECT_EQ(back.rndv_intra, m.rndv_intra);
+        EXPECT_EQ(back.short_intra, m.short_intra);
+        EXPECT_EQ(back.short_inter, m.short_inter);
+        EXPECT_EQ(back.o_bcopy_ps, m.o_bcopy_ps);
+        EXPECT_EQ(back.bcopy_intra_bps, m.bcopy_intra_bps);
+        EXPECT_EQ(back.bcopy_inter_bps, m.bcopy_inter_bps);
+        EXPECT_EQ(back.zcopy_intra, m.zcopy_intra);
+        EXPECT_EQ(back.zcopy_inter, m.zcopy_inter);
+        EXPECT_EQ(back.o_call_ps, m.o_call_ps);
+        EXPECT_EQ(back.sharp_lat_ps, m.sharp_lat_ps);
+        EXPECT_EQ(back.sharp_bw_bps, m.sharp_bw_bps);
     }
+    const NetworkModel p = parse_ok("hdr,short=64,bcopy=2GB/s,zcopy_inter=16K");
+    EXPECT_EQ(p.short_intra, 64u);
+    EXPECT_EQ(p.short_inter, 64u);
+    EXPECT_EQ(p.bcopy_intra_bps, 2'000'000'000u);
+    EXPECT_EQ(p.bcopy_inter_bps, 2'000'000'000u);
+    EXPECT_EQ(p.zcopy_inter, 16384u);
+    EXPECT_EQ(p.zcopy_intra, NetworkModel::kNoRndv);
+    EXPECT_FALSE(parse_ok("hdr").reduces_in_network());
+    EXPECT_EQ(parse_ok("hdr").describe().find("sharp"), std::string::npos);
+    EXPECT_NE(parse_err("hdr,sharp_lat=fast").find("sharp_lat"), std::string::npos);
+    EXPECT_NE(parse_err("hdr,short=big").find("short"), std::string::npos);
     const NetworkModel m = parse_ok("hdr,nic_rate=1.5G,rndv=64K,rndv_intra=1M");
     EXPECT_EQ(m.nic_rate, 1'500'000'000u);
     EXPECT_EQ(m.nic_ps(0), 667);  // ceil(1e12 / 1.5e9)

@@ -637,6 +637,71 @@ TEST(SimTransport, NodesShareTheirNicAndMemory) {
     }
 }
 
+// UCX's protocols by size (network.h): inline up to `short`, then a copy on
+// each side (o_bcopy + bytes / bcopy) up to the zero-copy threshold.
+TEST(SimTransport, BufferedCopiesChargeBothSidesBetweenShortAndZcopy) {
+    const char *spec =
+        "ideal,ppn=2,lat_intra=1us,short_intra=100,o_bcopy=1us,bcopy_intra=1GB/s,"
+        "zcopy_intra=4000";
+    // Inline: the latency alone.
+    EXPECT_NEAR(one_way(spec, 1, 100).virtual_time_s, 1e-6, 1e-15);
+    // 1000 B: the sender's copy (1 + 1us), the latency, the receiver's copy (1 + 1us).
+    EXPECT_NEAR(one_way(spec, 1, 1000).virtual_time_s, 5e-6, 1e-15);
+    // Zero-copy above 4000 B: the latency alone again.
+    EXPECT_NEAR(one_way(spec, 1, 4001).virtual_time_s, 1e-6, 1e-15);
+    // Between nodes the intra-node settings do not apply.
+    EXPECT_NEAR(
+        one_way("ideal,ppn=1,lat_inter=1us,o_bcopy=1us,bcopy_intra=1GB/s", 1, 1000).virtual_time_s,
+        1e-6, 1e-15);
+}
+
+// The switches reduce (network.h sharp_lat): every member gets the sum of
+// all contributions, folded in member order, sharp_lat + bytes / sharp_bw
+// after the last is in, whatever order they arrived in.
+TEST(SimTransport, SwitchesReduceInMemberOrder) {
+    constexpr uint32_t kN = 5;
+    std::vector<double> done(kN, 0);
+    auto sum = [](void *dst, const void *a, const void *b, size_t count) {
+        for (size_t i = 0; i < count; ++i) {
+            // Not commutative: the order of the fold shows in the result.
+            static_cast<int64_t *>(dst)[i] =
+                static_cast<const int64_t *>(a)[i] * 10 + static_cast<const int64_t *>(b)[i];
+        }
+    };
+    RunResult res = run(params(kN, "ideal,ppn=1,sharp_lat=2us,sharp_bw=1GB/s"), [&](uint32_t r) {
+        auto t = make_transport();
+        ucc::SimulatedWorld *w = t->simulated();
+        ASSERT_TRUE(w->reduces_in_network());
+        // Rank r contributes at r us: the last one at 4us.
+        t->idle(r * 1e-6);
+        int64_t mine[2] = {r + 1, 7};
+        int64_t out[2] = {0, 0};
+        Xfer rx;
+        Xfer sx;
+        ASSERT_EQ(t->irecv(r, 9, out, sizeof(out), UCC_MEMORY_TYPE_HOST, &rx), UCC_OK);
+        ASSERT_EQ(w->reduce_in_network(0, 9, r, kN, mine, 2, sizeof(mine), sum, &sx), UCC_OK);
+        EXPECT_EQ(sx.status, UCC_OK);
+        wait(t.get(), &rx);
+        EXPECT_EQ(out[0], 12345);
+        EXPECT_EQ(out[1], 77777);
+        done[r] = t->now();
+    });
+    EXPECT_EQ(res.status, UCC_OK) << res.report;
+    for (double t : done) {
+        EXPECT_NEAR(t, 4e-6 + 2e-6 + 16e-9, 1e-15);  // 16 B at 1 GB/s
+    }
+    // A network whose switches do not reduce refuses.
+    res = run(params(2, "ideal"), [](uint32_t) {
+        auto t = make_transport();
+        int64_t v = 0;
+        Xfer x;
+        EXPECT_FALSE(t->simulated()->reduces_in_network());
+        EXPECT_EQ(t->simulated()->reduce_in_network(0, 9, 0, 2, &v, 1, 8, nullptr, &x),
+                  UCC_ERR_NOT_SUPPORTED);
+    });
+    EXPECT_EQ(res.status, UCC_OK) << res.report;
+}
+
 TEST(SimTransport, IdleWakesAtDeadline) {
     RunResult res = run(params(2, "ideal,lat=3us"), [](uint32_t r) {
         auto t = make_transport();

@@ -67,8 +67,13 @@ TEST(Tune, ClHierStringSpeaksOfTheHierarchicalAlgorithms) {
     EXPECT_EQ(pick(hier("allreduce:0-inf:inf"), 65536), "rab");            // CL/HIER above basic
     EXPECT_EQ(pick(hier("allreduce:0-inf:5"), 64), "recursive_doubling");  // below it
     EXPECT_EQ(pick(hier("allreduce:0"), 64), "recursive_doubling");  // 0: CL/HIER off, not the coll
-    // The tl/ucp string's ids are tl/ucp's: @1 is not split_rail there.
-    EXPECT_EQ(pick(parse("allreduce:@1"), 64), "rabenseifner");
+    // The tl/ucp string's ids are tl/ucp's: @1 is not split_rail there. At
+    // tl/ucp's score it ranks below CL/HIER's choice (the reference's score
+    // map: 10 against 50); with a higher score it wins.
+    EXPECT_EQ(pick(parse("allreduce:@1"), 64), "rab");
+    EXPECT_EQ(pick(parse("allreduce:@1:inf"), 64), "rabenseifner");
+    EXPECT_EQ(pick(parse("allreduce:@1:51"), 64), "rabenseifner");
+    EXPECT_EQ(pick(parse("allreduce:@1:50"), 64), "rab");
     std::vector<TuneRule> rules;
     std::string error;
     EXPECT_EQ(ucc::select::parse_tune("UCC_CL_HIER_TUNE", "allreduce:@ring", &rules, &error),

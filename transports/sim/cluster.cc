@@ -215,12 +215,12 @@ void Cluster::schedule_arrival(Message *m, int64_t arrival_ps) {
 void Cluster::send_packet(uint32_t src_rank, Message *m, uint64_t wire_bytes) {
     const NetworkModel &net = params_.net;
     RankState &rs = ranks_[src_rank];
-    int64_t t = clock_ps(src_rank) + net.o_send_ps;
-    rs.clock_ps = t;
     uint32_t dst_rank = rank_of_endpoint(m->dst);
     if (dst_rank == kNoRank) {
         dst_rank = src_rank;
     }
+    int64_t t = clock_ps(src_rank) + net.o_send_ps + net.bcopy_ps(src_rank, dst_rank, wire_bytes);
+    rs.clock_ps = t;
     int64_t wire = net.wire_ps(src_rank, dst_rank, wire_bytes);
     // A rendezvous: the request and its answer before the data moves.
     int64_t departure = std::max(t, rs.nic_free_ps) + net.rndv_ps(src_rank, dst_rank, wire_bytes);
@@ -433,6 +433,9 @@ void Cluster::deliver_packet(Message *m) {
             }
             ep->push_inbox(m);
             wake(ep->rank(), ep);
+            return;
+        case PacketKind::kSwitch:
+            switch_arrival(m);
             return;
         case PacketKind::kPut:
         case PacketKind::kAtomic:

@@ -164,6 +164,7 @@ struct OpBase {
 };
 
 // kPeerDown: not a packet but the news that endpoint `src` is dead (faults.h).
+// kSwitch: a contribution to an in-network reduction (cluster_switch.cc).
 enum class PacketKind : uint8_t {
     kTagged,
     kPut,
@@ -171,7 +172,8 @@ enum class PacketKind : uint8_t {
     kGetRequest,
     kGetReply,
     kRmaAck,
-    kPeerDown
+    kPeerDown,
+    kSwitch
 };
 
 // Ordering channels: packets on one (src, dst, tag, channel) arrive in order.
@@ -191,7 +193,7 @@ struct Message : OpBase {
     uint64_t bytes = 0;
     uint64_t remote_addr = 0;   // RMA target address
     uint64_t region = 0;        // RMA target region id
-    uint64_t value = 0;         // atomic add operand
+    uint64_t value = 0;         // atomic add operand; kSwitch: the element count
     void *local_buf = nullptr;  // get: where the reply lands
     Xfer *xfer = nullptr;       // get: the origin's request (null once cancelled)
     uint64_t signature = 0;     // the sending operation's signature (Xfer::signature)
@@ -202,6 +204,12 @@ struct Message : OpBase {
     // sends until its receiver takes it in (RankState::unclaimed_sends).
     RecvOp *claim = nullptr;
     std::vector<uint8_t> payload;
+    // kSwitch: the sender's index among the reduction's members, their
+    // number (kept in the result, which it marks), and how two
+    // contributions fold.
+    uint32_t member = 0;
+    uint32_t members = 0;
+    void (*combine)(void *dst, const void *a, const void *b, size_t count) = nullptr;
 };
 
 // A posted receive.
@@ -389,6 +397,11 @@ class Cluster {
     void free_message(Message *m);
     void send_packet(uint32_t src_rank, Message *m, uint64_t wire_bytes);
     void send_reply(Message *m, uint64_t wire_bytes);
+    // An in-network reduction's contribution (cluster_switch.cc): charges
+    // the sender as send_packet does and schedules its arrival at the switches.
+    void send_to_switch(uint32_t src_rank, Message *m);
+    // In-network reductions with contributions still missing.
+    size_t switch_reductions() const { return switch_.size(); }
     // A packet's arrival through what the nodes share (NodeState).
     int64_t shared_arrival(uint32_t src, uint32_t dst, uint64_t bytes, int64_t departure,
                            int64_t latency, int64_t wire);
@@ -514,6 +527,8 @@ class Cluster {
     void schedule_arrival(Message *m, int64_t arrival_ps);
     void apply(const Event &e);
     void deliver_packet(Message *m);
+    // A contribution reached the switches; the last one sends the results.
+    void switch_arrival(Message *m);
     // `via`: the endpoint a packet arrived at (null: another cause).
     void wake(uint32_t r, const SimTransport *via = nullptr);
     // Runs the drain of ready rank r; true when its fiber must resume.
@@ -587,6 +602,9 @@ class Cluster {
     EventQueue<Event> events_;
     std::unordered_map<OrderKey, OrderState, OrderKeyHash> order_;  // find/insert/erase only
     std::map<uint64_t, std::unique_ptr<OobRound>> oob_rounds_;
+    // In-network reductions in progress, by (first member's endpoint, tag):
+    // the contributions in so far, by member index.
+    std::map<std::pair<uint64_t, Tag>, std::vector<Message *>> switch_;
     FreeList<Message> messages_;
     size_t pooled_payload_bytes_ = 0;  // capacity kept in the free messages' payloads
     FreeList<RecvOp> recv_ops_;

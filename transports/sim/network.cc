@@ -19,8 +19,10 @@ constexpr int64_t kTimeMaxPs = 1'000'000'000'000'000'000;
 constexpr uint64_t kBandwidthMax = 1'000'000'000'000'000;
 
 const char *const kKnownKeys =
-    "ppn, lat, lat_intra, lat_inter, bw, bw_intra, bw_inter, o, o_send, o_recv, g, copy, reduce, "
-    "jitter, nic_bw, nic_rate, node_bw, rndv, rndv_inter, rndv_intra";
+    "ppn, lat, lat_intra, lat_inter, bw, bw_intra, bw_inter, o, o_send, o_recv, o_call, g, copy, "
+    "reduce, jitter, nic_bw, nic_rate, node_bw, rndv, rndv_inter, rndv_intra, bcopy, bcopy_intra, "
+    "bcopy_inter, o_bcopy, short, short_intra, short_inter, zcopy, zcopy_intra, zcopy_inter, "
+    "sharp_lat, sharp_bw";
 const char *const kKnownPresets = "ideal, hdr, eth100, slow";
 
 struct Unit {
@@ -282,6 +284,34 @@ std::string NetworkModel::describe() const {
     if (rndv_intra != kNoRndv) {
         s += ",rndv_intra=" + format_size(rndv_intra);
     }
+    if (bcopy_intra_bps != 0) {
+        s += ",bcopy_intra=" + format_bandwidth(bcopy_intra_bps);
+    }
+    if (bcopy_inter_bps != 0) {
+        s += ",bcopy_inter=" + format_bandwidth(bcopy_inter_bps);
+    }
+    if (o_call_ps != 0) {
+        s += ",o_call=" + format_time_ps(o_call_ps);
+    }
+    if (o_bcopy_ps != 0) {
+        s += ",o_bcopy=" + format_time_ps(o_bcopy_ps);
+    }
+    if (short_intra != 0) {
+        s += ",short_intra=" + format_size(short_intra);
+    }
+    if (short_inter != 0) {
+        s += ",short_inter=" + format_size(short_inter);
+    }
+    if (zcopy_intra != kNoRndv) {
+        s += ",zcopy_intra=" + format_size(zcopy_intra);
+    }
+    if (zcopy_inter != kNoRndv) {
+        s += ",zcopy_inter=" + format_size(zcopy_inter);
+    }
+    if (sharp_lat_ps != 0) {
+        s += ",sharp_lat=" + format_time_ps(sharp_lat_ps);
+        s += ",sharp_bw=" + format_bandwidth(sharp_bw_bps);
+    }
     return s;
 }
 
@@ -382,7 +412,8 @@ ucc_status_t parse_network(const char *spec, NetworkModel *out, std::string *err
                 return bad_value("a rank count >= 1");
             }
         } else if (key == "lat" || key == "lat_intra" || key == "lat_inter" || key == "o" ||
-                   key == "o_send" || key == "o_recv" || key == "g" || key == "jitter") {
+                   key == "o_send" || key == "o_recv" || key == "g" || key == "jitter" ||
+                   key == "sharp_lat" || key == "o_bcopy" || key == "o_call") {
             if (!parse_time(val, &t)) {
                 return bad_value(time_expect);
             }
@@ -400,6 +431,12 @@ ucc_status_t parse_network(const char *spec, NetworkModel *out, std::string *err
                 m.o_recv_ps = t;
             } else if (key == "g") {
                 m.gap_ps = t;
+            } else if (key == "sharp_lat") {
+                m.sharp_lat_ps = t;
+            } else if (key == "o_bcopy") {
+                m.o_bcopy_ps = t;
+            } else if (key == "o_call") {
+                m.o_call_ps = t;
             } else {
                 m.jitter_max_ps = t;
             }
@@ -407,22 +444,42 @@ ucc_status_t parse_network(const char *spec, NetworkModel *out, std::string *err
             if (!parse_rate(val, &m.nic_rate)) {
                 return bad_value("a count per second like 215M (suffixes K, M, G; 0: off)");
             }
-        } else if (key == "rndv" || key == "rndv_inter" || key == "rndv_intra") {
+        } else if (key == "rndv" || key == "rndv_inter" || key == "rndv_intra" || key == "zcopy" ||
+                   key == "zcopy_inter" || key == "zcopy_intra" || key == "short" ||
+                   key == "short_inter" || key == "short_intra") {
             uint64_t size = 0;
             if (!parse_size(val, &size)) {
                 return bad_value("a size in bytes like 8K (K, M, G: powers of 1024) or inf");
             }
-            if (key != "rndv_intra") {
-                m.rndv_inter = size;
+            uint64_t *inter = key.starts_with("rndv")    ? &m.rndv_inter
+                              : key.starts_with("zcopy") ? &m.zcopy_inter
+                                                         : &m.short_inter;
+            uint64_t *intra = key.starts_with("rndv")    ? &m.rndv_intra
+                              : key.starts_with("zcopy") ? &m.zcopy_intra
+                                                         : &m.short_intra;
+            if (!key.ends_with("_intra")) {
+                *inter = size;
             }
-            if (key != "rndv_inter") {
-                m.rndv_intra = size;
+            if (!key.ends_with("_inter")) {
+                *intra = size;
             }
-        } else if (key == "nic_bw" || key == "node_bw") {
+        } else if (key == "nic_bw" || key == "node_bw" || key == "sharp_bw") {
             if (!parse_bandwidth(val, &bw)) {
                 return bad_value(bw_expect);
             }
-            (key == "nic_bw" ? m.nic_bw_bps : m.node_bw_bps) = bw;
+            (key == "nic_bw"    ? m.nic_bw_bps
+             : key == "node_bw" ? m.node_bw_bps
+                                : m.sharp_bw_bps) = bw;
+        } else if (key == "bcopy" || key == "bcopy_intra" || key == "bcopy_inter") {
+            if (!parse_bandwidth(val, &bw)) {
+                return bad_value(bw_expect);
+            }
+            if (key != "bcopy_intra") {
+                m.bcopy_inter_bps = bw;
+            }
+            if (key != "bcopy_inter") {
+                m.bcopy_intra_bps = bw;
+            }
         } else if (key == "bw" || key == "bw_intra" || key == "bw_inter" || key == "copy" ||
                    key == "reduce") {
             if (!parse_bandwidth(val, &bw)) {

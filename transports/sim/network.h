@@ -14,7 +14,20 @@
 // A message longer than the rendezvous threshold (rndv_inter, rndv_intra)
 // waits one more round trip (2 L) before its data moves, as a rendezvous
 // protocol's request and answer do.
-// Local compute (copies, reductions) costs bytes / bandwidth.
+// Protocols by size, as UCX's: a message of up to `short` bytes (short_intra,
+// short_inter) travels inline with its header, for o alone; a longer one, up
+// to the zero-copy threshold (zcopy_intra, zcopy_inter), is copied by the
+// sender's CPU into the transport's buffers and by the receiver's out of
+// them (bcopy: shared memory's descriptors, the NIC's bounce buffers), each
+// side paying o_bcopy + bytes / bcopy (bcopy_intra, bcopy_inter; a path
+// whose bcopy is unset copies nothing); a longer
+// one still is moved by the NIC or the kernel (zero-copy), for o alone.
+// In-network reduction (sharp_lat; off when 0): a switch tree that reduces
+// (as SHARP). Each member's contribution leaves through its node's NIC; when
+// the last is in, the result reaches every member sharp_lat + bytes /
+// sharp_bw later, through its node's NIC.
+// Local compute (copies, reductions) costs bytes / bandwidth, and every
+// collective posted costs its rank o_call of the library's own time.
 //
 // Every time is an integer number of picoseconds; bandwidths are integer
 // bytes per second (0 means infinitely fast), so costs are exact integers.
@@ -36,6 +49,7 @@ struct NetworkModel {
     uint64_t bw_inter_bps = 24'000'000'000;
     int64_t o_send_ps = 200'000;           // CPU overhead per message, sender
     int64_t o_recv_ps = 200'000;           // CPU overhead per message, receiver
+    int64_t o_call_ps = 0;                 // the library's time per collective call
     int64_t gap_ps = 50'000;               // NIC gap per message
     uint64_t copy_bps = 20'000'000'000;    // local copy bandwidth
     uint64_t reduce_bps = 10'000'000'000;  // local reduction bandwidth
@@ -48,6 +62,18 @@ struct NetworkModel {
     static constexpr uint64_t kNoRndv = UINT64_MAX;
     uint64_t rndv_inter = kNoRndv;
     uint64_t rndv_intra = kNoRndv;
+    // Buffered copies on each side's CPU, above `short` and up to the
+    // zero-copy threshold, on the paths whose bcopy bandwidth is set.
+    uint64_t bcopy_intra_bps = 0;
+    uint64_t bcopy_inter_bps = 0;
+    int64_t o_bcopy_ps = 0;
+    uint64_t short_intra = 0;  // bytes sent inline (0: none)
+    uint64_t short_inter = 0;
+    uint64_t zcopy_intra = kNoRndv;  // bytes; kNoRndv: every message is copied
+    uint64_t zcopy_inter = kNoRndv;
+    // In-network reduction (0: none).
+    int64_t sharp_lat_ps = 0;
+    uint64_t sharp_bw_bps = 0;  // 0: no per-byte cost
 
     uint32_t node_of(uint32_t rank) const {
         return ranks_per_node == 0 ? rank : rank / ranks_per_node;
@@ -72,6 +98,22 @@ struct NetworkModel {
         return bytes > (same ? rndv_intra : rndv_inter) ? 2 * (same ? lat_intra_ps : lat_inter_ps)
                                                         : 0;
     }
+    // One side's CPU time copying a message of `bytes` between a and b
+    // through the transport's buffers (0: zero-copy, or not modelled).
+    int64_t bcopy_ps(uint32_t a, uint32_t b, uint64_t bytes) const {
+        const bool same = same_node(a, b);
+        const uint64_t bw = same ? bcopy_intra_bps : bcopy_inter_bps;
+        if (bw == 0 || bytes <= (same ? short_intra : short_inter) ||
+            bytes > (same ? zcopy_intra : zcopy_inter)) {
+            return 0;
+        }
+        return o_bcopy_ps + bytes_cost_ps(bytes, bw);
+    }
+    bool reduces_in_network() const { return sharp_lat_ps > 0; }
+    // From the last contribution's arrival to the result's leaving the switches.
+    int64_t sharp_ps(uint64_t bytes) const {
+        return sharp_lat_ps + bytes_cost_ps(bytes, sharp_bw_bps);
+    }
     uint32_t nodes(uint32_t ranks) const {
         return ranks_per_node == 0 ? ranks : (ranks + ranks_per_node - 1) / ranks_per_node;
     }
@@ -93,12 +135,14 @@ bool network_preset(const std::string &name, NetworkModel *out);
 // start with a preset name (default base: "hdr"), e.g.
 //   "hdr,ppn=16,lat_inter=2us,bw_inter=12.5GB/s,jitter=1us,o=100ns".
 // Keys: ppn; lat, lat_intra, lat_inter; bw, bw_intra, bw_inter; o, o_send,
-// o_recv; g; copy; reduce; jitter; nic_bw, nic_rate, node_bw; rndv,
-// rndv_inter, rndv_intra. Times take a unit (ps, ns, us, ms, s; a bare 0 is
+// o_recv; o_call; g; copy; reduce; jitter; nic_bw, nic_rate, node_bw; rndv,
+// rndv_inter, rndv_intra; bcopy, bcopy_intra, bcopy_inter, o_bcopy; short,
+// short_intra, short_inter; zcopy, zcopy_intra, zcopy_inter; sharp_lat,
+// sharp_bw. Times take a unit (ps, ns, us, ms, s; a bare 0 is
 // allowed); bandwidths take B/s, KB/s, MB/s, GB/s (or KiB/s, MiB/s, GiB/s),
-// or "inf"; nic_rate a count per second (215M, 1.5G; 0: off); rndv sizes
-// bytes with K, M, G (powers of 1024) or "inf". A bad spec gives UCC_ERR_INVALID_PARAM and a
-// message in *error (if not null); *out is then unchanged.
+// or "inf"; nic_rate a count per second (215M, 1.5G; 0: off); rndv, short
+// and zcopy sizes bytes with K, M, G (powers of 1024) or "inf". A bad spec gives
+// UCC_ERR_INVALID_PARAM and a message in *error (if not null); *out is then unchanged.
 ucc_status_t parse_network(const char *spec, NetworkModel *out, std::string *error);
 
 // Exact decimal renderings used by describe(): "1.3us", "12.5GB/s".

@@ -255,6 +255,62 @@ ucc_status_t SimTransport::isend(Peer peer, Tag tag, const void *buf, size_t byt
     return UCC_OK;
 }
 
+bool SimTransport::reduces_in_network() const {
+    return cluster_ != nullptr && cluster_->net().reduces_in_network();
+}
+
+ucc_status_t SimTransport::reduce_in_network(Peer first, Tag tag, uint32_t member, uint32_t members,
+                                             const void *buf, uint64_t count, size_t bytes,
+                                             Combine combine, Xfer *x) {
+    if (x == nullptr || member >= members || (bytes > 0 && buf == nullptr && !timing_only())) {
+        return UCC_ERR_INVALID_PARAM;
+    }
+    if (cluster_ == nullptr) {
+        return UCC_ERR_NO_RESOURCE;
+    }
+    if (!cluster_->net().reduces_in_network()) {
+        return UCC_ERR_NOT_SUPPORTED;
+    }
+    if (!cluster_->endpoint_id_valid(first)) {
+        return UCC_ERR_INVALID_PARAM;
+    }
+    Message *m = cluster_->alloc_message();
+    m->kind = PacketKind::kSwitch;
+    m->channel = Channel::kTagged;
+    m->src = id_;
+    m->dst = first;
+    m->tag = tag;
+    m->bytes = bytes;
+    m->value = count;
+    m->member = member;
+    m->members = members;
+    m->combine = combine;
+    if (bytes > 0 && !cluster_->timing_only()) {
+        const auto *p = static_cast<const uint8_t *>(buf);
+        try {
+            m->payload.assign(p, p + bytes);
+        } catch (const std::bad_alloc &) {
+            cluster_->free_message(m);
+            return UCC_ERR_NO_MEMORY;
+        }
+    }
+    if (x->trace_req != 0 && cluster_->recording()) [[unlikely]] {
+        record_message(*x, true, id_, bytes);  // out to the switches and back to itself
+    }
+    try {
+        cluster_->send_to_switch(rank_, m);
+    } catch (...) {
+        cluster_->free_message(m);
+        throw;
+    }
+    ++stats_.msgs_sent;
+    stats_.bytes_sent += bytes;
+    x->transport_priv = nullptr;
+    x->bytes = bytes;
+    x->status = UCC_OK;
+    return UCC_OK;
+}
+
 // The receive a message will match is the first one posted for its key that
 // no earlier message claimed, provided no earlier message on that key is on
 // its way unclaimed (messages on one key arrive in order): the sender's rank
@@ -309,7 +365,14 @@ ucc_status_t SimTransport::match(const Message &m, void *buf, size_t capacity, X
     if (Timeline *tl = cluster_->timeline(); tl != nullptr) [[unlikely]] {
         tl->on_recv(rank_, id_, m.tag, m.bytes, m.flow, peek_clock_ps(cluster_, rank_));
     }
-    cluster_->advance(rank_, cluster_->net().o_recv_ps);
+    const NetworkModel &net = cluster_->net();
+    const uint32_t from = cluster_->rank_of_endpoint(m.src);
+    // A result of the switches (members != 0) came from the network, not
+    // through this node's memory.
+    cluster_->advance(
+        rank_,
+        net.o_recv_ps +
+            (m.members != 0 ? 0 : net.bcopy_ps(from == kNoRank ? rank_ : from, rank_, m.bytes)));
     ++stats_.msgs_recv;
     if (m.signature != 0 && x->signature != 0 && m.signature != x->signature) {
         // The two sides run different operations under one tag: desync.
@@ -1002,7 +1065,9 @@ void SimTransport::charge(Work kind, size_t bytes) {
         return;
     }
     const NetworkModel &net = cluster_->net();
-    cluster_->advance(rank_, kind == Work::kCopy ? net.copy_ps(bytes) : net.reduce_ps(bytes));
+    cluster_->advance(rank_, kind == Work::kCopy     ? net.copy_ps(bytes)
+                             : kind == Work::kReduce ? net.reduce_ps(bytes)
+                                                     : net.o_call_ps);
 }
 
 void SimTransport::trace_begin(const SpanInfo &span) {

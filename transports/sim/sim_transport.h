@@ -120,6 +120,10 @@ class SimTransport final : public ucc::Transport, public ucc::SimulatedWorld {
     bool recording() const override;
     void record(TraceEvent &e) override;
     size_t pending_ops(Tag base, Tag mask) const override;
+    bool reduces_in_network() const override;
+    ucc_status_t reduce_in_network(Peer first, Tag tag, uint32_t member, uint32_t members,
+                                   const void *buf, uint64_t count, size_t bytes, Combine combine,
+                                   Xfer *x) override;
     bool fail_allocation(AllocSite site) override;
     uint32_t thread() const override;
     void yield_thread(bool blocked) override;
