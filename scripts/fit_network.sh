@@ -10,10 +10,14 @@
 #   ucx_perftest tag_bw 8 B         message rate: each side's per-message cost
 #   ucx_perftest tag_bw 4 MiB       bandwidth
 #   memcpy_bw, memcpy_bw --reduce   copy and float32-sum bandwidth (4 MiB)
+#   ucc_perftest, recorded          the library's own time per collective as
+#                                   a recording sees it: post to done of a
+#                                   4-byte allreduce on a team of one (median)
 # Fitted: o_send = o_recv = the time per message at the message rate (the
 # sender posts back to back: what one side spends per message);
 # lat_intra = the one-way latency minus o_send and o_recv (at least 0);
-# bw_intra = the bandwidth; g = 0 and jitter = 0; every rank on one node.
+# bw_intra = the bandwidth; o_call = the library's time per call; g = 0 and
+# jitter = 0; every rank on one node.
 set -euo pipefail
 build="$(cd "${1:-build}" && pwd)"
 out="${2:-/dev/stdout}"
@@ -35,20 +39,38 @@ rate="$(perftest -t tag_bw -s 8 -n 200000 -w 20000 | awk '{print $9}')"         
 bw="$(perftest -t tag_bw -s 4194304 -n 200 -w 20 | awk '{print $7}')"             # MiB/s overall
 copy="$("$build/memcpy_bw" --min-bytes 4M --max-bytes 4M | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["GBps"])')"
 reduce="$("$build/memcpy_bw" --min-bytes 4M --max-bytes 4M --reduce | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["GBps"])')"
-python3 - "$lat" "$rate" "$bw" "$copy" "$reduce" "$(nproc)" >"$out" <<'PY'
+calls="$(mktemp -d /tmp/fit_network.XXXXXX)"
+UCC_TRACE="$calls" "$build/ucc_perftest" -c allreduce -b 1 -e 1 -n 20000 -w 2000 --no-check \
+    --no-progress >/dev/null
+call_ns="$(python3 - "$calls/rank0.jsonl" <<'PY'
+import json, statistics, sys
+post = {}
+spans = []
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if r["ev"] == "post":
+        post[r["req"]] = r["t"]
+    elif r["ev"] == "done" and r["req"] in post:
+        spans.append(r["t"] - post.pop(r["req"]))
+print(statistics.median(spans) if spans else 0)
+PY
+)"
+rm -rf "$calls"
+python3 - "$lat" "$rate" "$bw" "$copy" "$reduce" "$(nproc)" "$call_ns" >"$out" <<'PY'
 import sys
-lat_us, rate, bw_mib, copy, reduce, nproc = (float(x) for x in sys.argv[1:])
+lat_us, rate, bw_mib, copy, reduce, nproc, call_ns = (float(x) for x in sys.argv[1:])
 o_ns = 1e9 / rate                        # what one side spends per message
 l_ns = max(lat_us * 1e3 - 2 * o_ns, 0.0)
 bw = bw_mib * 1048576 / 1e9
 print(f"# this host over UCX shared memory (scripts/fit_network.sh):")
 print(f"#   one-way 8 B {lat_us} us, {rate:.0f} msg/s, {bw:.3f} GB/s, copy {copy} GB/s, "
-      f"reduce {reduce} GB/s, {int(nproc)} CPUs")
+      f"reduce {reduce} GB/s, {call_ns:.0f} ns per call, {int(nproc)} CPUs")
 print("preset = hdr")
 print("nodes = 1x1024")
 print(f"lat_intra = {l_ns:.0f}ns")
 print(f"o_send = {o_ns:.0f}ns")
 print(f"o_recv = {o_ns:.0f}ns")
+print(f"o_call = {call_ns:.0f}ns")
 print("g = 0")
 print(f"bw_intra = {bw:.3f}GB/s")
 print(f"copy = {copy:.3f}GB/s")

@@ -638,8 +638,9 @@ TEST(SimTransport, NodesShareTheirNicAndMemory) {
 }
 
 // UCX's protocols by size (network.h): inline up to `short`, then a copy on
-// each side (o_bcopy + bytes / bcopy) up to the zero-copy threshold.
-TEST(SimTransport, BufferedCopiesChargeBothSidesBetweenShortAndZcopy) {
+// each side (o_bcopy + bytes / bcopy) up to the zero-copy threshold; between
+// nodes a payload that is not inline is read by the NIC first (dma_read).
+TEST(SimTransport, ProtocolsBySizeChargeTheirCopiesAndReads) {
     const char *spec =
         "ideal,ppn=2,lat_intra=1us,short_intra=100,o_bcopy=1us,bcopy_intra=1GB/s,"
         "zcopy_intra=4000";
@@ -653,6 +654,11 @@ TEST(SimTransport, BufferedCopiesChargeBothSidesBetweenShortAndZcopy) {
     EXPECT_NEAR(
         one_way("ideal,ppn=1,lat_inter=1us,o_bcopy=1us,bcopy_intra=1GB/s", 1, 1000).virtual_time_s,
         1e-6, 1e-15);
+    // The NIC's read: above short_inter, between nodes only.
+    const char *dma = "ideal,ppn=1,lat=1us,short_inter=256,dma_read=500ns";
+    EXPECT_NEAR(one_way(dma, 1, 256).virtual_time_s, 1e-6, 1e-15);
+    EXPECT_NEAR(one_way(dma, 1, 257).virtual_time_s, 1.5e-6, 1e-15);
+    EXPECT_NEAR(one_way("ideal,ppn=2,lat=1us,dma_read=500ns", 1, 4096).virtual_time_s, 1e-6, 1e-15);
 }
 
 // The switches reduce (network.h sharp_lat): every member gets the sum of

@@ -223,7 +223,8 @@ void Cluster::send_packet(uint32_t src_rank, Message *m, uint64_t wire_bytes) {
     rs.clock_ps = t;
     int64_t wire = net.wire_ps(src_rank, dst_rank, wire_bytes);
     // A rendezvous: the request and its answer before the data moves.
-    int64_t departure = std::max(t, rs.nic_free_ps) + net.rndv_ps(src_rank, dst_rank, wire_bytes);
+    int64_t departure = std::max(t, rs.nic_free_ps) + net.rndv_ps(src_rank, dst_rank, wire_bytes) +
+                        net.dma_ps(src_rank, dst_rank, wire_bytes);
     rs.nic_free_ps = departure + net.gap_ps + wire;
     const int64_t latency = net.latency_ps(src_rank, dst_rank);
     int64_t arrival = departure + latency + wire;

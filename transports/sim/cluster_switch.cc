@@ -25,7 +25,8 @@ void Cluster::send_to_switch(uint32_t src_rank, Message *m) {
     const int64_t t = clock_ps(src_rank) + net.o_send_ps;
     rs.clock_ps = t;
     const int64_t wire = NetworkModel::bytes_cost_ps(m->bytes, net.bw_inter_bps);
-    const int64_t departure = std::max(t, rs.nic_free_ps);
+    const int64_t departure =
+        std::max(t, rs.nic_free_ps) + (m->bytes > net.short_inter ? net.dma_read_ps : 0);
     rs.nic_free_ps = departure + net.gap_ps + wire;
     int64_t arrival = departure + wire;
     if (!nodes_.empty() && net.shares_nic()) {

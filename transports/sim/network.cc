@@ -22,7 +22,7 @@ const char *const kKnownKeys =
     "ppn, lat, lat_intra, lat_inter, bw, bw_intra, bw_inter, o, o_send, o_recv, o_call, g, copy, "
     "reduce, jitter, nic_bw, nic_rate, node_bw, rndv, rndv_inter, rndv_intra, bcopy, bcopy_intra, "
     "bcopy_inter, o_bcopy, short, short_intra, short_inter, zcopy, zcopy_intra, zcopy_inter, "
-    "sharp_lat, sharp_bw";
+    "dma_read, sharp_lat, sharp_bw";
 const char *const kKnownPresets = "ideal, hdr, eth100, slow";
 
 struct Unit {
@@ -308,6 +308,9 @@ std::string NetworkModel::describe() const {
     if (zcopy_inter != kNoRndv) {
         s += ",zcopy_inter=" + format_size(zcopy_inter);
     }
+    if (dma_read_ps != 0) {
+        s += ",dma_read=" + format_time_ps(dma_read_ps);
+    }
     if (sharp_lat_ps != 0) {
         s += ",sharp_lat=" + format_time_ps(sharp_lat_ps);
         s += ",sharp_bw=" + format_bandwidth(sharp_bw_bps);
@@ -413,7 +416,7 @@ ucc_status_t parse_network(const char *spec, NetworkModel *out, std::string *err
             }
         } else if (key == "lat" || key == "lat_intra" || key == "lat_inter" || key == "o" ||
                    key == "o_send" || key == "o_recv" || key == "g" || key == "jitter" ||
-                   key == "sharp_lat" || key == "o_bcopy" || key == "o_call") {
+                   key == "sharp_lat" || key == "o_bcopy" || key == "o_call" || key == "dma_read") {
             if (!parse_time(val, &t)) {
                 return bad_value(time_expect);
             }
@@ -437,6 +440,8 @@ ucc_status_t parse_network(const char *spec, NetworkModel *out, std::string *err
                 m.o_bcopy_ps = t;
             } else if (key == "o_call") {
                 m.o_call_ps = t;
+            } else if (key == "dma_read") {
+                m.dma_read_ps = t;
             } else {
                 m.jitter_max_ps = t;
             }

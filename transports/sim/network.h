@@ -22,6 +22,9 @@
 // side paying o_bcopy + bytes / bcopy (bcopy_intra, bcopy_inter; a path
 // whose bcopy is unset copies nothing); a longer
 // one still is moved by the NIC or the kernel (zero-copy), for o alone.
+// Between nodes, a message longer than short_inter also waits dma_read
+// before it leaves: the NIC reads its payload from host memory (a PCIe
+// round trip) instead of finding it in the send request.
 // In-network reduction (sharp_lat; off when 0): a switch tree that reduces
 // (as SHARP). Each member's contribution leaves through its node's NIC; when
 // the last is in, the result reaches every member sharp_lat + bytes /
@@ -71,6 +74,7 @@ struct NetworkModel {
     uint64_t short_inter = 0;
     uint64_t zcopy_intra = kNoRndv;  // bytes; kNoRndv: every message is copied
     uint64_t zcopy_inter = kNoRndv;
+    int64_t dma_read_ps = 0;  // the NIC's read of a payload longer than short_inter
     // In-network reduction (0: none).
     int64_t sharp_lat_ps = 0;
     uint64_t sharp_bw_bps = 0;  // 0: no per-byte cost
@@ -109,6 +113,10 @@ struct NetworkModel {
         }
         return o_bcopy_ps + bytes_cost_ps(bytes, bw);
     }
+    // The NIC's read of the payload of a message from a to b that is not inline.
+    int64_t dma_ps(uint32_t a, uint32_t b, uint64_t bytes) const {
+        return dma_read_ps != 0 && bytes > short_inter && !same_node(a, b) ? dma_read_ps : 0;
+    }
     bool reduces_in_network() const { return sharp_lat_ps > 0; }
     // From the last contribution's arrival to the result's leaving the switches.
     int64_t sharp_ps(uint64_t bytes) const {
@@ -137,8 +145,8 @@ bool network_preset(const std::string &name, NetworkModel *out);
 // Keys: ppn; lat, lat_intra, lat_inter; bw, bw_intra, bw_inter; o, o_send,
 // o_recv; o_call; g; copy; reduce; jitter; nic_bw, nic_rate, node_bw; rndv,
 // rndv_inter, rndv_intra; bcopy, bcopy_intra, bcopy_inter, o_bcopy; short,
-// short_intra, short_inter; zcopy, zcopy_intra, zcopy_inter; sharp_lat,
-// sharp_bw. Times take a unit (ps, ns, us, ms, s; a bare 0 is
+// short_intra, short_inter; zcopy, zcopy_intra, zcopy_inter; dma_read;
+// sharp_lat, sharp_bw. Times take a unit (ps, ns, us, ms, s; a bare 0 is
 // allowed); bandwidths take B/s, KB/s, MB/s, GB/s (or KiB/s, MiB/s, GiB/s),
 // or "inf"; nic_rate a count per second (215M, 1.5G; 0: off); rndv, short
 // and zcopy sizes bytes with K, M, G (powers of 1024) or "inf". A bad spec gives
