@@ -30,7 +30,7 @@ constexpr ReferenceAlg kReference[] = {
     {UCC_COLL_TYPE_ALLGATHERV, 0, "knomial", "ring"},
     {UCC_COLL_TYPE_ALLGATHERV, 1, "ring", "ring"},
     {UCC_COLL_TYPE_ALLREDUCE, 0, "knomial", "knomial"},
-    {UCC_COLL_TYPE_ALLREDUCE, 1, "sra_knomial", "rabenseifner"},
+    {UCC_COLL_TYPE_ALLREDUCE, 1, "sra_knomial", "sra_knomial"},
     {UCC_COLL_TYPE_ALLREDUCE, 2, "dbt", "rabenseifner"},
     {UCC_COLL_TYPE_ALLREDUCE, 3, "sliding_window", "ring"},
     {UCC_COLL_TYPE_ALLTOALL, 0, "pairwise", "pairwise"},

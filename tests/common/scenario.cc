@@ -742,6 +742,7 @@ void rank_program(const Shared &sh, uint32_t rank) {
     RankEnv env;
     error = setup(ep, rank, s.n, &env);
     if (!error.empty()) {
+        teardown(&env);  // what setup made before it failed (its error is the one reported)
         return;
     }
     if (!is_member(s, rank)) {
@@ -758,6 +759,7 @@ void rank_program(const Shared &sh, uint32_t rank) {
             st = ucc_collective_init(&args, &req, env.team);
             if (st != UCC_OK) {
                 error = std::string("ucc_collective_init: ") + ucc_status_string(st);
+                teardown(&env);  // nothing is in flight: the rank leaves nothing behind
                 return;
             }
         }
@@ -770,6 +772,7 @@ void rank_program(const Shared &sh, uint32_t rank) {
             st = ucc_collective_init_and_post(&args, &req, env.team);
             if (st != UCC_OK) {
                 error = std::string("ucc_collective_init_and_post: ") + ucc_status_string(st);
+                teardown(&env);
                 return;
             }
         } else {

@@ -26,7 +26,7 @@ export UCC_CONFIG_FILE=
 for c in Allreduce Bcast Reduce_scatterv Fanout; do
     grep -q "^  $c$" "$work/algs" || fail "-A lacks $c"
 done
-grep -q "^    1 :      sra_knomial : runs rabenseifner$" "$work/algs" || fail "-A reference names"
+grep -q "^    1 :      sra_knomial : runs sra_knomial$" "$work/algs" || fail "-A reference names"
 grep -q "^    0 :              rab : two levels" "$work/algs" || fail "-A cl/hier algorithms"
 "$info" -s | grep -c "recursive_doubling : bytes < ALLREDUCE_LARGE_MSG" >/dev/null || fail "-s"
 set +e

@@ -29,6 +29,10 @@ std::span<const Algorithm> allreduce_algorithms() {
          "two levels: reduce-scatter in the node, an allreduce per block across nodes, allgather "
          "in the node (UCC_CLS with hier)",
          allreduce_split_rail, hierarchical_supports, nullptr, false, true},
+        {UCC_COLL_TYPE_ALLREDUCE, "sra_knomial",
+         "radix-k scatter-reduce-allgather (Rabenseifner with KNOMIAL_RADIX); log_k(n) rounds "
+         "each way, 2 m bytes",
+         allreduce_sra_knomial, supports_any, allreduce_sra_knomial_scratch},
         {UCC_COLL_TYPE_ALLREDUCE, "sharp",
          "in the network's switches (a network that reduces, as SHARP; one rank per node, or "
          "a hierarchical algorithm's node leaders)",

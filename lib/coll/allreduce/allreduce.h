@@ -12,6 +12,8 @@ Task allreduce_knomial(Coll &c);
 void allreduce_knomial_scratch(const Args &a, uint32_t rank, uint32_t size, ScratchPlan &plan);
 Task allreduce_rab(Coll &c);
 Task allreduce_split_rail(Coll &c);
+Task allreduce_sra_knomial(Coll &c);
+void allreduce_sra_knomial_scratch(const Args &a, uint32_t rank, uint32_t size, ScratchPlan &plan);
 Task allreduce_sharp(Coll &c);
 bool allreduce_sharp_supports(const Args &a, uint32_t size);
 void allreduce_recursive_doubling_scratch(const Args &a, uint32_t rank, uint32_t size,
