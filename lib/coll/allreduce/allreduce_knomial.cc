@@ -20,30 +20,13 @@
 // (k-1 received operands and the other half of a ping-pong result).
 // Tag steps: 0 (fold in), 1 + s (round s), 1000 (fold out).
 #include "lib/coll/allreduce/allreduce.h"
+#include "lib/coll/patterns/knomial.h"
 
 namespace ucc::coll {
 
-namespace {
-
-struct Shape {
-    uint32_t k = 2;  // radix
-    uint32_t p = 1;  // largest power of k <= n
-};
-
-Shape shape_of(uint32_t radix, uint32_t n) {
-    Shape s;
-    s.k = std::max<uint32_t>(2, std::min(radix, n));
-    while (uint64_t{s.p} * s.k <= n) {
-        s.p *= s.k;
-    }
-    return s;
-}
-
-}  // namespace
-
 // A rank of the first p: k-1 received operands and a spare result.
 void allreduce_knomial_scratch(const Args &a, uint32_t rank, uint32_t n, ScratchPlan &plan) {
-    const Shape s = shape_of(a.radix, n);
+    const patterns::MultiplyShape s = patterns::multiply_shape(a.radix, n);
     if (rank < s.p && n > 1) {
         plan.add(uint64_t{s.k} * a.count * a.esize);
     }
@@ -62,7 +45,7 @@ Task allreduce_knomial(Coll &c) {
         c.finalize_result(dst, a.count);
         co_return UCC_OK;
     }
-    const auto [k, p] = shape_of(a.radix, n);
+    const auto [k, p] = patterns::multiply_shape(a.radix, n);
     if (r >= p) {
         Req s = c.send(r % p, 0, dst, bytes);
         Req q = c.recv(r % p, 1000, dst, bytes);

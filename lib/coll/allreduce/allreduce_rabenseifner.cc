@@ -20,23 +20,11 @@ namespace ucc::coll {
 
 namespace {
 
-// Element range covered by blocks [lo, hi) of `p` blocks.
-void range_of(uint64_t count, uint32_t p, uint32_t lo, uint32_t hi, uint64_t *off, uint64_t *len) {
-    uint64_t o1;
-    uint64_t l1;
-    uint64_t o2;
-    uint64_t l2;
-    patterns::block_range(count, p, lo, &o1, &l1);
-    patterns::block_range(count, p, hi - 1, &o2, &l2);
-    *off = o1;
-    *len = o2 + l2 - o1;
-}
-
 // The first half of the blocks, the largest one, in elements.
 uint64_t largest_half(uint64_t count, uint32_t p) {
     uint64_t off;
     uint64_t len;
-    range_of(count, p, 0, p > 1 ? p / 2 : 1, &off, &len);
+    patterns::blocks_range(count, p, 0, p > 1 ? p / 2 : 1, &off, &len);
     return len;
 }
 
@@ -94,8 +82,8 @@ Task allreduce_rabenseifner(Coll &c) {
         uint64_t klen;
         uint64_t soff;
         uint64_t slen;
-        range_of(a.count, p, klo, khi, &koff, &klen);
-        range_of(a.count, p, slo, shi, &soff, &slen);
+        patterns::blocks_range(a.count, p, klo, khi, &koff, &klen);
+        patterns::blocks_range(a.count, p, slo, shi, &soff, &slen);
         Req s = c.send(peer, step, acc + soff * es, slen * es);
         Req q = c.recv(peer, step, tmp, klen * es);
         UCC_CO_TRY(co_await c.wait(s, q));
@@ -110,7 +98,7 @@ Task allreduce_rabenseifner(Coll &c) {
     {
         uint64_t off;
         uint64_t len;
-        range_of(a.count, p, lo, hi, &off, &len);
+        patterns::blocks_range(a.count, p, lo, hi, &off, &len);
         c.finalize_result(acc + off * es, len);
     }
     // Recursive doubling allgather of the finished blocks.
@@ -123,8 +111,8 @@ Task allreduce_rabenseifner(Coll &c) {
         uint64_t mlen;
         uint64_t poff;
         uint64_t plen;
-        range_of(a.count, p, lo, hi, &moff, &mlen);
-        range_of(a.count, p, plo, plo + width, &poff, &plen);
+        patterns::blocks_range(a.count, p, lo, hi, &moff, &mlen);
+        patterns::blocks_range(a.count, p, plo, plo + width, &poff, &plen);
         Req s = c.send(peer, step, acc + moff * es, mlen * es);
         Req q = c.recv(peer, step, acc + poff * es, plen * es);
         UCC_CO_TRY(co_await c.wait(s, q));

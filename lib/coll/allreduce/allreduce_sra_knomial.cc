@@ -22,6 +22,8 @@
 // extra's whole vector on a proxy.
 // Tag steps: 0 (fold in), 1 + s (reduce-scatter round s), 100 + s (allgather
 // round s), 1000 (fold out).
+#include <utility>
+
 #include "lib/coll/allreduce/allreduce.h"
 #include "lib/coll/patterns/knomial.h"
 
@@ -29,44 +31,36 @@ namespace ucc::coll {
 
 namespace {
 
-struct Shape {
-    uint32_t k = 2;  // radix
-    uint32_t p = 1;  // largest power of k <= n
-};
-
-Shape shape_of(uint32_t radix, uint32_t n) {
-    Shape s;
-    s.k = std::max<uint32_t>(2, std::min(radix, n));
-    while (uint64_t{s.p} * s.k <= n) {
-        s.p *= s.k;
-    }
-    return s;
-}
-
-// Element range [*off, *off + *len) of blocks [lo, hi) of `p` blocks.
-void range_of(uint64_t count, uint32_t p, uint32_t lo, uint32_t hi, uint64_t *off, uint64_t *len) {
-    uint64_t o1;
-    uint64_t l1;
-    uint64_t o2;
-    uint64_t l2;
-    patterns::block_range(count, p, lo, &o1, &l1);
-    patterns::block_range(count, p, hi - 1, &o2, &l2);
-    *off = o1;
-    *len = o2 + l2 - o1;
-}
+using patterns::blocks_range;
 
 // The largest part of the first round (the blocks come largest first).
-uint64_t largest_part(uint64_t count, const Shape &s) {
+uint64_t largest_part(uint64_t count, const patterns::MultiplyShape &s) {
     uint64_t off;
     uint64_t len;
-    range_of(count, s.p, 0, s.p / s.k, &off, &len);
+    blocks_range(count, s.p, 0, s.p / s.k, &off, &len);
     return len;
+}
+
+// One round's messages in a group {base + j d} of k: to every other member
+// j, the bytes out(j) under `step`, and from it into in(j); each returns
+// {pointer, bytes}.
+template <class Out, class In>
+void exchange(Coll &c, ReqList &reqs, uint32_t base, uint32_t d, uint32_t k, uint32_t mine,
+              uint32_t step, Out out, In in) {
+    for (uint32_t j = 0; j < k; ++j) {
+        if (j != mine) {
+            const auto [sbuf, sbytes] = out(j);
+            const auto [rbuf, rbytes] = in(j);
+            reqs.push_back(c.send(base + j * d, step, sbuf, sbytes));
+            reqs.push_back(c.recv(base + j * d, step, rbuf, rbytes));
+        }
+    }
 }
 
 }  // namespace
 
 void allreduce_sra_knomial_scratch(const Args &a, uint32_t rank, uint32_t n, ScratchPlan &plan) {
-    const Shape s = shape_of(a.radix, n);
+    const patterns::MultiplyShape s = patterns::multiply_shape(a.radix, n);
     if (rank >= s.p || n == 1) {
         return;
     }
@@ -90,7 +84,7 @@ Task allreduce_sra_knomial(Coll &c) {
         c.finalize_result(acc, a.count);
         co_return UCC_OK;
     }
-    const Shape sh = shape_of(a.radix, n);
+    const patterns::MultiplyShape sh = patterns::multiply_shape(a.radix, n);
     const uint32_t k = sh.k;
     const uint32_t p = sh.p;
     if (r >= p) {
@@ -119,18 +113,20 @@ Task allreduce_sra_knomial(Coll &c) {
         const uint32_t w = (hi - lo) / k;
         uint64_t koff;
         uint64_t klen;
-        range_of(a.count, p, lo + mine * w, lo + (mine + 1) * w, &koff, &klen);
+        blocks_range(a.count, p, lo + mine * w, lo + (mine + 1) * w, &koff, &klen);
         ReqList reqs = c.req_list(2 * (k - 1));
-        for (uint32_t j = 0, slot = 0; j < k; ++j) {
-            if (j == mine) {
-                continue;
-            }
-            uint64_t off;
-            uint64_t len;
-            range_of(a.count, p, lo + j * w, lo + (j + 1) * w, &off, &len);
-            reqs.push_back(c.send(base + j * d, step, acc + off * es, len * es));
-            reqs.push_back(c.recv(base + j * d, step, recvd + slot++ * part * es, klen * es));
-        }
+        exchange(
+            c, reqs, base, d, k, mine, step,
+            [&](uint32_t j) {
+                uint64_t off;
+                uint64_t len;
+                blocks_range(a.count, p, lo + j * w, lo + (j + 1) * w, &off, &len);
+                return std::pair<const uint8_t *, size_t>(acc + off * es, len * es);
+            },
+            [&](uint32_t j) {
+                const uint32_t slot = j < mine ? j : j - 1;
+                return std::pair<uint8_t *, size_t>(recvd + slot * part * es, klen * es);
+            });
         UCC_CO_TRY(co_await c.wait_all(reqs));
         // v_0 op v_1 op ... in group order, into the spare, then in place.
         uint8_t *own = acc + koff * es;
@@ -148,7 +144,7 @@ Task allreduce_sra_knomial(Coll &c) {
     {
         uint64_t off;
         uint64_t len;
-        range_of(a.count, p, lo, hi, &off, &len);
+        blocks_range(a.count, p, lo, hi, &off, &len);
         c.finalize_result(acc + off * es, len);
     }
     // Allgather: the rounds backwards, each member's finished range to the others.
@@ -160,18 +156,19 @@ Task allreduce_sra_knomial(Coll &c) {
         const uint32_t plo = lo - mine * w;
         uint64_t moff;
         uint64_t mlen;
-        range_of(a.count, p, lo, hi, &moff, &mlen);
+        blocks_range(a.count, p, lo, hi, &moff, &mlen);
         ReqList reqs = c.req_list(2 * (k - 1));
-        for (uint32_t j = 0; j < k; ++j) {
-            if (j == mine) {
-                continue;
-            }
-            uint64_t off;
-            uint64_t len;
-            range_of(a.count, p, plo + j * w, plo + (j + 1) * w, &off, &len);
-            reqs.push_back(c.send(base + j * d, step, acc + moff * es, mlen * es));
-            reqs.push_back(c.recv(base + j * d, step, acc + off * es, len * es));
-        }
+        exchange(
+            c, reqs, base, d, k, mine, step,
+            [&](uint32_t) {
+                return std::pair<const uint8_t *, size_t>(acc + moff * es, mlen * es);
+            },
+            [&](uint32_t j) {
+                uint64_t off;
+                uint64_t len;
+                blocks_range(a.count, p, plo + j * w, plo + (j + 1) * w, &off, &len);
+                return std::pair<uint8_t *, size_t>(acc + off * es, len * es);
+            });
         UCC_CO_TRY(co_await c.wait_all(reqs));
         lo = plo;
         hi = plo + k * w;

@@ -84,6 +84,36 @@ inline void block_range(uint64_t count, uint32_t n, uint32_t i, uint64_t *offset
     *len = base + (i < extra ? 1 : 0);
 }
 
+// The elements of blocks [lo, hi) (lo < hi) of `n` near-equal blocks.
+inline void blocks_range(uint64_t count, uint32_t n, uint32_t lo, uint32_t hi, uint64_t *offset,
+                         uint64_t *len) {
+    uint64_t last_off;
+    uint64_t last_len;
+    uint64_t first_len;
+    block_range(count, n, lo, offset, &first_len);
+    block_range(count, n, hi - 1, &last_off, &last_len);
+    *len = last_off + last_len - *offset;
+}
+
+// Recursive multiplying with radix k (allreduce knomial, sra_knomial): k
+// lowered to n on smaller teams (at least 2), and p the largest power of k
+// <= n; ranks p..n-1 are the extras folded into rank r mod p.
+struct MultiplyShape {
+    uint32_t k = 2;
+    uint32_t p = 1;
+};
+inline MultiplyShape multiply_shape(uint32_t radix, uint32_t n) {
+    MultiplyShape s;
+    s.k = radix < 2 ? 2 : radix;
+    if (s.k > n) {
+        s.k = n < 2 ? 2 : n;
+    }
+    while (uint64_t{s.p} * s.k <= n) {
+        s.p *= s.k;
+    }
+    return s;
+}
+
 }  // namespace ucc::coll::patterns
 
 namespace ucc::coll::patterns {
