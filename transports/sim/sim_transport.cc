@@ -224,11 +224,7 @@ ucc_status_t SimTransport::isend(Peer peer, Tag tag, const void *buf, size_t byt
     m->bytes = bytes;
     m->signature = x->signature;
     if (bytes > 0 && !cluster_->timing_only() && !send_into_posted(m, buf)) {
-        const auto *p = static_cast<const uint8_t *>(buf);
-        try {
-            m->payload.assign(p, p + bytes);  // eager: the simulated wire holds a copy
-        } catch (const std::bad_alloc &) {
-            cluster_->free_message(m);
+        if (!copy_payload(m, buf)) {
             return UCC_ERR_NO_MEMORY;
         }
         m->counted = true;
@@ -241,12 +237,35 @@ ucc_status_t SimTransport::isend(Peer peer, Tag tag, const void *buf, size_t byt
     if (x->trace_req != 0 && cluster_->recording()) [[unlikely]] {
         record_message(*x, true, peer, bytes);
     }
+    launch(m, false);
+    return sent(x, bytes);
+}
+
+bool SimTransport::copy_payload(Message *m, const void *buf) {
+    const auto *p = static_cast<const uint8_t *>(buf);
     try {
-        cluster_->send_packet(rank_, m, bytes);
+        m->payload.assign(p, p + m->bytes);  // eager: the simulated wire holds a copy
+    } catch (const std::bad_alloc &) {
+        cluster_->free_message(m);
+        return false;
+    }
+    return true;
+}
+
+void SimTransport::launch(Message *m, bool to_switch) {
+    try {
+        if (to_switch) {
+            cluster_->send_to_switch(rank_, m);
+        } else {
+            cluster_->send_packet(rank_, m, m->bytes);
+        }
     } catch (...) {
         cluster_->free_message(m);  // not scheduled: nobody else holds it
         throw;
     }
+}
+
+ucc_status_t SimTransport::sent(Xfer *x, size_t bytes) {
     ++stats_.msgs_sent;
     stats_.bytes_sent += bytes;
     x->transport_priv = nullptr;
@@ -285,30 +304,14 @@ ucc_status_t SimTransport::reduce_in_network(Peer first, Tag tag, uint32_t membe
     m->member = member;
     m->members = members;
     m->combine = combine;
-    if (bytes > 0 && !cluster_->timing_only()) {
-        const auto *p = static_cast<const uint8_t *>(buf);
-        try {
-            m->payload.assign(p, p + bytes);
-        } catch (const std::bad_alloc &) {
-            cluster_->free_message(m);
-            return UCC_ERR_NO_MEMORY;
-        }
+    if (bytes > 0 && !cluster_->timing_only() && !copy_payload(m, buf)) {
+        return UCC_ERR_NO_MEMORY;
     }
     if (x->trace_req != 0 && cluster_->recording()) [[unlikely]] {
         record_message(*x, true, id_, bytes);  // out to the switches and back to itself
     }
-    try {
-        cluster_->send_to_switch(rank_, m);
-    } catch (...) {
-        cluster_->free_message(m);
-        throw;
-    }
-    ++stats_.msgs_sent;
-    stats_.bytes_sent += bytes;
-    x->transport_priv = nullptr;
-    x->bytes = bytes;
-    x->status = UCC_OK;
-    return UCC_OK;
+    launch(m, true);
+    return sent(x, bytes);
 }
 
 // The receive a message will match is the first one posted for its key that

@@ -186,6 +186,13 @@ class SimTransport final : public ucc::Transport, public ucc::SimulatedWorld {
     // receive is already posted (no copy on the simulated wire); false when
     // the message has to carry them.
     bool send_into_posted(Message *m, const void *buf);
+    // An eager send's steps shared by isend and reduce_in_network: the
+    // payload copied onto the simulated wire (false: no memory, `m` freed);
+    // the packet scheduled (to the switches or to its peer; `m` freed if
+    // that throws); the send counted and `x` complete.
+    bool copy_payload(Message *m, const void *buf);
+    void launch(Message *m, bool to_switch);
+    ucc_status_t sent(Xfer *x, size_t bytes);
     // The first receive posted for key that no message in flight has claimed.
     RecvOp *first_unclaimed(const Key &key);
     // A claimed receive leaves before its message arrived (cancelled, its peer

@@ -47,19 +47,12 @@ Task allreduce_knomial(Coll &c) {
     }
     const auto [k, p] = patterns::multiply_shape(a.radix, n);
     if (r >= p) {
-        Req s = c.send(r % p, 0, dst, bytes);
-        Req q = c.recv(r % p, 1000, dst, bytes);
-        co_return co_await c.wait(s, q);
+        co_return co_await allreduce_extra(c, dst, p);
     }
     uint8_t *scratch = c.scratch(uint64_t{k} * bytes);
     uint8_t *spare = scratch + (k - 1) * bytes;
     uint8_t *cur = dst;  // this rank's partial: dst or spare, in turn
-    // Fold in the extras (r + p, r + 2p, ...), in rank order.
-    for (uint32_t e = r + p; e < n; e += p) {
-        Req q = c.recv(e, 0, scratch, bytes);
-        UCC_CO_TRY(co_await c.wait(q));
-        UCC_CO_TRY(c.reduce(cur, cur, scratch, a.count));
-    }
+    UCC_CO_TRY(co_await allreduce_fold_in_extras(c, cur, scratch, p));
     uint32_t step = 1;
     for (uint32_t d = 1; d < p; d *= k, ++step) {
         const uint32_t mine = (r / d) % k;
@@ -87,14 +80,7 @@ Task allreduce_knomial(Coll &c) {
         c.copy(dst, cur, bytes);
     }
     c.finalize_result(dst, a.count);
-    if (r + p < n) {
-        ReqList out = c.req_list((n - 1 - r) / p);
-        for (uint32_t e = r + p; e < n; e += p) {
-            out.push_back(c.send(e, 1000, dst, bytes));
-        }
-        UCC_CO_TRY(co_await c.wait_all(out));
-    }
-    co_return UCC_OK;
+    co_return co_await allreduce_fold_out_extras(c, dst, p);
 }
 
 }  // namespace ucc::coll

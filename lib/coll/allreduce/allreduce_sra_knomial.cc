@@ -88,20 +88,13 @@ Task allreduce_sra_knomial(Coll &c) {
     const uint32_t k = sh.k;
     const uint32_t p = sh.p;
     if (r >= p) {
-        Req s = c.send(r % p, 0, acc, bytes);
-        Req q = c.recv(r % p, 1000, acc, bytes);
-        co_return co_await c.wait(s, q);
+        co_return co_await allreduce_extra(c, acc, p);
     }
     const uint64_t part = largest_part(a.count, sh);
     uint8_t *recvd = c.scratch(uint64_t{k} * part * es);  // k-1 parts, then the spare
     uint8_t *spare = recvd + (k - 1) * part * es;
     if (r + p < n) {
-        uint8_t *full = c.scratch(bytes);
-        for (uint32_t e = r + p; e < n; e += p) {
-            Req q = c.recv(e, 0, full, bytes);
-            UCC_CO_TRY(co_await c.wait(q));
-            UCC_CO_TRY(c.reduce(acc, acc, full, a.count));
-        }
+        UCC_CO_TRY(co_await allreduce_fold_in_extras(c, acc, c.scratch(bytes), p));
     }
     // Reduce-scatter: [lo, hi) are the blocks this rank still reduces.
     uint32_t lo = 0;
@@ -173,14 +166,7 @@ Task allreduce_sra_knomial(Coll &c) {
         lo = plo;
         hi = plo + k * w;
     }
-    if (r + p < n) {
-        ReqList out = c.req_list((n - 1 - r) / p);
-        for (uint32_t e = r + p; e < n; e += p) {
-            out.push_back(c.send(e, 1000, acc, bytes));
-        }
-        UCC_CO_TRY(co_await c.wait_all(out));
-    }
-    co_return UCC_OK;
+    co_return co_await allreduce_fold_out_extras(c, acc, p);
 }
 
 }  // namespace ucc::coll
