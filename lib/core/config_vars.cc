@@ -191,8 +191,10 @@ constexpr ConfigVar kContextVars[] = {
     {"REDUCE_SCATTERV_ALG", "auto", kAlgDoc, nullptr, kUsed},
     {"SCATTER_ALG", "auto", kAlgDoc, nullptr, kUsed},
     {"SCATTERV_ALG", "auto", kAlgDoc, nullptr, kUsed},
-    {"KNOMIAL_RADIX", "4", "Radix of k-nomial trees (bcast, reduce, barrier), 2..64.", valid_radix,
-     kUsed},
+    {"KNOMIAL_RADIX", "4",
+     "Radix of the k-nomial trees and exchanges (bcast, reduce, barrier, fanin, fanout, gather, "
+     "scatter; allreduce knomial and sra_knomial, allgather and reduce_scatter knomial), 2..64.",
+     valid_radix, kUsed},
     {"TRACE", "",
      "Record this context's calls (team creation, collective init, post, completion, finalize) "
      "into a trace file in this directory, which must exist (traces/FORMAT.md; ucc_replay "

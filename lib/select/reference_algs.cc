@@ -20,7 +20,7 @@ namespace ucc::select {
 namespace {
 
 constexpr ReferenceAlg kReference[] = {
-    {UCC_COLL_TYPE_ALLGATHER, 0, "knomial", "bruck"},
+    {UCC_COLL_TYPE_ALLGATHER, 0, "knomial", "knomial"},
     {UCC_COLL_TYPE_ALLGATHER, 1, "ring", "ring"},
     {UCC_COLL_TYPE_ALLGATHER, 2, "neighbor", "neighbor"},
     {UCC_COLL_TYPE_ALLGATHER, 3, "bruck", "bruck"},
@@ -46,7 +46,7 @@ constexpr ReferenceAlg kReference[] = {
     {UCC_COLL_TYPE_REDUCE, 1, "dbt", "dbt"},
     {UCC_COLL_TYPE_REDUCE, 2, "srg", "srg"},
     {UCC_COLL_TYPE_REDUCE_SCATTER, 0, "ring", "ring"},
-    {UCC_COLL_TYPE_REDUCE_SCATTER, 1, "knomial", "ring"},
+    {UCC_COLL_TYPE_REDUCE_SCATTER, 1, "knomial", "knomial"},
     {UCC_COLL_TYPE_REDUCE_SCATTERV, 0, "ring", "ring"},
 };
 

@@ -22,6 +22,9 @@ std::span<const Algorithm> allgather_algorithms() {
         {UCC_COLL_TYPE_ALLGATHER, "neighbor",
          "neighbour exchange; n/2 rounds of two blocks (odd team sizes: the ring)",
          allgather_neighbor, supports_any},
+        {UCC_COLL_TYPE_ALLGATHER, "knomial",
+         "recursive multiplying with radix k; log_k n rounds of k-1 messages", allgather_knomial,
+         supports_any, allgather_knomial_scratch},
     };
     return kTable;
 }

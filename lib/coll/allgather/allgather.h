@@ -12,6 +12,8 @@ Task allgather_gab(Coll &c);
 void allgather_gab_scratch(const Args &a, uint32_t rank, uint32_t size, ScratchPlan &plan);
 bool allgather_onesided_supports(const Args &a, uint32_t size);
 Task allgather_neighbor(Coll &c);
+Task allgather_knomial(Coll &c);
+void allgather_knomial_scratch(const Args &a, uint32_t rank, uint32_t size, ScratchPlan &plan);
 void allgather_bruck_scratch(const Args &a, uint32_t rank, uint32_t size, ScratchPlan &plan);
 
 }  // namespace ucc::coll

@@ -20,52 +20,29 @@
 // Constraints: none (any n, radix and count; blocks may be empty when count
 // < p). Scratch: k-1 received parts and a spare of the largest part, and an
 // extra's whole vector on a proxy.
-// Tag steps: 0 (fold in), 1 + s (reduce-scatter round s), 100 + s (allgather
-// round s), 1000 (fold out).
-#include <utility>
-
+// The rounds: patterns/knomial_rounds.h. Tag steps: 0 (fold in), 1 + s
+// (reduce-scatter round s), 100 + s (allgather round s), 1000 (fold out).
 #include "lib/coll/allreduce/allreduce.h"
-#include "lib/coll/patterns/knomial.h"
+#include "lib/coll/patterns/knomial_rounds.h"
 
 namespace ucc::coll {
 
 namespace {
 
-using patterns::blocks_range;
-
-// The largest part of the first round (the blocks come largest first).
-uint64_t largest_part(uint64_t count, const patterns::MultiplyShape &s) {
-    uint64_t off;
-    uint64_t len;
-    blocks_range(count, s.p, 0, s.p / s.k, &off, &len);
-    return len;
-}
-
-// One round's messages in a group {base + j d} of k: to every other member
-// j, the bytes out(j) under `step`, and from it into in(j); each returns
-// {pointer, bytes}.
-template <class Out, class In>
-void exchange(Coll &c, ReqList &reqs, uint32_t base, uint32_t d, uint32_t k, uint32_t mine,
-              uint32_t step, Out out, In in) {
-    for (uint32_t j = 0; j < k; ++j) {
-        if (j != mine) {
-            const auto [sbuf, sbytes] = out(j);
-            const auto [rbuf, rbytes] = in(j);
-            reqs.push_back(c.send(base + j * d, step, sbuf, sbytes));
-            reqs.push_back(c.recv(base + j * d, step, rbuf, rbytes));
-        }
-    }
+// The vector cut into p runs of near-equal numbers of elements.
+patterns::KnomialRuns element_runs(const Args &a, uint32_t n) {
+    return {patterns::multiply_shape(a.radix, n), a.count, 1};
 }
 
 }  // namespace
 
 void allreduce_sra_knomial_scratch(const Args &a, uint32_t rank, uint32_t n, ScratchPlan &plan) {
-    const patterns::MultiplyShape s = patterns::multiply_shape(a.radix, n);
-    if (rank >= s.p || n == 1) {
+    const patterns::KnomialRuns runs = element_runs(a, n);
+    if (rank >= runs.shape.p || n == 1) {
         return;
     }
-    plan.add(uint64_t{s.k} * largest_part(a.count, s) * a.esize);
-    if (rank + s.p < n) {
+    plan.add(patterns::knomial_scatter_reduce_scratch(runs, a.esize));
+    if (rank + runs.shape.p < n) {
         plan.add(a.count * a.esize);
     }
 }
@@ -74,8 +51,7 @@ Task allreduce_sra_knomial(Coll &c) {
     const Args &a = c.args();
     const uint32_t n = c.size();
     const uint32_t r = c.rank();
-    const size_t es = a.esize;
-    const size_t bytes = a.count * es;
+    const size_t bytes = a.count * a.esize;
     auto *acc = static_cast<uint8_t *>(a.dst);
     if (!a.inplace) {
         c.copy(acc, a.src, bytes);
@@ -84,88 +60,21 @@ Task allreduce_sra_knomial(Coll &c) {
         c.finalize_result(acc, a.count);
         co_return UCC_OK;
     }
-    const patterns::MultiplyShape sh = patterns::multiply_shape(a.radix, n);
-    const uint32_t k = sh.k;
-    const uint32_t p = sh.p;
+    const patterns::KnomialRuns runs = element_runs(a, n);
+    const uint32_t p = runs.shape.p;
     if (r >= p) {
         co_return co_await allreduce_extra(c, acc, p);
     }
-    const uint64_t part = largest_part(a.count, sh);
-    uint8_t *recvd = c.scratch(uint64_t{k} * part * es);  // k-1 parts, then the spare
-    uint8_t *spare = recvd + (k - 1) * part * es;
+    uint8_t *work = c.scratch(patterns::knomial_scatter_reduce_scratch(runs, a.esize));
     if (r + p < n) {
         UCC_CO_TRY(co_await allreduce_fold_in_extras(c, acc, c.scratch(bytes), p));
     }
-    // Reduce-scatter: [lo, hi) are the blocks this rank still reduces.
-    uint32_t lo = 0;
-    uint32_t hi = p;
-    uint32_t step = 1;
-    for (uint32_t d = p / k; d >= 1; d /= k, ++step) {
-        const uint32_t mine = (r / d) % k;
-        const uint32_t base = r - mine * d;
-        const uint32_t w = (hi - lo) / k;
-        uint64_t koff;
-        uint64_t klen;
-        blocks_range(a.count, p, lo + mine * w, lo + (mine + 1) * w, &koff, &klen);
-        ReqList reqs = c.req_list(2 * (k - 1));
-        exchange(
-            c, reqs, base, d, k, mine, step,
-            [&](uint32_t j) {
-                uint64_t off;
-                uint64_t len;
-                blocks_range(a.count, p, lo + j * w, lo + (j + 1) * w, &off, &len);
-                return std::pair<const uint8_t *, size_t>(acc + off * es, len * es);
-            },
-            [&](uint32_t j) {
-                const uint32_t slot = j < mine ? j : j - 1;
-                return std::pair<uint8_t *, size_t>(recvd + slot * part * es, klen * es);
-            });
-        UCC_CO_TRY(co_await c.wait_all(reqs));
-        // v_0 op v_1 op ... in group order, into the spare, then in place.
-        uint8_t *own = acc + koff * es;
-        auto operand = [&](uint32_t j) -> const uint8_t * {
-            return j == mine ? own : recvd + (j < mine ? j : j - 1) * part * es;
-        };
-        UCC_CO_TRY(c.reduce(spare, operand(0), operand(1), klen));
-        for (uint32_t j = 2; j < k; ++j) {
-            UCC_CO_TRY(c.reduce(spare, spare, operand(j), klen));
-        }
-        c.copy(own, spare, klen * es);
-        lo += mine * w;
-        hi = lo + w;
-    }
-    {
-        uint64_t off;
-        uint64_t len;
-        blocks_range(a.count, p, lo, hi, &off, &len);
-        c.finalize_result(acc + off * es, len);
-    }
-    // Allgather: the rounds backwards, each member's finished range to the others.
-    step = 100;
-    for (uint32_t d = 1; d < p; d *= k, ++step) {
-        const uint32_t mine = (r / d) % k;
-        const uint32_t base = r - mine * d;
-        const uint32_t w = hi - lo;
-        const uint32_t plo = lo - mine * w;
-        uint64_t moff;
-        uint64_t mlen;
-        blocks_range(a.count, p, lo, hi, &moff, &mlen);
-        ReqList reqs = c.req_list(2 * (k - 1));
-        exchange(
-            c, reqs, base, d, k, mine, step,
-            [&](uint32_t) {
-                return std::pair<const uint8_t *, size_t>(acc + moff * es, mlen * es);
-            },
-            [&](uint32_t j) {
-                uint64_t off;
-                uint64_t len;
-                blocks_range(a.count, p, plo + j * w, plo + (j + 1) * w, &off, &len);
-                return std::pair<uint8_t *, size_t>(acc + off * es, len * es);
-            });
-        UCC_CO_TRY(co_await c.wait_all(reqs));
-        lo = plo;
-        hi = plo + k * w;
-    }
+    UCC_CO_TRY(co_await patterns::knomial_scatter_reduce(c, acc, work, runs, 1));
+    uint64_t off;
+    uint64_t len;
+    runs.range(r, r + 1, &off, &len);
+    c.finalize_result(acc + off * a.esize, len);
+    UCC_CO_TRY(co_await patterns::knomial_allgather_runs(c, acc, runs, 100));
     co_return co_await allreduce_fold_out_extras(c, acc, p);
 }
 

@@ -8,6 +8,9 @@ std::span<const Algorithm> reduce_scatter_algorithms() {
     static constexpr Algorithm kTable[] = {
         {UCC_COLL_TYPE_REDUCE_SCATTER, "ring", "ring; n-1 rounds, bandwidth-optimal",
          reduce_scatter_ring, supports_any, reduce_scatter_ring_scratch},
+        {UCC_COLL_TYPE_REDUCE_SCATTER, "knomial",
+         "radix-k scatter-reduce; log_k n rounds, a scratch copy of the input",
+         reduce_scatter_knomial, supports_any, reduce_scatter_knomial_scratch},
     };
     return kTable;
 }
