@@ -509,4 +509,22 @@ ucc_status_t parse_network(const char *spec, NetworkModel *out, std::string *err
     return UCC_OK;
 }
 
+cost::Params cost_params(const NetworkModel &m) {
+    auto seconds = [](int64_t ps) { return static_cast<double>(ps) * 1e-12; };
+    auto per_byte = [](uint64_t bps) { return bps == 0 ? 0.0 : 1.0 / static_cast<double>(bps); };
+    cost::Params p;
+    p.ppn = m.ranks_per_node;
+    p.intra = {seconds(m.lat_intra_ps), per_byte(m.bw_intra_bps)};
+    p.inter = {seconds(m.lat_inter_ps), per_byte(m.bw_inter_bps)};
+    p.o_send = seconds(m.o_send_ps);
+    p.o_recv = seconds(m.o_recv_ps);
+    p.gap = seconds(m.gap_ps);
+    p.copy = per_byte(m.copy_bps);
+    p.reduce = per_byte(m.reduce_bps);
+    p.o_call = seconds(m.o_call_ps);
+    p.sharp_lat = seconds(m.sharp_lat_ps);
+    p.sharp_G = per_byte(m.sharp_bw_bps);
+    return p;
+}
+
 }  // namespace ucc::sim

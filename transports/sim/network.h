@@ -39,6 +39,7 @@
 #include <cstdint>
 #include <string>
 
+#include "lib/cost/cost.h"
 #include "ucc/api/ucc.h"
 
 namespace ucc::sim {
@@ -152,6 +153,11 @@ bool network_preset(const std::string &name, NetworkModel *out);
 // and zcopy sizes bytes with K, M, G (powers of 1024) or "inf". A bad spec gives
 // UCC_ERR_INVALID_PARAM and a message in *error (if not null); *out is then unchanged.
 ucc_status_t parse_network(const char *spec, NetworkModel *out, std::string *error);
+
+// The model's parameters as the cost formulas take them (lib/cost/cost.h):
+// what they predict leaves out the NIC and memory a node shares, the
+// protocols by size and the jitter.
+cost::Params cost_params(const NetworkModel &m);
 
 // Exact decimal renderings used by describe(): "1.3us", "12.5GB/s".
 std::string format_time_ps(int64_t ps);

@@ -1,0 +1,21 @@
+// Predicted times: the formula of an algorithm by (type, name).
+#include "lib/cost/cost.h"
+
+#include <cstring>
+
+#include "lib/cost/formulas.h"
+
+namespace ucc::cost {
+
+double predict(const coll::Algorithm &alg, const coll::Args &a, uint32_t n, const Params &p) {
+    for (auto family : {reduction_formulas, tree_formulas, exchange_formulas}) {
+        for (const Formula &f : family()) {
+            if (f.type == alg.type && std::strcmp(f.name, alg.name) == 0) {
+                return p.o_call + f.fn(a, n, p);
+            }
+        }
+    }
+    return -1;
+}
+
+}  // namespace ucc::cost

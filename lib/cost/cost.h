@@ -1,0 +1,51 @@
+// Predicted times of the flat algorithms: the catalogue's LogGP cost
+// formulas (docs/algorithms.md) as code, one per algorithm, in the terms of
+// the simulator's network model (transports/sim/network.h) so that they can
+// be checked against it (tests/integration/cost_model_test.cc): what the
+// selector compares and ucc_info --explain prints.
+//
+// A message of b bytes between ranks a and b costs the sender o_send, its
+// port gap + b G, the wire L + b G and the receiver o_recv; a copy or a
+// reduction of b bytes costs b / its bandwidth. L and G are the link's:
+// within a node (ranks a / ppn = b / ppn) or between nodes. The formulas
+// leave out what the model shares per node (NIC, memory), its protocol
+// thresholds and its jitter: they predict an uncontended network.
+#pragma once
+
+#include <cstdint>
+
+#include "lib/coll/coll.h"
+
+namespace ucc::cost {
+
+struct Link {
+    double L = 0;  // seconds
+    double G = 0;  // seconds per byte
+};
+
+struct Params {
+    uint32_t ppn = 1;  // ranks per node: rank r on node r / ppn (0: one node)
+    Link intra;
+    Link inter;
+    double o_send = 0;  // seconds per message, each side
+    double o_recv = 0;
+    double gap = 0;        // the port's time per message
+    double copy = 0;       // seconds per byte copied
+    double reduce = 0;     // seconds per byte reduced
+    double o_call = 0;     // the library's time per collective
+    double sharp_lat = 0;  // in-network reduction (0: none)
+    double sharp_G = 0;
+
+    bool same_node(uint32_t a, uint32_t b) const { return ppn == 0 || a / ppn == b / ppn; }
+    const Link &link(uint32_t a, uint32_t b) const { return same_node(a, b) ? intra : inter; }
+    // The slowest link a team of n ranks uses when every rank talks to
+    // another (inter-node once the team spans nodes).
+    const Link &team(uint32_t n) const { return ppn == 0 || n <= ppn ? intra : inter; }
+};
+
+// Predicted seconds of `alg` running `a` on a team of `n` ranks (v-variants
+// without count arrays: every block of a.count elements); negative when the
+// algorithm has no formula (the hierarchical and one-sided ones).
+double predict(const coll::Algorithm &alg, const coll::Args &a, uint32_t n, const Params &p);
+
+}  // namespace ucc::cost

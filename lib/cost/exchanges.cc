@@ -1,0 +1,136 @@
+// Cost formulas of the exchanges: allgather(v), alltoall(v).
+#include <algorithm>
+
+#include "lib/coll/patterns/knomial.h"
+#include "lib/cost/formulas.h"
+#include "lib/cost/loggp.h"
+
+namespace ucc::cost {
+
+namespace {
+
+using coll::Args;
+namespace pat = coll::patterns;
+
+double bytes_of(const Args &a) {
+    return static_cast<double>(a.count) * static_cast<double>(a.esize);
+}
+
+// The first exchange of a ring or a neighbour exchange: the own block is
+// copied while it is in flight.
+double first_step(const Args &a, const Params &p, const Link &l, double out) {
+    const double c = a.inplace ? 0 : bytes_of(a) * p.copy;
+    return p.o_send + std::max(c, l.L + out * l.G) + p.o_recv;
+}
+
+double allgather_ring(const Args &a, uint32_t n, const Params &p) {
+    const double b = bytes_of(a);
+    if (n == 1) {
+        return a.inplace ? 0 : b * p.copy;
+    }
+    return first_step(a, p, p.team(n), b) + (n - 2) * msg(p, p.team(n), b);
+}
+
+double allgather_bruck(const Args &a, uint32_t n, const Params &p) {
+    const double b = bytes_of(a);
+    double t = b * p.copy + n * b * p.copy;
+    for (uint64_t d = 1; d < n; d *= 2) {
+        t += msg(p, p.team(n), std::min<uint64_t>(d, n - d) * b);
+    }
+    return t;
+}
+
+double allgather_neighbor(const Args &a, uint32_t n, const Params &p) {
+    if (n % 2 != 0) {
+        return allgather_ring(a, n, p);
+    }
+    const double b = bytes_of(a);
+    const Link &l = p.team(n);
+    return first_step(a, p, l, b) + (n / 2 - 1) * msg(p, l, 2 * b);
+}
+
+// Recursive multiplying over runs of ranks r mod p (allgather_knomial.cc).
+double allgather_knomial(const Args &a, uint32_t n, const Params &p) {
+    const double b = bytes_of(a);
+    const pat::MultiplyShape s = pat::multiply_shape(a.radix, n);
+    const Link &l = p.team(n);
+    const uint32_t extras = (n - 1) / s.p;
+    double t = a.inplace && n == s.p ? 0 : b * p.copy;
+    if (n != s.p && extras > 0) {
+        // As the only proxy, its first round's partners are in already.
+        t += fan_in(p, l, b, extras) - (n - s.p == 1 ? l.L : 0);
+    }
+    double rounds = 0;
+    uint32_t count = 0;
+    for (uint32_t w = 1; w < s.p; w *= s.k, ++count) {
+        uint64_t off;
+        uint64_t len;
+        pat::blocks_range(n, s.p, 0, w, &off, &len);
+        rounds += round(p, l, len * b, s.k - 1);
+    }
+    // The only proxy: the others' runs are in when it starts, its own go
+    // out while it sorts the blocks.
+    t += n - s.p == 1 ? count * (s.k - 1) * (p.o_send + p.o_recv) : rounds;
+    if (n != s.p) {
+        t += n * b * p.copy + (extras > 0 ? fan_out(p, l, n * b, extras) : 0);
+    }
+    return t;
+}
+
+double alltoall_pairwise(const Args &a, uint32_t n, const Params &p) {
+    const double b = bytes_of(a);
+    return (a.inplace ? n * b : b) * p.copy + (n - 1) * msg(p, p.team(n), b);
+}
+
+// Every exchange posted at once, rank r + i the i-th destination: the
+// messages to a rank leave one per the port's time from one sender after
+// another, and its CPU pays every o_send and o_recv.
+double alltoall_linear(const Args &a, uint32_t n, const Params &p) {
+    const double b = bytes_of(a);
+    const Link &l = p.team(n);
+    const double net = fan_out(p, l, b, n - 1);
+    const double cpu = (n - 1) * (p.o_send + p.o_recv);
+    if (a.inplace) {
+        return n * b * p.copy + std::max(net, cpu);
+    }
+    return std::max({net, cpu + b * p.copy});
+}
+
+// Rotation, log2 n rounds of packed halves, and the final reversal.
+double alltoall_bruck(const Args &a, uint32_t n, const Params &p) {
+    const double b = bytes_of(a);
+    double t = (a.inplace ? 2 : 1) * n * b * p.copy;
+    for (uint64_t d = 1; d < n; d *= 2) {
+        uint64_t blocks = 0;
+        for (uint64_t i = d; i < n; i += 2 * d) {
+            blocks += std::min<uint64_t>(d, n - i);
+        }
+        t += msg(p, p.team(n), blocks * b) + 2 * blocks * b * p.copy;
+    }
+    return t + 3.0 * (n / 2) * b * p.copy;  // up to n/2 swaps of three copies
+}
+
+double alltoallv_pairwise(const Args &a, uint32_t n, const Params &p) {
+    const double b = bytes_of(a);
+    return (a.inplace ? (n - 1) * b : b) * p.copy + (n - 1) * msg(p, p.team(n), b);
+}
+
+constexpr Formula kFormulas[] = {
+    {UCC_COLL_TYPE_ALLGATHER, "ring", allgather_ring},
+    {UCC_COLL_TYPE_ALLGATHER, "bruck", allgather_bruck},
+    {UCC_COLL_TYPE_ALLGATHER, "neighbor", allgather_neighbor},
+    {UCC_COLL_TYPE_ALLGATHER, "knomial", allgather_knomial},
+    {UCC_COLL_TYPE_ALLGATHERV, "ring", allgather_ring},
+    {UCC_COLL_TYPE_ALLTOALL, "pairwise", alltoall_pairwise},
+    {UCC_COLL_TYPE_ALLTOALL, "linear", alltoall_linear},
+    {UCC_COLL_TYPE_ALLTOALL, "bruck", alltoall_bruck},
+    {UCC_COLL_TYPE_ALLTOALLV, "pairwise", alltoallv_pairwise},
+};
+
+}  // namespace
+
+std::span<const Formula> exchange_formulas() {
+    return kFormulas;
+}
+
+}  // namespace ucc::cost

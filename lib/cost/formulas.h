@@ -1,0 +1,23 @@
+// The cost formulas by collective family (cost.h): one entry per flat
+// algorithm, found by (type, name).
+#pragma once
+
+#include <span>
+
+#include "lib/cost/cost.h"
+
+namespace ucc::cost {
+
+using FormulaFn = double (*)(const coll::Args &a, uint32_t n, const Params &p);
+
+struct Formula {
+    ucc_coll_type_t type;
+    const char *name;
+    FormulaFn fn;
+};
+
+std::span<const Formula> reduction_formulas();  // reductions.cc
+std::span<const Formula> tree_formulas();       // trees.cc
+std::span<const Formula> exchange_formulas();   // exchanges.cc
+
+}  // namespace ucc::cost

@@ -1,0 +1,228 @@
+// Cost formulas of the reductions: allreduce, reduce, reduce_scatter(v).
+#include <algorithm>
+#include <cmath>
+
+#include "lib/coll/patterns/knomial.h"
+#include "lib/cost/formulas.h"
+#include "lib/cost/loggp.h"
+#include "lib/cost/tree.h"
+
+namespace ucc::cost {
+
+namespace {
+
+using coll::Args;
+namespace pat = coll::patterns;
+
+double bytes_of(const Args &a) {
+    return static_cast<double>(a.count) * static_cast<double>(a.esize);
+}
+
+double copy(const Params &p, double b) {
+    return b * p.copy;
+}
+
+double reduce(const Params &p, double b) {
+    return b * p.reduce;
+}
+
+// A ring step that sends b bytes and reduces the b bytes it receives, in
+// chunks of Args::chunk_bytes (send_recv_reduce): the first chunk's
+// message and reduction, then one chunk per the slowest of its CPU, port
+// and reduction.
+double ring_reduce_step(const Params &p, const Link &l, const Args &a, double b) {
+    const double chunk = a.chunk_bytes == 0 ? b : std::min<double>(b, a.chunk_bytes);
+    const double chunks = chunk <= 0 ? 1 : std::ceil(b / chunk);
+    const double each = std::max({p.o_send, p.gap + chunk * l.G, p.o_recv + reduce(p, chunk)});
+    return msg(p, l, chunk) + reduce(p, chunk) + (chunks - 1) * each;
+}
+
+// Recursive multiplying's extra ranks (allreduce_extras.cc): the proxy with
+// the most of them receives and folds them in, and sends them the result.
+// When it is the only proxy, its partners of the first round do not lag:
+// their messages are in when it starts the round (`first`: that round's
+// bytes), so its lag counts less their flight.
+double fold_in(const Params &p, const Link &l, double b, uint32_t n, uint32_t pw, double first) {
+    const uint32_t extras = (n - 1) / pw;
+    if (n == pw || extras == 0) {
+        return 0;
+    }
+    return msg(p, l, b) + extras * reduce(p, b) + (extras - 1) * p.o_recv -
+           (n - pw == 1 && pw > 1 ? l.L + first * l.G : 0);
+}
+double fold_out(const Params &p, const Link &l, double b, uint32_t n, uint32_t pw) {
+    const uint32_t extras = (n - 1) / pw;
+    return n == pw || extras == 0 ? 0 : fan_out(p, l, b, extras);
+}
+
+// The largest of p near-equal blocks of `count` elements, times w blocks.
+double run_bytes(uint64_t units, uint32_t pw, uint32_t w, double unit_bytes) {
+    uint64_t off;
+    uint64_t len;
+    pat::blocks_range(units, pw, 0, w, &off, &len);
+    return static_cast<double>(len) * unit_bytes;
+}
+
+// The radix-k scatter-reduce (patterns/knomial_rounds.h) over `units` of
+// unit_bytes: each round's k-1 parts out and in, k-1 reductions and the
+// copy back; with `gather`, the allgather rounds too.
+double knomial_runs(const Params &p, const Link &l, pat::MultiplyShape s, uint64_t units,
+                    double unit_bytes, bool gather) {
+    double t = 0;
+    for (uint32_t w = s.p / s.k; w >= 1; w /= s.k) {
+        const double part = run_bytes(units, s.p, w, unit_bytes);
+        t += round(p, l, part, s.k - 1) + (s.k - 1) * reduce(p, part) + copy(p, part);
+        if (gather) {
+            // After the scatter-reduce the members start apart: their
+            // messages come in one after another.
+            t += fan_out(p, l, part, s.k - 1);
+        }
+    }
+    return t;
+}
+
+double allreduce_recursive_doubling(const Args &a, uint32_t n, const Params &p) {
+    const double m = bytes_of(a);
+    const double c = a.inplace ? 0 : copy(p, m);
+    const uint32_t pw = pat::pow2_floor(n);
+    const Link &l = p.team(n);
+    const double extra = fold_in(p, l, m, n, pw, m) + fold_out(p, l, m, n, pw);
+    return c + extra + pat::log2_ceil(pw) * (msg(p, l, m) + reduce(p, m));
+}
+
+double allreduce_knomial(const Args &a, uint32_t n, const Params &p) {
+    const double m = bytes_of(a);
+    const double c = a.inplace ? 0 : copy(p, m);
+    if (n == 1) {
+        return c;
+    }
+    const pat::MultiplyShape s = pat::multiply_shape(a.radix, n);
+    const Link &l = p.team(n);
+    uint32_t rounds = 0;
+    for (uint32_t d = 1; d < s.p; d *= s.k) {
+        ++rounds;
+    }
+    const double back = rounds % 2 == 1 ? copy(p, m) : 0;  // the last partial in the spare
+    return c + fold_in(p, l, m, n, s.p, m) +
+           rounds * (round(p, l, m, s.k - 1) + (s.k - 1) * reduce(p, m)) + back +
+           fold_out(p, l, m, n, s.p);
+}
+
+double allreduce_rabenseifner(const Args &a, uint32_t n, const Params &p) {
+    const double m = bytes_of(a);
+    const double c = a.inplace ? 0 : copy(p, m);
+    const uint32_t pw = pat::pow2_floor(n);
+    const Link &l = p.team(n);
+    double t = c + fold_in(p, l, m, n, pw, m / 2) + fold_out(p, l, m, n, pw);
+    for (uint32_t w = pw / 2; w >= 1; w /= 2) {
+        const double half = run_bytes(a.count, pw, w, static_cast<double>(a.esize));
+        t += 2 * msg(p, l, half) + reduce(p, half);
+    }
+    return t;
+}
+
+double allreduce_ring(const Args &a, uint32_t n, const Params &p) {
+    const double m = bytes_of(a);
+    if (n == 1) {
+        return copy(p, m);
+    }
+    const Link &l = p.team(n);
+    const double b = run_bytes(a.count, n, 1, static_cast<double>(a.esize));
+    return (n - 1) * (ring_reduce_step(p, l, a, b) + msg(p, l, b));
+}
+
+double allreduce_sra_knomial(const Args &a, uint32_t n, const Params &p) {
+    const double m = bytes_of(a);
+    const double c = a.inplace ? 0 : copy(p, m);
+    if (n == 1) {
+        return c;
+    }
+    const pat::MultiplyShape s = pat::multiply_shape(a.radix, n);
+    const Link &l = p.team(n);
+    return c + fold_in(p, l, m, n, s.p, m / s.k) +
+           knomial_runs(p, l, s, a.count, static_cast<double>(a.esize), true) +
+           fold_out(p, l, m, n, s.p);
+}
+
+double allreduce_sharp(const Args &a, uint32_t, const Params &p) {
+    if (p.sharp_lat <= 0) {
+        return -1;
+    }
+    const double m = bytes_of(a);
+    return (a.inplace ? 0 : copy(p, m)) + p.o_send + 2 * (p.inter.L + m * p.inter.G) + p.sharp_lat +
+           m * p.sharp_G + p.o_recv;
+}
+
+double reduce_knomial(const Args &a, uint32_t n, const Params &p) {
+    const double m = bytes_of(a);
+    if (n == 1) {
+        return copy(p, m);
+    }
+    TreeCosts t;
+    t.p = &p;
+    t.link = &p.team(n);
+    t.k = a.radix;
+    t.bytes = [m](uint64_t) { return m; };
+    t.before = [&p, m](uint64_t) { return copy(p, m); };
+    t.per_child = [&p, m](uint64_t) { return reduce(p, m); };
+    return tree_up(t, n);
+}
+
+double reduce_srg(const Args &a, uint32_t n, const Params &p) {
+    const double m = bytes_of(a);
+    if (n == 1) {
+        return copy(p, m);
+    }
+    const Link &l = p.team(n);
+    const double b = run_bytes(a.count, n, 1, static_cast<double>(a.esize));
+    TreeCosts t;
+    t.p = &p;
+    t.link = &l;
+    t.k = a.radix;
+    t.bytes = [b](uint64_t span) { return span * b; };
+    return (n - 1) * ring_reduce_step(p, l, a, b) + tree_up(t, n);
+}
+
+double reduce_scatter_ring(const Args &a, uint32_t n, const Params &p) {
+    const double b = bytes_of(a);
+    if (n == 1) {
+        return a.inplace ? 0 : copy(p, b);
+    }
+    return (n - 1) * ring_reduce_step(p, p.team(n), a, b);
+}
+
+double reduce_scatter_knomial(const Args &a, uint32_t n, const Params &p) {
+    const double b = bytes_of(a);
+    if (n == 1) {
+        return a.inplace ? 0 : copy(p, b);
+    }
+    const double total = n * b;
+    const pat::MultiplyShape s = pat::multiply_shape(a.radix, n);
+    const Link &l = p.team(n);
+    const uint32_t extras = (n - 1) / s.p;
+    return copy(p, total) + fold_in(p, l, total, n, s.p, total / s.k) +
+           knomial_runs(p, l, s, n, b, false) + copy(p, b) +
+           (n != s.p && extras > 0 ? fan_out(p, l, b, extras) : 0);
+}
+
+constexpr Formula kFormulas[] = {
+    {UCC_COLL_TYPE_ALLREDUCE, "recursive_doubling", allreduce_recursive_doubling},
+    {UCC_COLL_TYPE_ALLREDUCE, "knomial", allreduce_knomial},
+    {UCC_COLL_TYPE_ALLREDUCE, "rabenseifner", allreduce_rabenseifner},
+    {UCC_COLL_TYPE_ALLREDUCE, "ring", allreduce_ring},
+    {UCC_COLL_TYPE_ALLREDUCE, "sra_knomial", allreduce_sra_knomial},
+    {UCC_COLL_TYPE_ALLREDUCE, "sharp", allreduce_sharp},
+    {UCC_COLL_TYPE_REDUCE, "knomial", reduce_knomial},
+    {UCC_COLL_TYPE_REDUCE, "srg", reduce_srg},
+    {UCC_COLL_TYPE_REDUCE_SCATTER, "ring", reduce_scatter_ring},
+    {UCC_COLL_TYPE_REDUCE_SCATTER, "knomial", reduce_scatter_knomial},
+    {UCC_COLL_TYPE_REDUCE_SCATTERV, "ring", reduce_scatter_ring},
+};
+
+}  // namespace
+
+std::span<const Formula> reduction_formulas() {
+    return kFormulas;
+}
+
+}  // namespace ucc::cost

@@ -1,0 +1,129 @@
+// Cost formulas of the rooted collectives and the barrier: bcast, barrier,
+// fanin, fanout, gather(v), scatter(v).
+#include <algorithm>
+#include <cmath>
+
+#include "lib/coll/patterns/knomial.h"
+#include "lib/cost/formulas.h"
+#include "lib/cost/loggp.h"
+#include "lib/cost/tree.h"
+
+namespace ucc::cost {
+
+namespace {
+
+using coll::Args;
+namespace pat = coll::patterns;
+
+double bytes_of(const Args &a) {
+    return static_cast<double>(a.count) * static_cast<double>(a.esize);
+}
+
+// A k-nomial tree over n ranks whose messages carry bytes(span).
+template <class Bytes>
+TreeCosts tree(const Params &p, const Args &a, uint32_t n, Bytes bytes) {
+    TreeCosts t;
+    t.p = &p;
+    t.link = &p.team(n);
+    t.k = a.radix;
+    t.bytes = bytes;
+    return t;
+}
+
+double bcast_knomial(const Args &a, uint32_t n, const Params &p) {
+    const double m = bytes_of(a);
+    return tree_down(tree(p, a, n, [m](uint64_t) { return m; }), n);
+}
+
+// Scatter of n blocks down the tree, then a chain from the root: the chain
+// starts when the root has sent its scatter messages and takes n-1 steps,
+// the scatter below the root overlapping it.
+double bcast_sag_knomial(const Args &a, uint32_t n, const Params &p) {
+    const double b = std::ceil(static_cast<double>(a.count) / n) * a.esize;
+    const Link &l = p.team(n);
+    double root = 0;
+    for (uint64_t q = 1; q < n; q *= a.radix) {
+        for (uint64_t j = 1; j < a.radix && j * q < n; ++j) {
+            root += spacing(p, l, std::min<uint64_t>(q, n - j * q) * b);
+        }
+    }
+    return root + (n - 1) * msg(p, l, b);
+}
+
+double barrier_dissemination(const Args &, uint32_t n, const Params &p) {
+    return pat::log2_ceil(n) * msg(p, p.team(n), 0);
+}
+
+double barrier_knomial(const Args &a, uint32_t n, const Params &p) {
+    const TreeCosts t = tree(p, a, n, [](uint64_t) { return 0.0; });
+    return tree_up(t, n) + tree_down(t, n);
+}
+
+double fanin_knomial(const Args &a, uint32_t n, const Params &p) {
+    return tree_up(tree(p, a, n, [](uint64_t) { return 0.0; }), n);
+}
+
+double fanin_linear(const Args &, uint32_t n, const Params &p) {
+    return fan_in(p, p.team(n), 0, n - 1);
+}
+
+double fanout_knomial(const Args &a, uint32_t n, const Params &p) {
+    return tree_down(tree(p, a, n, [](uint64_t) { return 0.0; }), n);
+}
+
+// Subtrees send their ranks' blocks up; the root puts them in rank order.
+double gather_knomial(const Args &a, uint32_t n, const Params &p) {
+    const double b = bytes_of(a);
+    TreeCosts t = tree(p, a, n, [b](uint64_t span) { return span * b; });
+    t.before = [&p, b](uint64_t) { return b * p.copy; };
+    return tree_up(t, n) + n * b * p.copy;
+}
+
+double gather_linear(const Args &a, uint32_t n, const Params &p) {
+    const double b = bytes_of(a);
+    return fan_in(p, p.team(n), b, n - 1, a.inplace ? 0 : b * p.copy);
+}
+
+// The root orders the blocks by virtual rank, subtrees take theirs down
+// (leaves straight into dst; the root copies its own while they fly).
+double scatter_knomial(const Args &a, uint32_t n, const Params &p) {
+    const double b = bytes_of(a);
+    const double down = tree_down(tree(p, a, n, [b](uint64_t span) { return span * b; }), n);
+    uint32_t children = 0;
+    for (uint64_t q = 1; q < n; q *= a.radix) {
+        for (uint64_t j = 1; j < a.radix && j * q < n; ++j) {
+            ++children;
+        }
+    }
+    const double root = children * p.o_send + (a.inplace ? 0 : b * p.copy);
+    return n * b * p.copy + std::max(down, root);
+}
+
+double scatter_linear(const Args &a, uint32_t n, const Params &p) {
+    const double b = bytes_of(a);
+    return (a.inplace ? 0 : b * p.copy) + fan_out(p, p.team(n), b, n - 1);
+}
+
+constexpr Formula kFormulas[] = {
+    {UCC_COLL_TYPE_BCAST, "knomial", bcast_knomial},
+    {UCC_COLL_TYPE_BCAST, "sag_knomial", bcast_sag_knomial},
+    {UCC_COLL_TYPE_BARRIER, "dissemination", barrier_dissemination},
+    {UCC_COLL_TYPE_BARRIER, "knomial", barrier_knomial},
+    {UCC_COLL_TYPE_FANIN, "knomial", fanin_knomial},
+    {UCC_COLL_TYPE_FANIN, "linear", fanin_linear},
+    {UCC_COLL_TYPE_FANOUT, "knomial", fanout_knomial},
+    {UCC_COLL_TYPE_GATHER, "knomial", gather_knomial},
+    {UCC_COLL_TYPE_GATHER, "linear", gather_linear},
+    {UCC_COLL_TYPE_GATHERV, "linear", gather_linear},
+    {UCC_COLL_TYPE_SCATTER, "knomial", scatter_knomial},
+    {UCC_COLL_TYPE_SCATTER, "linear", scatter_linear},
+    {UCC_COLL_TYPE_SCATTERV, "linear", scatter_linear},
+};
+
+}  // namespace
+
+std::span<const Formula> tree_formulas() {
+    return kFormulas;
+}
+
+}  // namespace ucc::cost
