@@ -1,9 +1,12 @@
 // ucc_info: what this UCC is and how it is configured, with the reference's
 // options (-v -b -c -a -f -s -A -h), and beyond them
 //   ucc_info --explain <coll> <bytes> <team size> [-d <datatype>] [-m <memtype>] [-p <ppn>]
+//            [-n <network>]
 // which says which algorithm a collective of that size would run and why
 // (which built-in rule, forced variable or TUNE token chose it), reading the
-// configuration a context would read (environment and ucc.conf), and
+// configuration a context would read (environment and ucc.conf), and the
+// predicted time of every flat algorithm of the collective on a network
+// (lib/cost/cost.h; a ucc_sim network spec or file, default hdr), and
 //   ucc_info --markdown
 // which prints the configuration tables of docs/configuration.md from the same tables as -c.
 #include <getopt.h>
@@ -18,8 +21,11 @@
 #include "lib/core/config.h"
 #include "lib/core/core.h"
 #include "lib/core/transport_select.h"
+#include "lib/cost/cost.h"
 #include "lib/select/select.h"
 #include "tools/perf/colls.h"
+#include "tools/perf/network.h"
+#include "transports/sim/network.h"
 #include "ucc/api/ucc.h"
 
 namespace {
@@ -41,8 +47,9 @@ void usage(FILE *f) {
                  "  -h Show this help message\n"
                  "Beyond the reference:\n"
                  "  --explain <coll> <bytes> <team size> [-d <datatype>] [-m <memtype>] [-p <ranks "
-                 "per node>]\n"
-                 "     Which algorithm that collective would run, and why\n"
+                 "per node>] [-n <network>]\n"
+                 "     Which algorithm that collective would run, and why, and every flat\n"
+                 "     algorithm's predicted time on the network (a ucc_sim spec or file; hdr)\n"
                  "  --markdown  The configuration tables as Markdown (docs/configuration.md)\n"
                  "\n");
 }
@@ -191,6 +198,51 @@ void print_markdown(const Config &c, const char *title) {
     }
 }
 
+// Every flat algorithm's predicted time for the query on `network` (its
+// ranks per node replaced by `ppn` when given), the chosen one marked.
+int print_costs(const ucc::perf::CollDesc &cd, const ucc::select::Query &q,
+                const ucc::core::Tuning &t, const char *network, uint32_t ppn,
+                const ucc::coll::Algorithm *chosen) {
+    ucc::perf::NetworkArg net;
+    std::string error;
+    if (!ucc::perf::resolve_network(network, &net, &error)) {
+        std::fprintf(stderr, "ucc_info: %s\n", error.c_str());
+        return 1;
+    }
+    ucc::sim::NetworkModel model;
+    if (ucc::sim::parse_network(net.spec.c_str(), &model, &error) != UCC_OK) {
+        std::fprintf(stderr, "ucc_info: network '%s': %s\n", network, error.c_str());
+        return 1;
+    }
+    if (ppn != 0) {
+        model.ranks_per_node = ppn;
+    }
+    const ucc::cost::Params p = ucc::sim::cost_params(model);
+    ucc::coll::Args a;
+    a.type = q.type;
+    a.count = q.count;
+    a.esize = q.esize;
+    a.radix = t.radix;
+    a.chunk_bytes = t.reduce_chunk;
+    a.segment_bytes = q.type == UCC_COLL_TYPE_BCAST ? t.bcast_segment : t.reduce_segment;
+    std::printf("  predicted on %s, %u ranks per node (uncontended; lib/cost):\n", network,
+                model.ranks_per_node);
+    for (const ucc::coll::Algorithm &alg : ucc::coll::algorithms(cd.type)) {
+        const double s = ucc::cost::predict(alg, a, q.team_size, p);
+        if (s < 0) {
+            std::printf("    %-20s %12s%s\n", alg.name,
+                        alg.hierarchical ? "(levels)"
+                        : alg.onesided   ? "(one-sided)"
+                                         : "(none)",
+                        &alg == chosen ? "  <- chosen" : "");
+        } else {
+            std::printf("    %-20s %9.2f us%s\n", alg.name, s * 1e6,
+                        &alg == chosen ? "  <- chosen" : "");
+        }
+    }
+    return 0;
+}
+
 int explain(int argc, char **argv, int first, const ucc::core::Tuning &t, bool hier) {
     if (argc - first < 3) {
         std::fprintf(stderr, "ucc_info: --explain needs <coll> <bytes> <team size>\n");
@@ -202,6 +254,7 @@ int explain(int argc, char **argv, int first, const ucc::core::Tuning &t, bool h
     uint64_t bytes = 0;
     uint64_t n = 0;
     uint64_t ppn = 0;
+    const char *network = "hdr";
     if (cd == nullptr) {
         std::fprintf(stderr, "ucc_info: unknown collective '%s' (have %s)\n", argv[first],
                      ucc::perf::coll_names().c_str());
@@ -225,6 +278,8 @@ int explain(int argc, char **argv, int first, const ucc::core::Tuning &t, bool h
                 std::fprintf(stderr, "ucc_info: unknown memory type '%s'\n", argv[i + 1]);
                 return 1;
             }
+        } else if (std::strcmp(argv[i], "-n") == 0) {
+            network = argv[i + 1];
         } else if (std::strcmp(argv[i], "-p") == 0) {
             if (!ucc::perf::parse_units(argv[i + 1], &ppn) || ppn == 0 || ppn > n) {
                 std::fprintf(stderr, "ucc_info: bad ranks per node '%s'\n", argv[i + 1]);
@@ -259,7 +314,7 @@ int explain(int argc, char **argv, int first, const ucc::core::Tuning &t, bool h
                     static_cast<unsigned long long>(ppn), hier ? "" : "; UCC_CLS has no hier");
     }
     std::printf("%s\n  why: %s\n  what: %s\n", c.alg->name, c.why.c_str(), c.alg->description);
-    return 0;
+    return print_costs(*cd, q, t, network, static_cast<uint32_t>(ppn), c.alg);
 }
 
 }  // namespace

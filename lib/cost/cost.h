@@ -41,6 +41,16 @@ struct Params {
     // The slowest link a team of n ranks uses when every rank talks to
     // another (inter-node once the team spans nodes).
     const Link &team(uint32_t n) const { return ppn == 0 || n <= ppn ? intra : inter; }
+    // A ring over n ranks in rank order: a step waits for its left
+    // neighbour's, so a block's path crosses nodes once per node and the
+    // steps average the two links (one hop in ppn between nodes).
+    Link ring(uint32_t n) const {
+        if (ppn == 0 || n <= ppn) {
+            return intra;
+        }
+        const double f = static_cast<double>((n + ppn - 1) / ppn) / n;
+        return {intra.L + f * (inter.L - intra.L), intra.G + f * (inter.G - intra.G)};
+    }
 };
 
 // Predicted seconds of `alg` running `a` on a team of `n` ranks (v-variants

@@ -28,7 +28,8 @@ double allgather_ring(const Args &a, uint32_t n, const Params &p) {
     if (n == 1) {
         return a.inplace ? 0 : b * p.copy;
     }
-    return first_step(a, p, p.team(n), b) + (n - 2) * msg(p, p.team(n), b);
+    const Link l = p.ring(n);
+    return first_step(a, p, l, b) + (n - 2) * msg(p, l, b);
 }
 
 double allgather_bruck(const Args &a, uint32_t n, const Params &p) {
@@ -45,7 +46,7 @@ double allgather_neighbor(const Args &a, uint32_t n, const Params &p) {
         return allgather_ring(a, n, p);
     }
     const double b = bytes_of(a);
-    const Link &l = p.team(n);
+    const Link l = p.ring(n);  // neighbours, as a ring's
     return first_step(a, p, l, b) + (n / 2 - 1) * msg(p, l, 2 * b);
 }
 

@@ -126,7 +126,7 @@ double allreduce_ring(const Args &a, uint32_t n, const Params &p) {
     if (n == 1) {
         return copy(p, m);
     }
-    const Link &l = p.team(n);
+    const Link l = p.ring(n);
     const double b = run_bytes(a.count, n, 1, static_cast<double>(a.esize));
     return (n - 1) * (ring_reduce_step(p, l, a, b) + msg(p, l, b));
 }
@@ -173,11 +173,11 @@ double reduce_srg(const Args &a, uint32_t n, const Params &p) {
     if (n == 1) {
         return copy(p, m);
     }
-    const Link &l = p.team(n);
+    const Link l = p.ring(n);
     const double b = run_bytes(a.count, n, 1, static_cast<double>(a.esize));
     TreeCosts t;
     t.p = &p;
-    t.link = &l;
+    t.link = &p.team(n);
     t.k = a.radix;
     t.bytes = [b](uint64_t span) { return span * b; };
     return (n - 1) * ring_reduce_step(p, l, a, b) + tree_up(t, n);
@@ -188,7 +188,7 @@ double reduce_scatter_ring(const Args &a, uint32_t n, const Params &p) {
     if (n == 1) {
         return a.inplace ? 0 : copy(p, b);
     }
-    return (n - 1) * ring_reduce_step(p, p.team(n), a, b);
+    return (n - 1) * ring_reduce_step(p, p.ring(n), a, b);
 }
 
 double reduce_scatter_knomial(const Args &a, uint32_t n, const Params &p) {

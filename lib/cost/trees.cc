@@ -41,13 +41,14 @@ double bcast_knomial(const Args &a, uint32_t n, const Params &p) {
 double bcast_sag_knomial(const Args &a, uint32_t n, const Params &p) {
     const double b = std::ceil(static_cast<double>(a.count) / n) * a.esize;
     const Link &l = p.team(n);
+    const Link chain = p.ring(n);
     double root = 0;
     for (uint64_t q = 1; q < n; q *= a.radix) {
         for (uint64_t j = 1; j < a.radix && j * q < n; ++j) {
             root += spacing(p, l, std::min<uint64_t>(q, n - j * q) * b);
         }
     }
-    return root + (n - 1) * msg(p, l, b);
+    return root + (n - 1) * msg(p, chain, b);
 }
 
 double barrier_dissemination(const Args &, uint32_t n, const Params &p) {

@@ -42,6 +42,12 @@ grep -q "TUNE token 'allreduce:4k-inf:@sliding_window' (UCC_TL_UCP_TUNE)" <<<"$o
 out="$(UCC_TUNE='bcast:[8-inf]:0' "$info" --explain bcast 8 16 || true)"
 grep -q "disabled by TUNE token 'bcast:\[8-inf\]:0'" <<<"$out" || fail "--explain score 0: $out"
 UCC_TUNE='bcast:[8-inf]:0' "$info" --explain bcast 8 4 | grep -c ": knomial$" >/dev/null || fail "team range"
+# The predicted time of every flat algorithm on a network, the chosen one marked.
+out="$("$info" --explain allreduce 1M 16 -n slow -p 2)"
+grep -q "predicted on slow, 2 ranks per node" <<<"$out" || fail "--explain costs: $out"
+grep -Eq "^    rabenseifner +[0-9]+\.[0-9]+ us  <- chosen$" <<<"$out" || fail "--explain chosen cost: $out"
+grep -Eq "^    rab +\(levels\)$" <<<"$out" || fail "--explain levels: $out"
+"$info" --explain allreduce 1M 16 -n nosuch >/dev/null 2>&1 && fail "--explain bad network"
 # A string that does not parse is reported and left out.
 out="$(UCC_TUNE='allreduce:@nosuch' "$info" --explain allreduce 8 4 2>&1)"
 grep -q "failed to parse token 'allreduce:@nosuch'" <<<"$out" || fail "bad TUNE: $out"
