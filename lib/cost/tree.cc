@@ -43,7 +43,7 @@ uint64_t root_pos(uint64_t n, uint32_t k) {
 
 class Walk {
   public:
-    Walk(const TreeCosts &t) : t_(t) {}
+    explicit Walk(const TreeCosts &t) : t_(t) {}
 
     double down(uint64_t pos, uint64_t span) {
         if (span == pos) {
