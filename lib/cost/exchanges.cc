@@ -12,10 +12,6 @@ namespace {
 using coll::Args;
 namespace pat = coll::patterns;
 
-double bytes_of(const Args &a) {
-    return static_cast<double>(a.count) * static_cast<double>(a.esize);
-}
-
 // The first exchange of a ring or a neighbour exchange: the own block is
 // copied while it is in flight.
 double first_step(const Args &a, const Params &p, const Link &l, double out) {

@@ -8,6 +8,19 @@
 
 namespace ucc::cost {
 
+// Bytes of a rank's vector or block.
+inline double bytes_of(const coll::Args &a) {
+    return static_cast<double>(a.count) * static_cast<double>(a.esize);
+}
+
+// Local work on b bytes.
+inline double copy(const Params &p, double b) {
+    return b * p.copy;
+}
+inline double reduce(const Params &p, double b) {
+    return b * p.reduce;
+}
+
 // One message of b bytes from its send to its receiver's match.
 inline double msg(const Params &p, const Link &l, double b) {
     return p.o_send + l.L + b * l.G + p.o_recv;

@@ -14,18 +14,6 @@ namespace {
 using coll::Args;
 namespace pat = coll::patterns;
 
-double bytes_of(const Args &a) {
-    return static_cast<double>(a.count) * static_cast<double>(a.esize);
-}
-
-double copy(const Params &p, double b) {
-    return b * p.copy;
-}
-
-double reduce(const Params &p, double b) {
-    return b * p.reduce;
-}
-
 // A ring step that sends b bytes and reduces the b bytes it receives, in
 // chunks of Args::chunk_bytes (send_recv_reduce): the first chunk's
 // message and reduction, then one chunk per the slowest of its CPU, port

@@ -116,6 +116,14 @@ class Walk {
 
 }  // namespace
 
+std::vector<uint64_t> root_subtrees(uint64_t n, uint32_t k) {
+    std::vector<uint64_t> spans;
+    for (const Child &c : children(root_pos(n, k), n, k)) {
+        spans.push_back(c.span);
+    }
+    return spans;
+}
+
 double tree_down(const TreeCosts &t, uint64_t n) {
     Walk w(t);
     return w.down(root_pos(n, t.k), n);

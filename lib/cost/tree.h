@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <vector>
 
 #include "lib/cost/cost.h"
 
@@ -25,6 +26,9 @@ struct TreeCosts {
     std::function<double(uint64_t span)> before;
     std::function<double(uint64_t span)> per_child;
 };
+
+// The spans of the root's subtrees in an n-rank tree, in its send order.
+std::vector<uint64_t> root_subtrees(uint64_t n, uint32_t k);
 
 // From the root having the data to every rank of an n-rank tree having it.
 double tree_down(const TreeCosts &t, uint64_t n);

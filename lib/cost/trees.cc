@@ -15,10 +15,6 @@ namespace {
 using coll::Args;
 namespace pat = coll::patterns;
 
-double bytes_of(const Args &a) {
-    return static_cast<double>(a.count) * static_cast<double>(a.esize);
-}
-
 // A k-nomial tree over n ranks whose messages carry bytes(span).
 template <class Bytes>
 TreeCosts tree(const Params &p, const Args &a, uint32_t n, Bytes bytes) {
@@ -43,10 +39,8 @@ double bcast_sag_knomial(const Args &a, uint32_t n, const Params &p) {
     const Link &l = p.team(n);
     const Link chain = p.ring(n);
     double root = 0;
-    for (uint64_t q = 1; q < n; q *= a.radix) {
-        for (uint64_t j = 1; j < a.radix && j * q < n; ++j) {
-            root += spacing(p, l, std::min<uint64_t>(q, n - j * q) * b);
-        }
+    for (uint64_t span : root_subtrees(n, a.radix)) {
+        root += spacing(p, l, span * b);
     }
     return root + (n - 1) * msg(p, chain, b);
 }
@@ -90,13 +84,7 @@ double gather_linear(const Args &a, uint32_t n, const Params &p) {
 double scatter_knomial(const Args &a, uint32_t n, const Params &p) {
     const double b = bytes_of(a);
     const double down = tree_down(tree(p, a, n, [b](uint64_t span) { return span * b; }), n);
-    uint32_t children = 0;
-    for (uint64_t q = 1; q < n; q *= a.radix) {
-        for (uint64_t j = 1; j < a.radix && j * q < n; ++j) {
-            ++children;
-        }
-    }
-    const double root = children * p.o_send + (a.inplace ? 0 : b * p.copy);
+    const double root = root_subtrees(n, a.radix).size() * p.o_send + (a.inplace ? 0 : b * p.copy);
     return n * b * p.copy + std::max(down, root);
 }
 

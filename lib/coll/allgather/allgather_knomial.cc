@@ -24,17 +24,8 @@
 
 namespace ucc::coll {
 
-namespace {
-
-// One unit per rank: its block.
-patterns::KnomialRuns block_runs(const Args &a, uint32_t n) {
-    return {patterns::multiply_shape(a.radix, n), n, a.count};
-}
-
-}  // namespace
-
 void allgather_knomial_scratch(const Args &a, uint32_t rank, uint32_t n, ScratchPlan &plan) {
-    const patterns::KnomialRuns runs = block_runs(a, n);
+    const patterns::KnomialRuns runs = patterns::block_runs(a.radix, n, a.count);
     if (rank < runs.shape.p && n != runs.shape.p) {
         plan.add(uint64_t{n} * a.count * a.esize);
     }
@@ -48,7 +39,7 @@ Task allgather_knomial(Coll &c) {
     const size_t block = a.count * es;
     auto *dst = static_cast<uint8_t *>(a.dst);
     const auto *own = static_cast<const uint8_t *>(a.inplace ? dst + r * block : a.src);
-    const patterns::KnomialRuns runs = block_runs(a, n);
+    const patterns::KnomialRuns runs = patterns::block_runs(a.radix, n, a.count);
     const uint32_t p = runs.shape.p;
     if (r >= p) {
         // The result overwrites the own block only after the proxy has it.

@@ -42,6 +42,12 @@ struct KnomialRuns {
     }
 };
 
+// The runs of a block collective on n ranks (allgather, reduce_scatter): one
+// unit per rank, its block of `count` elements, whose place() is its rank's.
+inline KnomialRuns block_runs(uint32_t radix, uint32_t n, uint64_t count) {
+    return {multiply_shape(radix, n), n, count};
+}
+
 // Scratch bytes of the scatter-reduce: k-1 received parts and a spare.
 uint64_t knomial_scatter_reduce_scratch(const KnomialRuns &runs, size_t esize);
 // Rank r < p: reduces `acc` (the whole buffer, this rank's contribution) with

@@ -27,11 +27,6 @@ namespace ucc::coll {
 
 namespace {
 
-// One unit per rank: its block.
-patterns::KnomialRuns block_runs(const Args &a, uint32_t n) {
-    return {patterns::multiply_shape(a.radix, n), n, a.count};
-}
-
 // The input in run-major order.
 void copy_by_runs(Coll &c, const patterns::KnomialRuns &runs, uint8_t *to, const uint8_t *in) {
     const size_t es = c.args().esize;
@@ -44,7 +39,7 @@ void copy_by_runs(Coll &c, const patterns::KnomialRuns &runs, uint8_t *to, const
 }  // namespace
 
 void reduce_scatter_knomial_scratch(const Args &a, uint32_t rank, uint32_t n, ScratchPlan &plan) {
-    const patterns::KnomialRuns runs = block_runs(a, n);
+    const patterns::KnomialRuns runs = patterns::block_runs(a.radix, n, a.count);
     const uint64_t total = uint64_t{n} * a.count * a.esize;
     if (n == 1) {
         return;
@@ -74,7 +69,7 @@ Task reduce_scatter_knomial(Coll &c) {
         c.finalize_result(out, a.count);
         co_return UCC_OK;
     }
-    const patterns::KnomialRuns runs = block_runs(a, n);
+    const patterns::KnomialRuns runs = patterns::block_runs(a.radix, n, a.count);
     const uint32_t p = runs.shape.p;
     uint8_t *acc = c.scratch(total * es);
     copy_by_runs(c, runs, acc, in);
