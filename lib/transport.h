@@ -96,6 +96,9 @@ struct MemRegion {
 };
 
 class SimulatedWorld;
+namespace cost {
+struct Params;
+}
 
 class Transport {
   public:
@@ -129,6 +132,12 @@ class Transport {
         (void)ppn;
         return false;
     }
+
+    // ---- the network, for selection by cost (lib/cost/cost.h) ----
+    // Its parameters, world rank r on node r / ppn; nullptr: unknown (the
+    // core then selects by its built-in rules). Lives as long as the
+    // transport.
+    virtual const cost::Params *cost_params() const { return nullptr; }
 
     // ---- tagged point-to-point ----
     virtual ucc_status_t isend(Peer peer, Tag tag, const void *buf, size_t bytes,

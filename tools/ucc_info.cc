@@ -2,11 +2,12 @@
 // options (-v -b -c -a -f -s -A -h), and beyond them
 //   ucc_info --explain <coll> <bytes> <team size> [-d <datatype>] [-m <memtype>] [-p <ppn>]
 //            [-n <network>]
-// which says which algorithm a collective of that size would run and why
-// (which built-in rule, forced variable or TUNE token chose it), reading the
-// configuration a context would read (environment and ucc.conf), and the
-// predicted time of every flat algorithm of the collective on a network
-// (lib/cost/cost.h; a ucc_sim network spec or file, default hdr), and
+// which says which algorithm a collective of that size would run on a
+// network (a ucc_sim network spec or file, default hdr) and why (the
+// cheapest predicted, a built-in rule, a forced variable or a TUNE token),
+// reading the configuration a context would read (environment and
+// ucc.conf), with the predicted time of every flat algorithm of the
+// collective (lib/cost/cost.h), and
 //   ucc_info --markdown
 // which prints the configuration tables of docs/configuration.md from the same tables as -c.
 #include <getopt.h>
@@ -149,6 +150,11 @@ void print_scores(const ucc::core::Tuning &t) {
         std::printf(" %s=%u", e.name, ucc::select::kDefaultScore);
     }
     std::printf("\n\nBuilt-in selection (the first rule that holds; TUNE rules apply on top):\n");
+    std::printf(t.by_cost
+                    ? "  UCC_SELECT=cost: where the transport knows its network (the simulator), "
+                      "the\n  cheapest predicted flat algorithm replaces the flat rules "
+                      "(ucc_info --explain)\n"
+                    : "  UCC_SELECT=rules: the rules below everywhere\n");
     for (const ucc::perf::CollDesc &cd : ucc::perf::colls()) {
         std::printf("  %s\n", capitalised(cd.name).c_str());
         const uint32_t bit = ucc::coll::type_index(cd.type);
@@ -198,49 +204,50 @@ void print_markdown(const Config &c, const char *title) {
     }
 }
 
-// Every flat algorithm's predicted time for the query on `network` (its
-// ranks per node replaced by `ppn` when given), the chosen one marked.
-int print_costs(const ucc::perf::CollDesc &cd, const ucc::select::Query &q,
-                const ucc::core::Tuning &t, const char *network, uint32_t ppn,
-                const ucc::coll::Algorithm *chosen) {
+// `network` (a preset, a spec or a file) with `ppn` ranks per node when
+// given, as the selector and the formulas see it.
+bool load_network(const char *network, uint32_t ppn, ucc::cost::Params *out) {
     ucc::perf::NetworkArg net;
     std::string error;
     if (!ucc::perf::resolve_network(network, &net, &error)) {
         std::fprintf(stderr, "ucc_info: %s\n", error.c_str());
-        return 1;
+        return false;
     }
     ucc::sim::NetworkModel model;
     if (ucc::sim::parse_network(net.spec.c_str(), &model, &error) != UCC_OK) {
         std::fprintf(stderr, "ucc_info: network '%s': %s\n", network, error.c_str());
-        return 1;
+        return false;
     }
     if (ppn != 0) {
         model.ranks_per_node = ppn;
     }
-    const ucc::cost::Params p = ucc::sim::cost_params(model);
-    ucc::coll::Args a;
-    a.type = q.type;
-    a.count = q.count;
-    a.esize = q.esize;
-    a.radix = t.radix;
-    a.chunk_bytes = t.reduce_chunk;
-    a.segment_bytes = q.type == UCC_COLL_TYPE_BCAST ? t.bcast_segment : t.reduce_segment;
-    std::printf("  predicted on %s, %u ranks per node (uncontended; lib/cost):\n", network,
-                model.ranks_per_node);
-    for (const ucc::coll::Algorithm &alg : ucc::coll::algorithms(cd.type)) {
-        const double s = ucc::cost::predict(alg, a, q.team_size, p);
+    *out = ucc::sim::cost_params(model);
+    return true;
+}
+
+// Every flat algorithm's predicted time for `a` on `n` ranks of network
+// `p`, the chosen one marked.
+void print_costs(const ucc::coll::Args &a, uint32_t n, const char *network,
+                 const ucc::cost::Params &p, const ucc::coll::Algorithm *chosen) {
+    std::printf("  predicted on %s, %u ranks per node (uncontended; lib/cost):\n", network, p.ppn);
+    for (const ucc::coll::Algorithm &alg : ucc::coll::algorithms(a.type)) {
+        const double s = ucc::cost::predict(alg, a, n, p);
+        const char *mark = &alg == chosen ? "  <- chosen" : "";
         if (s < 0) {
             std::printf("    %-20s %12s%s\n", alg.name,
                         alg.hierarchical ? "(levels)"
                         : alg.onesided   ? "(one-sided)"
+                        : alg.score != 0 ? "(in network)"
                                          : "(none)",
-                        &alg == chosen ? "  <- chosen" : "");
+                        mark);
+        } else if (!alg.supports(a, n)) {
+            std::printf("    %-20s %9.2f us  (cannot run these arguments)%s\n", alg.name, s * 1e6,
+                        mark);
         } else {
-            std::printf("    %-20s %9.2f us%s\n", alg.name, s * 1e6,
-                        &alg == chosen ? "  <- chosen" : "");
+            std::printf("    %-20s %9.2f us%s\n", alg.name, s * 1e6, mark);
         }
     }
-    return 0;
+    std::printf("    %-20s %9.2f us\n", "(lower bound)", ucc::cost::lower_bound(a, n, p) * 1e6);
 }
 
 int explain(int argc, char **argv, int first, const ucc::core::Tuning &t, bool hier) {
@@ -298,9 +305,25 @@ int explain(int argc, char **argv, int first, const ucc::core::Tuning &t, bool h
     q.team_size = static_cast<uint32_t>(n);
     q.mem = mem;
     q.topo = ppn != 0 && hier ? &topo : nullptr;
+    ucc::cost::Params net;
+    if (!load_network(network, static_cast<uint32_t>(ppn), &net)) {
+        return 1;
+    }
+    q.net = t.by_cost ? &net : nullptr;
+    ucc::coll::Args a;
+    a.type = q.type;
+    a.count = q.count;
+    a.esize = q.esize;
+    a.dt = dt->dt;
+    a.src_mem = a.dst_mem = mem;
+    a.topo = q.topo;
+    a.radix = t.radix;
+    a.chunk_bytes = t.reduce_chunk;
+    a.segment_bytes = q.type == UCC_COLL_TYPE_BCAST    ? t.bcast_segment
+                      : q.type == UCC_COLL_TYPE_REDUCE ? t.reduce_segment
+                                                       : 0;
     const uint32_t bit = ucc::coll::type_index(cd->type);
-    ucc::select::Choice c =
-        ucc::select::choose(q, t.thresholds, t.forced[bit], t.rules, nullptr, true);
+    ucc::select::Choice c = ucc::select::choose(q, t.thresholds, t.forced[bit], t.rules, &a, true);
     std::printf("%s of %llu bytes (%llu x %s) per rank on %llu ranks, message size %llu: ",
                 cd->name, static_cast<unsigned long long>(q.count * q.esize),
                 static_cast<unsigned long long>(q.count), dt->name,
@@ -314,7 +337,8 @@ int explain(int argc, char **argv, int first, const ucc::core::Tuning &t, bool h
                     static_cast<unsigned long long>(ppn), hier ? "" : "; UCC_CLS has no hier");
     }
     std::printf("%s\n  why: %s\n  what: %s\n", c.alg->name, c.why.c_str(), c.alg->description);
-    return print_costs(*cd, q, t, network, static_cast<uint32_t>(ppn), c.alg);
+    print_costs(a, q.team_size, network, net, c.alg);
+    return 0;
 }
 
 }  // namespace

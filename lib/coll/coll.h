@@ -101,6 +101,12 @@ struct Args {
     // second into the first for its level.
     bool net_reduce = false;
     uint8_t net_reduce_levels = 0;
+    // Where this collective's messages travel, for selection by cost
+    // (lib/cost/cost.h): as the team's ranks lie on the nodes, within one
+    // node (a hierarchical algorithm's node level), or between nodes, one
+    // rank on each (its leaders or rails). run_on sets it for a level.
+    enum class Span : uint8_t { kTeam, kNode, kNet };
+    Span span = Span::kTeam;
     static constexpr uint8_t kNetReduceLeaders = 1;
     static constexpr uint8_t kNetReduceRails = 2;
 

@@ -36,6 +36,7 @@ Task run_on(Coll &c, Group g, Args a) {
     a.net_reduce = (g.is_leaders() && (levels & Args::kNetReduceLeaders) != 0) ||
                    (g.is_owners() && (levels & Args::kNetReduceRails) != 0);
     a.net_reduce_levels = 0;
+    a.span = g.is_leaders() || g.is_owners() ? Args::Span::kNet : Args::Span::kNode;
     const Algorithm *alg = c.env().select_flat(a, g.size());
     if (alg == nullptr) {
         co_return UCC_ERR_NOT_SUPPORTED;

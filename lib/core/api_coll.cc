@@ -417,7 +417,7 @@ ucc_status_t coll_init_checked(ucc_coll_args_t *coll_args, ucc_coll_req_h *reque
                  !(r->nargs.mapped && r->nargs.work != nullptr);  // peers may write here
     r->signature = ucc::coll::signature_of(r->nargs);
     if (!r->trivial) {
-        r->alg = ucc::core::select_algorithm(ctx, r->nargs, view_size, &why);
+        r->alg = ucc::core::select_algorithm(ctx, t, r->nargs, view_size, &why);
         if (r->alg == nullptr) {
             UCC_LOG(ctx.log, kError, "ucc_collective_init: %s%s", why.c_str(),
                     ctx.lib->check_asymmetric

@@ -90,6 +90,9 @@ bool valid_profile_mode(const std::string &v) {
 bool valid_err_handling(const std::string &v) {
     return one_of(v, {"auto", "peer", "none"});
 }
+bool valid_select(const std::string &v) {
+    return one_of(v, {"cost", "rules"});
+}
 bool valid_local_copy_type(const std::string &v) {
     return one_of(v, {"ucp", "mc", "ec", "auto"});
 }
@@ -200,6 +203,13 @@ constexpr ConfigVar kContextVars[] = {
      "into a trace file in this directory, which must exist (traces/FORMAT.md; ucc_replay "
      "replays it). Empty: off.",
      nullptr, kUsed},
+    {"SELECT", "cost",
+     "How a collective's algorithm is chosen where no <COLL>_ALG or TUNE string decides. cost: "
+     "the cheapest the cost formulas (lib/cost, docs/algorithms.md) predict on the network the "
+     "transport knows (the simulator's; over UCX none yet: the built-in rules); rules: the "
+     "built-in rules by size and team size (ucc_info -s). Per-rank counts (the v collectives) "
+     "and the hierarchical algorithms' choice follow the rules either way.",
+     valid_select, kUsed},
     {"ALLREDUCE_LARGE_MSG", "16K",
      "Allreduce messages of at least this many bytes use a bandwidth-optimal algorithm in auto "
      "mode.",

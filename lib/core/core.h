@@ -148,6 +148,9 @@ struct Tuning {
     const std::string *forced[16] = {};
     // Every TUNE string's rules, in the order they apply.
     std::vector<select::TuneRule> rules;
+    // SELECT: the cheapest predicted algorithm where the transport knows
+    // its network (true), or the built-in rules always.
+    bool by_cost = true;
 };
 // `config` must outlive `out` (Tuning::forced points into it). A TUNE string
 // that does not parse is logged on `log` and left out, as the reference
@@ -269,8 +272,11 @@ struct Context final : CompletionSink, coll::Scheduler, Drain {
     std::unique_ptr<Transport> transport;
     // What the transport is, read once at creation (fixed for its lifetime).
     SimulatedWorld *sim = nullptr;  // transport->simulated(): null for a real one
-    bool tl_recording = false;      // sim->recording()
-    bool tl_timing_only = false;    // sim->timing_only()
+    // The network, for selection by cost: transport->cost_params() when
+    // SELECT is cost, else null (the built-in rules).
+    const cost::Params *net = nullptr;
+    bool tl_recording = false;    // sim->recording()
+    bool tl_timing_only = false;  // sim->timing_only()
     ucc_context_type_t type = UCC_CONTEXT_SHARED;
     ucc_coll_sync_type_t sync_type = UCC_NO_SYNC_COLLECTIVES;
     bool has_oob = false;
@@ -586,9 +592,12 @@ bool coll_is_trivial(const coll::Args &a, uint32_t team_size);
 // linked with the library's internals (ucc_perftest).
 const char *request_algorithm(ucc_coll_req_h h);
 
-// Picks the algorithm: forced by config (`<COLL>_ALG`) or by size.
-const coll::Algorithm *select_algorithm(const Context &ctx, const coll::Args &a, uint32_t size,
-                                        std::string *why);
+// Picks the algorithm for `a` on `size` members of team `t` (all of it or
+// an active set): forced by config (`<COLL>_ALG`), the cheapest predicted
+// where the network is known (Context::net), else by the built-in rules;
+// TUNE strings on top.
+const coll::Algorithm *select_algorithm(const Context &ctx, Team &t, const coll::Args &a,
+                                        uint32_t size, std::string *why);
 
 // The team's topology (built at its first call; lib/core/team_topology.cc).
 const coll::Topology *team_topology(Team &t);

@@ -8,6 +8,9 @@
 namespace ucc::cost {
 
 double predict(const coll::Algorithm &alg, const coll::Args &a, uint32_t n, const Params &p) {
+    if (n == 0) {
+        return -1;
+    }
     for (auto family : {reduction_formulas, tree_formulas, exchange_formulas}) {
         for (const Formula &f : family()) {
             if (f.type == alg.type && std::strcmp(f.name, alg.name) == 0) {

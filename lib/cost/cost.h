@@ -58,4 +58,8 @@ struct Params {
 // algorithm has no formula (the hierarchical and one-sided ones).
 double predict(const coll::Algorithm &alg, const coll::Args &a, uint32_t n, const Params &p);
 
+// What no algorithm of `a` on n ranks can beat in these terms (bounds.cc):
+// the selection sweep's yardstick.
+double lower_bound(const coll::Args &a, uint32_t n, const Params &p);
+
 }  // namespace ucc::cost

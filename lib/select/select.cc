@@ -1,8 +1,10 @@
 // Algorithm selection: the built-in rules as a table (ucc_info prints it), a
 // forced <COLL>_ALG, then the TUNE rules on top; with reasons on request
 // (ucc_info --explain, COLL_TRACE).
+#include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstdio>
 #include <cstring>
 #include <string>
 
@@ -127,11 +129,35 @@ uint32_t builtin_score(const coll::Algorithm &a) {
     return a.hierarchical ? kHierScore : a.score != 0 ? a.score : kDefaultScore;
 }
 
+// Selection by predicted cost applies: the network is known, the arguments
+// are at hand, and every member passes the same count (not a v collective,
+// whose counts differ by rank: each would predict for its own).
+bool by_cost(const Query &q, const coll::Args *args) {
+    return q.net != nullptr && args != nullptr && !coll::is_v(q.type);
+}
+
+// An algorithm of a component that ranks above the host algorithms
+// (tl/sharp, cl/hier): its built-in rules come before selection by cost.
+bool above_host(const coll::Algorithm &a) {
+    return a.hierarchical || a.score != 0;
+}
+
+std::string micros(double s) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2f us", s * 1e6);
+    return buf;
+}
+
 // The built-in choice among the flat algorithms (what runs where CL/HIER
 // does not).
 const coll::Algorithm *flat_builtin(std::span<const coll::Algorithm> table, const Thresholds &t,
-                                    Query q) {
+                                    Query q, const coll::Args *args) {
     q.topo = nullptr;
+    if (by_cost(q, args)) {
+        if (const coll::Algorithm *alg = cheapest(q, *args, nullptr)) {
+            return alg;
+        }
+    }
     for (const AutoRule &r : kRules) {
         if (r.type == q.type && r.match(t, q)) {
             return find(table, r.alg);
@@ -144,6 +170,37 @@ const coll::Algorithm *flat_builtin(std::span<const coll::Algorithm> table, cons
 
 std::span<const AutoRule> auto_rules() {
     return kRules;
+}
+
+const coll::Algorithm *cheapest(const Query &q, const coll::Args &args, std::string *why) {
+    const coll::Algorithm *best = nullptr;
+    double best_s = 0;
+    double next_s = -1;  // the runner-up's
+    const coll::Algorithm *next = nullptr;
+    for (const coll::Algorithm &a : coll::algorithms(q.type)) {
+        if (above_host(a) || a.onesided || !a.supports(args, q.team_size)) {
+            continue;
+        }
+        const double s = cost::predict(a, args, q.team_size, *q.net);
+        if (s < 0) {
+            continue;
+        }
+        if (best == nullptr || s < best_s) {
+            next = best;
+            next_s = best_s;
+            best = &a;
+            best_s = s;
+        } else if (next == nullptr || s < next_s) {
+            next = &a;
+            next_s = s;
+        }
+    }
+    if (why != nullptr && best != nullptr) {
+        *why = "the cheapest predicted, " + micros(best_s) +
+               (next != nullptr ? std::string(" (next: ") + next->name + ", " + micros(next_s) + ")"
+                                : std::string(" (the only one with a formula)"));
+    }
+    return best;
 }
 
 Choice choose(const Query &q, const Thresholds &t, const std::string *forced,
@@ -178,17 +235,41 @@ Choice choose(const Query &q, const Thresholds &t, const std::string *forced,
         }
     }
     if (base == nullptr) {
+        const bool cost = by_cost(q, args);
         for (const AutoRule &r : kRules) {
             if (r.type == q.type && r.match(t, q)) {
                 base = find(table, r.alg);
-                if (args != nullptr && !base->supports(*args, q.team_size)) {
-                    base = nullptr;  // not these arguments: the next rule
+                if ((args != nullptr && !base->supports(*args, q.team_size)) ||
+                    (cost && !above_host(*base))) {
+                    base = nullptr;  // not these arguments, or chosen by cost: the next rule
                     continue;
                 }
                 if (explain) {
                     c.why += std::string(c.why.empty() ? "" : "; ") + "built-in rule: " + r.when;
                 }
                 break;
+            }
+        }
+        if (base == nullptr && cost) {
+            std::string figures;
+            base = cheapest(q, *args, explain ? &figures : nullptr);
+            if (base != nullptr && explain) {
+                c.why += std::string(c.why.empty() ? "" : "; ") + figures;
+            }
+        }
+        if (base == nullptr && cost) {
+            // No formula runs these arguments: the flat rules after all.
+            for (const AutoRule &r : kRules) {
+                const coll::Algorithm *alg = find(table, r.alg);
+                if (r.type == q.type && !above_host(*alg) && r.match(t, q) &&
+                    alg->supports(*args, q.team_size)) {
+                    base = alg;
+                    if (explain) {
+                        c.why +=
+                            std::string(c.why.empty() ? "" : "; ") + "built-in rule: " + r.when;
+                    }
+                    break;
+                }
             }
         }
         if (base == nullptr) {
@@ -220,7 +301,7 @@ Choice choose(const Query &q, const Thresholds &t, const std::string *forced,
                        hier_alg(q.type, 0) != nullptr) {
                 alg = hier_alg(q.type, 0);
             } else if (r.has_score && r.score <= kDefaultScore && alg->hierarchical) {
-                alg = flat_builtin(table, t, q);
+                alg = flat_builtin(table, t, q, args);
             }
             if (explain) {
                 c.why +=
@@ -300,6 +381,7 @@ namespace ucc::core {
 
 void load_tuning(const Config &config, const Logger &log, Tuning *out) {
     out->radix = static_cast<uint32_t>(config.get_int("KNOMIAL_RADIX"));
+    out->by_cost = config.get("SELECT") == "cost";
     out->thresholds.allreduce_large_msg =
         static_cast<uint64_t>(config.get_int("ALLREDUCE_LARGE_MSG"));
     out->thresholds.allgather_large_msg =
@@ -328,9 +410,46 @@ void load_tuning(const Config &config, const Logger &log, Tuning *out) {
     }
 }
 
-const coll::Algorithm *select_algorithm(const Context &ctx, const coll::Args &a, uint32_t size,
-                                        std::string *why) {
-    const select::Query q{a.type, a.count, a.esize, size, a.src_mem, a.topo, a.net_reduce};
+namespace {
+
+// The context's network as `size` members of `t` see it: the ranks per node
+// of the team's layout where it is known without a table (the simulator's
+// regular worlds) or built already (the hierarchical algorithms'), else the
+// world's; a level's link alone (Args::span).
+cost::Params team_cost_params(const Context &ctx, Team &t, const coll::Args &a, uint32_t size) {
+    cost::Params p = *ctx.net;
+    if (a.span == coll::Args::Span::kNode) {
+        p.ppn = 0;
+        return p;
+    }
+    if (a.span == coll::Args::Span::kNet) {
+        p.ppn = 1;
+        return p;
+    }
+    uint64_t first = 0;
+    uint32_t world_ppn = 0;
+    const coll::Topology *topo = t.topo.get();
+    if (topo == nullptr && t.peers.is_strided() && t.peers.stride() == 1 && t.size > 0 &&
+        ctx.transport->regular_nodes(t.peers.at(0), t.size, &first, &world_ppn)) {
+        topo = team_topology(t);
+    }
+    if (topo != nullptr) {
+        const uint32_t nodes = std::max<uint32_t>(topo->nodes(), 1);
+        p.ppn = nodes == 1 ? 0 : (std::max(size, 1u) + nodes - 1) / nodes;
+    }
+    return p;
+}
+
+}  // namespace
+
+const coll::Algorithm *select_algorithm(const Context &ctx, Team &t, const coll::Args &a,
+                                        uint32_t size, std::string *why) {
+    select::Query q{a.type, a.count, a.esize, size, a.src_mem, a.topo, a.net_reduce};
+    cost::Params net;
+    if (ctx.net != nullptr) {
+        net = team_cost_params(ctx, t, a, size);
+        q.net = &net;
+    }
     select::Choice c =
         select::choose(q, ctx.tuning.thresholds, ctx.tuning.forced[coll::type_index(a.type)],
                        ctx.tuning.rules, &a, false);
@@ -344,7 +463,12 @@ const coll::Algorithm *select_algorithm(const Context &ctx, const coll::Args &a,
 // included, <COLL>_ALG not: it names the top level's algorithm), flat and
 // two-sided; else the first such algorithm that can run them.
 const coll::Algorithm *Team::select_flat(const coll::Args &a, uint32_t size) {
-    const select::Query q{a.type, a.count, a.esize, size, a.src_mem, nullptr, a.net_reduce};
+    select::Query q{a.type, a.count, a.esize, size, a.src_mem, nullptr, a.net_reduce};
+    cost::Params net;
+    if (ctx->net != nullptr) {
+        net = team_cost_params(*ctx, *this, a, size);
+        q.net = &net;
+    }
     select::Choice c =
         select::choose(q, ctx->tuning.thresholds, nullptr, ctx->tuning.rules, &a, false);
     if (c.alg != nullptr && !c.alg->hierarchical && !c.alg->onesided) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "lib/coll/coll.h"
+#include "lib/cost/cost.h"
 #include "ucc/api/ucc.h"
 
 namespace ucc::select {
@@ -28,6 +29,9 @@ struct Query {
     // The network reduces in its switches and every member is on a node of
     // its own (coll::Args::net_reduce).
     bool net_reduce = false;
+    // The network as this team sees it (its ranks per node), when the
+    // algorithm is chosen by predicted cost; null: by the built-in rules.
+    const cost::Params *net = nullptr;
     // The message size TUNE ranges compare: count x element size, times the
     // team size for collectives whose count is a per-rank block (allgather(v),
     // gather(v), scatter(v), alltoall(v), reduce_scatter(v)).
@@ -120,12 +124,22 @@ struct Choice {
     std::string why;    // filled when explaining
 };
 
-// Selects: the forced algorithm (`forced`, from <COLL>_ALG) or the first
-// built-in rule that holds, then every matching TUNE rule in order (an
-// '@alg' replaces the algorithm, a score replaces the score; 0 disables, and
-// an algorithm that cannot run these arguments falls back to the built-in
-// choice). `args` (may be null) is asked whether the algorithm supports them.
+// Selects: the forced algorithm (`forced`, from <COLL>_ALG), or the first
+// built-in rule of a component that ranks above the host algorithms
+// (tl/sharp, cl/hier) that holds, or the cheapest predicted flat algorithm
+// (when q.net and `args` are given and every member has the same count),
+// or the first built-in rule that holds; then every matching TUNE rule in
+// order (an '@alg' replaces the algorithm, a score replaces the score; 0
+// disables, and an algorithm that cannot run these arguments falls back to
+// the built-in choice). `args` (may be null) is asked whether the
+// algorithm supports them.
 Choice choose(const Query &q, const Thresholds &t, const std::string *forced,
               std::span<const TuneRule> rules, const coll::Args *args, bool explain);
+
+// The cheapest predicted flat, two-sided algorithm of a host component
+// that runs `args` on q.team_size ranks of network *q.net (nullptr: none
+// with a formula does); ties go to the first in the table. `why`, when
+// given, gets the figures.
+const coll::Algorithm *cheapest(const Query &q, const coll::Args &args, std::string *why);
 
 }  // namespace ucc::select

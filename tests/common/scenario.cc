@@ -602,6 +602,9 @@ std::string setup(const EnvParams &p, uint32_t rank, uint32_t n, RankEnv *env) {
         std::string var = upper(type_name(p.type)) + "_ALG";
         st = ucc_context_config_modify(ccfg, nullptr, var.c_str(), p.alg.c_str());
     }
+    if (st == UCC_OK && !p.select.empty()) {
+        st = ucc_context_config_modify(ccfg, nullptr, "SELECT", p.select.c_str());
+    }
     if (st == UCC_OK && !p.log_level.empty()) {
         st = ucc_context_config_modify(ccfg, nullptr, "LOG_LEVEL", p.log_level.c_str());
     }
@@ -733,6 +736,7 @@ void rank_program(const Shared &sh, uint32_t rank) {
     EnvParams ep;
     ep.type = s.type;
     ep.alg = s.alg;
+    ep.select = s.select;
     ep.cls = scenario_cls(s);
     ep.radix = s.radix;
     ep.reduce_chunk = s.reduce_chunk;
@@ -851,7 +855,8 @@ std::string describe(const Scenario &s) {
     std::ostringstream os;
     os << type_name(s.type) << " n=" << s.n << " dt=" << dt::name(s.dt)
        << " op=" << dt::op_name(s.op) << " count=" << s.count << " root=" << s.root
-       << " inplace=" << s.inplace << " alg=" << s.alg << " radix=" << s.radix
+       << " inplace=" << s.inplace << " alg=" << s.alg
+       << (s.select.empty() ? "" : " select=" + s.select) << " radix=" << s.radix
        << " reduce_chunk=" << s.reduce_chunk << " posts=" << s.posts << " ep_map=" << s.team_ep_map
        << " network=" << s.network << " seed=" << s.seed;
     if (s.segment >= 0) {

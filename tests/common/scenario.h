@@ -39,6 +39,7 @@ struct Scenario {
     uint32_t root = 0;
     bool inplace = false;
     std::string alg = "auto";  // value of <COLL>_ALG
+    std::string select;        // UCC_SELECT ("": the default, cost)
     // UCC_CLS ("": "basic,hier" when `alg` is a hierarchical algorithm of
     // `type`, the default otherwise).
     std::string cls;
@@ -151,6 +152,7 @@ struct RankEnv {
 struct EnvParams {
     ucc_coll_type_t type = UCC_COLL_TYPE_ALLREDUCE;  // whose <COLL>_ALG is set
     std::string alg;                                 // empty: leave the default
+    std::string select;                              // SELECT; empty: leave the default
     uint32_t radix = 0;                              // 0: leave the default
     uint64_t reduce_chunk = 0;                       // REDUCE_CHUNK; 0: leave the default
     int64_t segment = -1;      // BCAST_SEGMENT and REDUCE_SEGMENT; -1: leave the defaults

@@ -34,22 +34,42 @@ set +e
 set -e
 [[ $rc == 2 ]] || fail "no option: exit $rc, not 2"
 
-# --explain: the built-in rule, then a site's tl/ucp tuning string.
-"$info" --explain allreduce 1M 16 | grep -c ": rabenseifner$" >/dev/null || fail "--explain built-in"
+# --explain: the cheapest predicted (UCC_SELECT=cost), the built-in rule
+# (UCC_SELECT=rules), then a site's tl/ucp tuning string.
+"$info" -s | grep -q "UCC_SELECT=cost: where the transport knows its network" || fail "-s select"
+cheapest() {  # the chosen algorithm is the one predicted cheapest of those that run
+    awk '/^    [a-z_0-9]+ +[0-9.]+ us/ && !/cannot run/ { if (min == "" || $2 < min) { min = $2; alg = $1 } }
+         /<- chosen/ { chosen = $1 } END { if (alg != chosen) { print "cheapest " alg ", chosen " chosen; exit 1 } }'
+}
+for args in "allreduce 1M 16" "allreduce 8 1280 -p 40" "bcast 64k 100" "alltoall 128 64 -n slow" \
+    "reduce_scatter 4k 7 -n eth100" "allgather 1 2"; do
+    out="$("$info" --explain $args)"
+    grep -q "why: the cheapest predicted, [0-9.]* us (next: " <<<"$out" || fail "--explain $args: $out"
+    cheapest <<<"$out" || fail "--explain $args: not the cheapest: $out"
+    grep -Eq "^    \(lower bound\) +[0-9.]+ us$" <<<"$out" || fail "--explain $args: bound: $out"
+done
+# Per-rank counts: the built-in rules, whatever UCC_SELECT says.
+"$info" --explain alltoallv 1M 16 | grep -q "why: built-in rule" || fail "--explain v"
+UCC_SELECT=rules "$info" --explain allreduce 1M 16 | grep -c ": rabenseifner$" >/dev/null ||
+    fail "--explain built-in"
+UCC_SELECT=rules "$info" --explain allreduce 1M 16 | grep -q "why: built-in rule: otherwise" ||
+    fail "--explain built-in why"
+UCC_SELECT=nosuch "$info" --explain allreduce 1M 16 >/dev/null 2>&1 && fail "UCC_SELECT=nosuch"
 out="$(UCC_TL_UCP_TUNE='allreduce:0-4k:@0#allreduce:4k-inf:@sliding_window' "$info" --explain allreduce 64k 16)"
 grep -q ": ring$" <<<"$out" || fail "--explain TUNE: $out"
 grep -q "TUNE token 'allreduce:4k-inf:@sliding_window' (UCC_TL_UCP_TUNE)" <<<"$out" || fail "--explain why: $out"
 out="$(UCC_TUNE='bcast:[8-inf]:0' "$info" --explain bcast 8 16 || true)"
 grep -q "disabled by TUNE token 'bcast:\[8-inf\]:0'" <<<"$out" || fail "--explain score 0: $out"
-UCC_TUNE='bcast:[8-inf]:0' "$info" --explain bcast 8 4 | grep -c ": knomial$" >/dev/null || fail "team range"
+UCC_SELECT=rules UCC_TUNE='bcast:[8-inf]:0' "$info" --explain bcast 8 4 | grep -c ": knomial$" >/dev/null ||
+    fail "team range"
 # The predicted time of every flat algorithm on a network, the chosen one marked.
 out="$("$info" --explain allreduce 1M 16 -n slow -p 2)"
 grep -q "predicted on slow, 2 ranks per node" <<<"$out" || fail "--explain costs: $out"
-grep -Eq "^    rabenseifner +[0-9]+\.[0-9]+ us  <- chosen$" <<<"$out" || fail "--explain chosen cost: $out"
+grep -Eq "^    [a-z_]+ +[0-9]+\.[0-9]+ us  <- chosen$" <<<"$out" || fail "--explain chosen cost: $out"
 grep -Eq "^    rab +\(levels\)$" <<<"$out" || fail "--explain levels: $out"
 "$info" --explain allreduce 1M 16 -n nosuch >/dev/null 2>&1 && fail "--explain bad network"
 # A string that does not parse is reported and left out.
-out="$(UCC_TUNE='allreduce:@nosuch' "$info" --explain allreduce 8 4 2>&1)"
+out="$(UCC_SELECT=rules UCC_TUNE='allreduce:@nosuch' "$info" --explain allreduce 8 4 2>&1)"
 grep -q "failed to parse token 'allreduce:@nosuch'" <<<"$out" || fail "bad TUNE: $out"
 grep -q ": recursive_doubling$" <<<"$out" || fail "bad TUNE falls back: $out"
 

@@ -336,6 +336,8 @@ class Cluster {
     // ---- for ranks and endpoints ----
     uint32_t size() const { return n_; }
     const NetworkModel &net() const { return params_.net; }
+    // The network's parameters for the core's selection by cost.
+    const cost::Params &cost() const { return cost_; }
     bool timing_only() const { return params_.timing_only; }
     bool fiberless() const { return params_.fiberless; }
     // A progress hook of fiberless rank r (on_progress).
@@ -580,6 +582,7 @@ class Cluster {
     void fold(uint64_t v);
 
     ClusterParams params_;
+    cost::Params cost_;
     std::unique_ptr<RunShare> run_share_;
     std::function<void(uint32_t)> program_;
     uint32_t n_;

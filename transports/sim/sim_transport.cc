@@ -985,6 +985,10 @@ int SimTransport::progress() {
     return completed;
 }
 
+const ucc::cost::Params *SimTransport::cost_params() const {
+    return cluster_ == nullptr ? nullptr : &cluster_->cost();
+}
+
 double SimTransport::now() const {
     if (cluster_ == nullptr) {
         return 0;

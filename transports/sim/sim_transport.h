@@ -98,6 +98,7 @@ class SimTransport final : public ucc::Transport, public ucc::SimulatedWorld {
     double now() const override;
     void idle(double deadline) override;
     ucc::SimulatedWorld *simulated() override { return this; }
+    const ucc::cost::Params *cost_params() const override;
     bool has_arrivals() const { return inbox_head_ != nullptr; }
 
     // ---- lib/simulated.h ----
