@@ -13,8 +13,10 @@
 // algorithm, on the team's ring link (the share of hops between nodes a
 // rank-order schedule needs): allreduce 2 (n-1)/n b, reduce and reduce
 // scatter (n-1)/n of the whole vector with as much reduced, bcast b, and
-// (n-1) blocks for allgather, alltoall, gather and scatter. The bound is
-// the larger of the two, the bandwidth term after one message's latency.
+// (n-1) blocks for allgather, alltoall, gather and scatter; moving and
+// reducing may overlap (a pipelined ring), so the larger of the two counts.
+// The bound is the larger of latency and bandwidth, the bandwidth term after
+// one message's latency.
 #include <algorithm>
 #include <functional>
 #include <queue>
@@ -67,14 +69,14 @@ double lower_bound(const coll::Args &a, uint32_t n, const Params &p) {
     double bw = 0;
     switch (a.type) {
         case UCC_COLL_TYPE_ALLREDUCE:
-            bw = 2 * share * b * l.G + share * b * p.reduce;
+            bw = std::max(2 * share * b * l.G, share * b * p.reduce);
             break;
         case UCC_COLL_TYPE_REDUCE:
-            bw = share * b * (l.G + p.reduce);
+            bw = share * b * std::max(l.G, p.reduce);
             break;
         case UCC_COLL_TYPE_REDUCE_SCATTER:
         case UCC_COLL_TYPE_REDUCE_SCATTERV:
-            bw = (n - 1) * b * (l.G + p.reduce);
+            bw = (n - 1) * b * std::max(l.G, p.reduce);
             break;
         case UCC_COLL_TYPE_BCAST:
             bw = b * l.G;
