@@ -3,7 +3,7 @@
 size (8 B to 16 MiB, doubling), team size and network, the algorithm the
 library chooses (UCC_SELECT=cost, the default) is run beside every flat
 two-sided algorithm of the catalogue (ucc_sim --alg, timing-only, one
-iteration: the slowest rank's time), and its time is compared with the best
+iteration after one untimed: the slowest rank's time), and its time is compared with the best
 of them and with the LogGP lower bound (lib/cost/bounds.cc, printed by
 ucc_info --explain).
 
@@ -56,7 +56,7 @@ def simulate(build, coll, n, net, alg):
     """{bytes: (algorithm, slowest rank's us)} from one ucc_sim sweep."""
     hi = MIN_BYTES if coll in SYNC else MAX_BYTES
     cmd = [os.path.join(build, "ucc_sim"), "-np", str(n), "--network", net, "-c", coll,
-           "-b", str(MIN_BYTES), "-e", str(hi), "-i", "1", "--timing-only", "--json",
+           "-b", str(MIN_BYTES), "-e", str(hi), "-w", "1", "-i", "1", "--timing-only", "--json",
            "--no-progress"]
     if alg is not None:
         cmd += ["--alg", alg]

@@ -19,5 +19,6 @@ struct Formula {
 std::span<const Formula> reduction_formulas();  // reductions.cc
 std::span<const Formula> tree_formulas();       // trees.cc
 std::span<const Formula> exchange_formulas();   // exchanges.cc
+std::span<const Formula> pipeline_formulas();   // pipelines.cc
 
 }  // namespace ucc::cost

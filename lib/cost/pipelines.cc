@@ -1,0 +1,79 @@
+// Cost formulas of the pipelined trees: bcast and reduce dbt.
+//
+// The buffer goes in segments of S bytes down (or up) two binary trees over
+// the n-1 ranks other than the root, depth d = floor(log2(n-1)) + 1, even
+// segments in one tree and odd ones in the other. A segment's trip is the
+// pipeline's fill: one hop from the root to its tree's root, then d - 1
+// levels, each a message and, where the node on the deepest path has two
+// children (floor(log2 n) - 1 of them), one more send's time to reach the
+// second (a reduce: one more receive and combine). After it the pipeline delivers a segment every
+// period, set by the busiest rank: an inner node of one tree, a leaf of the
+// other, which per two segments receives two (one in each tree) and sends
+// two (to its children; a reduce also combines two partials and sends one
+// on, its leaf segment the other).
+#include <algorithm>
+
+#include "lib/coll/patterns/dbt.h"
+#include "lib/cost/formulas.h"
+#include "lib/cost/loggp.h"
+
+namespace ucc::cost {
+
+namespace {
+
+using coll::Args;
+namespace pat = coll::patterns;
+
+struct Pipe {
+    double seg = 0;     // bytes of a full segment
+    uint64_t segs = 0;  // segments
+    uint32_t depth = 0;
+    uint32_t forks = 0;  // nodes with two children on the deepest path
+};
+
+Pipe pipe(const Args &a, uint32_t n) {
+    const pat::Segments s(a.count, a.esize, a.segment_bytes);
+    Pipe p;
+    p.seg = static_cast<double>(s.elems) * static_cast<double>(a.esize);
+    p.segs = s.n;
+    p.depth = n > 2 ? pat::log2_ceil(n) : 1;  // floor(log2(n - 1)) + 1
+    p.forks = n > 1 ? pat::log2_ceil(pat::pow2_floor(n)) - 1 : 0;
+    return p;
+}
+
+double bcast_dbt(const Args &a, uint32_t n, const Params &p) {
+    const Pipe s = pipe(a, n);
+    if (n == 1 || s.segs == 0) {
+        return 0;
+    }
+    const Link &l = p.team(n);
+    const double send = spacing(p, l, s.seg);
+    const double fill = s.depth * msg(p, l, s.seg) + s.forks * send;
+    return fill + (s.segs - 1) * (p.o_recv + send);
+}
+
+double reduce_dbt(const Args &a, uint32_t n, const Params &p) {
+    const Pipe s = pipe(a, n);
+    const double m = bytes_of(a);
+    if (n == 1 || s.segs == 0) {
+        return a.inplace ? 0 : copy(p, m);
+    }
+    const Link &l = p.team(n);
+    const double send = spacing(p, l, s.seg);
+    const double combine = reduce(p, s.seg);
+    const double fill = s.depth * (msg(p, l, s.seg) + combine) + s.forks * (p.o_recv + combine);
+    return fill + (s.segs - 1) * (p.o_recv + combine + send);
+}
+
+constexpr Formula kFormulas[] = {
+    {UCC_COLL_TYPE_BCAST, "dbt", bcast_dbt},
+    {UCC_COLL_TYPE_REDUCE, "dbt", reduce_dbt},
+};
+
+}  // namespace
+
+std::span<const Formula> pipeline_formulas() {
+    return kFormulas;
+}
+
+}  // namespace ucc::cost
