@@ -33,6 +33,7 @@
 #include "tools/perf/report.h"
 #include "tools/perf/sweep.h"
 #include "tools/perf/sweep_callbacks.h"
+#include "tools/perf/tune.h"
 #include "ucc/api/ucc.h"
 #include "ucc/sim/ucc_sim.h"
 
@@ -73,7 +74,9 @@ struct Options {
     uint32_t root = 0;
     bool inplace = false;
     bool check = false;
-    std::string alg;  // empty: auto
+    std::string alg;          // empty: auto
+    bool tune = false;        // --tune
+    bool coll_given = false;  // -c
     std::string program;
     std::vector<std::string> program_args;
     Format format = Format::kTable;
@@ -117,6 +120,9 @@ const char kUsage[] =
     "  --inplace             in-place collectives\n"
     "  --check               check every rank's result of each size (not --timing-only)\n"
     "  --alg NAME            force an algorithm (UCC_<COLL>_ALG), default auto\n"
+    "  --tune                time every flat algorithm of the collective (-c; default every\n"
+    "                        one with equal counts) at each size, timing-only, and print the\n"
+    "                        fastest per size as a UCC_TL_UCP_TUNE line for ucc.conf\n"
     "User program:\n"
     "  --program LIB.so      run int ucc_sim_main(int argc, char **argv) of LIB.so on every rank;\n"
     "                        arguments after -- go to it (argv[0] is LIB.so)\n"
@@ -216,6 +222,7 @@ Options parse_options(int argc, char **argv) {
             if (o.coll == nullptr) {
                 die_usage("-c " + v + ": collectives are " + ucc::perf::coll_names());
             }
+            o.coll_given = true;
             sweep_option = true;
         } else if (a == "-b") {
             o.min_bytes = bytes(&i);
@@ -257,6 +264,9 @@ Options parse_options(int argc, char **argv) {
             sweep_option = true;
         } else if (a == "--alg") {
             o.alg = value(&i);
+            sweep_option = true;
+        } else if (a == "--tune") {
+            o.tune = true;
             sweep_option = true;
         } else if (a == "--program") {
             o.program = value(&i);
@@ -302,6 +312,9 @@ Options parse_options(int argc, char **argv) {
         die_usage(
             "--program runs a user program: the sweep options (-c -b -e -d -o -i -w -r "
             "--inplace --check --alg) do not apply");
+    }
+    if (o.tune && (!o.alg.empty() || o.check || !o.faults.empty() || !o.timeline.empty())) {
+        die_usage("--tune times every algorithm: not with --alg, --check, --faults or --timeline");
     }
     if (!o.program.empty() && o.fiberless) {
         die_usage(
@@ -592,9 +605,81 @@ void report(const Options &o, const Shared &sh) {
 
 }  // namespace
 
+// --tune: each candidate (ucc_sim_algorithms) of each collective timed over
+// the sizes, timing-only, one untimed iteration then one timed (the slowest
+// rank's); per size the fastest, as TUNE tokens for teams of this size.
+int run_tune(Options o) {
+    o.timing_only = true;
+    o.warmup = 1;
+    o.iterations = 1;
+    o.format = Format::kTable;
+    std::vector<const CollDesc *> colls;
+    for (const CollDesc &cd : ucc::perf::colls()) {
+        if (o.coll_given ? &cd == o.coll : !cd.v) {
+            colls.push_back(&cd);
+        }
+    }
+    std::string tune;
+    std::fprintf(stderr, "ucc_sim --tune: %u ranks, network %s, %s\n", o.ranks,
+                 o.network.described.c_str(), o.dtype->name);
+    for (const CollDesc *cd : colls) {
+        o.coll = cd;
+        char list[1024];
+        if (ucc_sim_algorithms(cd->type, list, sizeof list) != UCC_OK) {
+            continue;
+        }
+        std::vector<ucc::perf::TuneColumn> cols;
+        const ucc::perf::SweepPlan plan = plan_of(o);
+        for (const std::string &alg : ucc::perf::split_names(list)) {
+            o.alg = alg;
+            Shared sh;
+            sh.opt = &o;
+            sh.plan = plan;
+            sh.results = std::make_unique<ucc::perf::Results>(sh.plan, o.ranks);
+            sh.progress = std::make_unique<ucc::perf::Progress>(false, 0, cd->name);
+            ucc_sim_params_t p = sim_params(o, o.ranks);
+            p.flags |= UCC_SIM_FLAG_QUIET;
+            ucc_sim_run(&p, sweep_rank, &sh);
+            ucc::perf::TuneColumn col{alg, {}};
+            for (size_t k = 0; k < plan.counts.size(); ++k) {
+                const ucc::perf::CountResult &r = sh.results->at(k);
+                col.seconds.push_back(r.ranks == o.ranks ? r.max_s : -1);
+            }
+            cols.push_back(std::move(col));
+        }
+        const std::vector<int> best = ucc::perf::fastest(cols, plan.counts.size());
+        std::vector<uint64_t> msgsizes;
+        const bool blocks = cd->shape != Shape::kNone && cd->shape != Shape::kVector;
+        for (size_t k = 0; k < plan.counts.size(); ++k) {
+            const uint64_t bytes = plan.counts[k] * o.dtype->size;
+            msgsizes.push_back(blocks ? bytes * o.ranks : bytes);
+            std::fprintf(stderr, "  %-15s %10" PRIu64 " B  %-20s", cd->name, bytes,
+                         best[k] < 0 ? "(none ran)" : cols[best[k]].alg.c_str());
+            for (const ucc::perf::TuneColumn &c : cols) {
+                if (c.seconds[k] >= 0) {
+                    std::fprintf(stderr, " %s=%.2fus", c.alg.c_str(), c.seconds[k] * 1e6);
+                }
+            }
+            std::fprintf(stderr, "\n");
+        }
+        const std::string token =
+            ucc::perf::tune_string(cd->name, o.ranks, ucc::perf::tune_ranges(msgsizes, cols, best));
+        if (!token.empty()) {
+            tune += (tune.empty() ? "" : "#") + token;
+        }
+    }
+    std::printf("# ucc_sim --tune -np %u --network %s: the fastest algorithm per size, %s\n",
+                o.ranks, o.network.described.c_str(), o.dtype->name);
+    std::printf("UCC_TL_UCP_TUNE=%s\n", tune.c_str());
+    return tune.empty() ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
     ucc::perf::reexec_on_huge_pages(argv);
     Options o = parse_options(argc, argv);
+    if (o.tune) {
+        return run_tune(o);
+    }
     Shared sh;
     sh.opt = &o;
     void (*rank_fn)(void *) = sweep_rank;

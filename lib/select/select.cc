@@ -196,7 +196,7 @@ const coll::Algorithm *cheapest(const Query &q, const coll::Args &args, std::str
         }
     }
     if (why != nullptr && best != nullptr) {
-        *why = "the cheapest predicted, " + micros(best_s) +
+        *why = std::string("the cheapest predicted: ") + best->name + ", " + micros(best_s) +
                (next != nullptr ? std::string(" (next: ") + next->name + ", " + micros(next_s) + ")"
                                 : std::string(" (the only one with a formula)"));
     }

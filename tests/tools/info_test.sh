@@ -44,7 +44,7 @@ cheapest() {  # the chosen algorithm is the one predicted cheapest of those that
 for args in "allreduce 1M 16" "allreduce 8 1280 -p 40" "bcast 64k 100" "alltoall 128 64 -n slow" \
     "reduce_scatter 4k 7 -n eth100" "allgather 1 2"; do
     out="$("$info" --explain $args)"
-    grep -q "why: the cheapest predicted, [0-9.]* us (next: " <<<"$out" || fail "--explain $args: $out"
+    grep -q "why: the cheapest predicted: [a-z_]*, [0-9.]* us (next: " <<<"$out" || fail "--explain $args: $out"
     cheapest <<<"$out" || fail "--explain $args: not the cheapest: $out"
     grep -Eq "^    \(lower bound\) +[0-9.]+ us$" <<<"$out" || fail "--explain $args: bound: $out"
 done

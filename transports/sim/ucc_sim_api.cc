@@ -7,6 +7,7 @@
 #include <cstring>
 #include <string>
 
+#include "lib/coll/algorithms.h"
 #include "lib/util/common.h"
 #include "transports/sim/cluster.h"
 #include "transports/sim/network.h"
@@ -234,6 +235,24 @@ UCC_EXPORT uint64_t ucc_sim_last_events(void) {
 
 UCC_EXPORT uint64_t ucc_sim_last_resumes(void) {
     return tls_last_resumes;
+}
+
+UCC_EXPORT ucc_status_t ucc_sim_algorithms(ucc_coll_type_t coll_type, char *buf, size_t len) {
+    const auto t = static_cast<uint64_t>(coll_type);
+    if (t == 0 || (t & (t - 1)) != 0 || t >= UCC_COLL_TYPE_LAST) {
+        return UCC_ERR_INVALID_PARAM;
+    }
+    std::string list;
+    for (const ucc::coll::Algorithm &a : ucc::coll::algorithms(coll_type)) {
+        if (!a.hierarchical && !a.onesided && a.score == 0) {
+            list += (list.empty() ? "" : ",") + std::string(a.name);
+        }
+    }
+    if (list.size() + 1 > len) {
+        return UCC_ERR_NO_RESOURCE;
+    }
+    std::memcpy(buf, list.c_str(), list.size() + 1);
+    return UCC_OK;
 }
 
 UCC_EXPORT const char *ucc_sim_last_algorithm(void) {

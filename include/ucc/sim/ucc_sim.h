@@ -261,6 +261,22 @@ uint64_t ucc_sim_last_resumes(void);
 const char *ucc_sim_last_algorithm(void);
 
 /**
+ * The algorithms of @a coll_type a team runs by itself: the flat, two-sided
+ * ones (what `UCC_<COLL>_ALG` and a TUNE string's `@name` may name without
+ * UCC_CLS=hier or mapped memory), comma-separated in table order, e.g.
+ * "recursive_doubling,rabenseifner,ring,knomial,sra_knomial" for allreduce
+ * (ucc_sim --tune measures each). At most @a len bytes are written, the
+ * terminating NUL included.
+ *
+ * @param [in]  coll_type  One collective type.
+ * @param [out] buf        Receives the list; may be NULL when len is 0.
+ * @param [in]  len        Size of @a buf in bytes.
+ * @return UCC_OK; UCC_ERR_INVALID_PARAM for a type that is not one collective;
+ *         UCC_ERR_NO_RESOURCE when @a len is too small (nothing written).
+ */
+ucc_status_t ucc_sim_algorithms(ucc_coll_type_t coll_type, char *buf, size_t len);
+
+/**
  * Parses a network spec (as ucc_sim_params_t.network takes it) and writes the
  * model it gives, in full, into @a buf ("hdr,ppn=8,lat_intra=300ns,..."), or
  * on UCC_ERR_INVALID_PARAM the reason. At most @a len bytes are written, the
