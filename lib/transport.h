@@ -80,6 +80,9 @@ struct Xfer {
     // send or RMA).
     static constexpr size_t kNotRecv = SIZE_MAX;
     size_t expected = kNotRecv;
+    // The library's own data (a team split's membership): a simulated world
+    // moves it even in a timing-only run, where payloads are not moved.
+    bool carry = false;
     // Event trace (recording transports only): the request this transfer
     // belongs to (0: none), and which user buffer `buf` lies in, at what offset.
     uint64_t trace_req = 0;

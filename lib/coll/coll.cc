@@ -184,6 +184,7 @@ Req Coll::send_on(uint32_t peer, uint32_t step, const void *buf, size_t bytes,
     x->signature = signature_;
     x->peer_index = peer;
     x->stage = may_end_early_ && mem == UCC_MEMORY_TYPE_HOST;
+    x->carry = carry_;
     if (trace_req_ != 0) [[unlikely]] {
         tag_xfer(*x, buf);
     }
@@ -272,6 +273,7 @@ Req Coll::recv_on(uint32_t peer, uint32_t step, void *buf, size_t bytes, ucc_mem
     x->signature = signature_;
     x->peer_index = peer;
     x->stage = may_end_early_ && mem == UCC_MEMORY_TYPE_HOST;
+    x->carry = carry_;
     if (trace_req_ != 0) [[unlikely]] {
         tag_xfer(*x, buf);
     }

@@ -397,6 +397,12 @@ class Coll : public FrameSource {
     // The instance may end while its peers go on (a timeout): its host-memory
     // transfers go through the transport's own copies (Xfer::stage).
     void set_may_end_early(bool v) { may_end_early_ = v; }
+    // The library's own data, not the user's: moved and copied even in a
+    // timing-only run (Xfer::carry), as a team split's membership must be.
+    void set_carry() {
+        carry_ = true;
+        timing_only_ = false;
+    }
 
     // Tag of one message: team and sequence come from the core, `step` from the
     // algorithm (11 bits), and the step field's top bits mark the collective's
@@ -491,6 +497,7 @@ class Coll : public FrameSource {
     // Read once from the transport (fixed for its lifetime).
     Transport *transport_;
     SimulatedWorld *sim_;  // null on a real transport (no charges, no event trace)
+    bool carry_ = false;
     bool timing_only_;
     bool refused_together_ = false;
     bool may_end_early_ = false;

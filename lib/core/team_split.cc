@@ -136,6 +136,7 @@ UCC_EXPORT ucc_status_t ucc_team_create_from_parent(uint64_t my_ep, uint32_t inc
         a.src_count = a.count;
         a.dst_count = a.count * p.size;
         sp.coll = std::make_unique<ucc::coll::Coll>(p, a, p.rank, p.size, p.tag_base(p.seq++));
+        sp.coll->set_carry();  // membership must arrive in a timing-only run too
         ctx.team_create_in_progress = true;
         const ucc::coll::Algorithm *ag = nullptr;
         for (const ucc::coll::Algorithm &alg : ucc::coll::algorithms(UCC_COLL_TYPE_ALLGATHER)) {

@@ -185,7 +185,9 @@ struct Message : OpBase {
     Message *next = nullptr;
     PacketKind kind = PacketKind::kTagged;
     Channel channel = Channel::kTagged;
-    bool counted = false;  // among its rank's unclaimed sends (see claim)
+    bool counted = false;
+    bool carried = false;  // moved in a timing-only run too (Xfer::carry)  // among its rank's
+                           // unclaimed sends (see claim)
     ucc_status_t status = UCC_OK;
     uint64_t src = 0;  // endpoint ids
     uint64_t dst = 0;

@@ -223,7 +223,8 @@ ucc_status_t SimTransport::isend(Peer peer, Tag tag, const void *buf, size_t byt
     m->tag = tag;
     m->bytes = bytes;
     m->signature = x->signature;
-    if (bytes > 0 && !cluster_->timing_only() && !send_into_posted(m, buf)) {
+    m->carried = x->carry;
+    if (bytes > 0 && (!cluster_->timing_only() || m->carried) && !send_into_posted(m, buf)) {
         if (!copy_payload(m, buf)) {
             return UCC_ERR_NO_MEMORY;
         }
@@ -391,7 +392,7 @@ ucc_status_t SimTransport::match(const Message &m, void *buf, size_t capacity, X
         x->bytes = 0;
         return m.status;
     }
-    if (m.bytes > 0 && !cluster_->timing_only()) {
+    if (m.bytes > 0 && (!cluster_->timing_only() || m.carried)) {
         if (m.claim == nullptr) {
             std::memcpy(buf, m.payload.data(), m.bytes);
         } else if (m.claim->buf != buf) [[unlikely]] {
@@ -923,7 +924,7 @@ int SimTransport::progress() {
                     break;
                 }
                 ucc_status_t st = m->status;
-                if (st == UCC_OK && m->bytes > 0 && !cluster_->timing_only()) {
+                if (st == UCC_OK && m->bytes > 0 && (!cluster_->timing_only() || m->carried)) {
                     std::memcpy(m->local_buf, m->payload.data(), m->bytes);
                 }
                 x->bytes = st == UCC_OK ? m->bytes : 0;
