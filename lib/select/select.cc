@@ -1,17 +1,15 @@
 // Algorithm selection: the built-in rules as a table (ucc_info prints it), a
-// forced <COLL>_ALG, then the TUNE rules on top; with reasons on request
-// (ucc_info --explain, COLL_TRACE).
-#include <algorithm>
+// forced <COLL>_ALG, the cheapest predicted (by_cost.cc) or the rules, then
+// the TUNE rules on top; with reasons on request (ucc_info --explain,
+// COLL_TRACE). The core's side is context.cc.
 #include <array>
 #include <cctype>
-#include <cstdio>
 #include <cstring>
 #include <string>
 
 #include "lib/coll/algorithms.h"
 #include "lib/coll/topology.h"
 #include "lib/core/core.h"
-#include "lib/core/transport_select.h"
 #include "lib/select/select.h"
 
 namespace ucc::select {
@@ -102,23 +100,6 @@ const coll::Algorithm *find(std::span<const coll::Algorithm> table, const char *
     return nullptr;
 }
 
-// "ALLREDUCE_ALG" for UCC_COLL_TYPE_ALLREDUCE: the variable that forces its
-// algorithm. Built once, never written after (every context reads all 16).
-const std::string &alg_var(ucc_coll_type_t t) {
-    static const std::array<std::string, 16> kNames = [] {
-        std::array<std::string, 16> names;
-        for (uint32_t bit = 0; bit < names.size(); ++bit) {
-            std::string name = core::coll_type_name(static_cast<ucc_coll_type_t>(1u << bit));
-            for (char &ch : name) {
-                ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-            }
-            names[bit] = name + "_ALG";
-        }
-        return names;
-    }();
-    return kNames[coll::type_index(t)];
-}
-
 std::string score_text(uint32_t s) {
     return s == kScoreInf ? "inf" : std::to_string(s);
 }
@@ -127,25 +108,6 @@ std::string score_text(uint32_t s) {
 // above tl/sharp's above every other's.
 uint32_t builtin_score(const coll::Algorithm &a) {
     return a.hierarchical ? kHierScore : a.score != 0 ? a.score : kDefaultScore;
-}
-
-// Selection by predicted cost applies: the network is known, the arguments
-// are at hand, and every member passes the same count (not a v collective,
-// whose counts differ by rank: each would predict for its own).
-bool by_cost(const Query &q, const coll::Args *args) {
-    return q.net != nullptr && args != nullptr && !coll::is_v(q.type);
-}
-
-// An algorithm of a component that ranks above the host algorithms
-// (tl/sharp, cl/hier): its built-in rules come before selection by cost.
-bool above_host(const coll::Algorithm &a) {
-    return a.hierarchical || a.score != 0;
-}
-
-std::string micros(double s) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.2f us", s * 1e6);
-    return buf;
 }
 
 // The built-in choice among the flat algorithms (what runs where CL/HIER
@@ -168,39 +130,25 @@ const coll::Algorithm *flat_builtin(std::span<const coll::Algorithm> table, cons
 
 }  // namespace
 
-std::span<const AutoRule> auto_rules() {
-    return kRules;
+// "ALLREDUCE_ALG" for UCC_COLL_TYPE_ALLREDUCE: the variable that forces its
+// algorithm. Built once, never written after (every context reads all 16).
+const std::string &alg_var(ucc_coll_type_t t) {
+    static const std::array<std::string, 16> kNames = [] {
+        std::array<std::string, 16> names;
+        for (uint32_t bit = 0; bit < names.size(); ++bit) {
+            std::string name = core::coll_type_name(static_cast<ucc_coll_type_t>(1u << bit));
+            for (char &ch : name) {
+                ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+            }
+            names[bit] = name + "_ALG";
+        }
+        return names;
+    }();
+    return kNames[coll::type_index(t)];
 }
 
-const coll::Algorithm *cheapest(const Query &q, const coll::Args &args, std::string *why) {
-    const coll::Algorithm *best = nullptr;
-    double best_s = 0;
-    double next_s = -1;  // the runner-up's
-    const coll::Algorithm *next = nullptr;
-    for (const coll::Algorithm &a : coll::algorithms(q.type)) {
-        if (above_host(a) || a.onesided || !a.supports(args, q.team_size)) {
-            continue;
-        }
-        const double s = cost::predict(a, args, q.team_size, *q.net);
-        if (s < 0) {
-            continue;
-        }
-        if (best == nullptr || s < best_s) {
-            next = best;
-            next_s = best_s;
-            best = &a;
-            best_s = s;
-        } else if (next == nullptr || s < next_s) {
-            next = &a;
-            next_s = s;
-        }
-    }
-    if (why != nullptr && best != nullptr) {
-        *why = std::string("the cheapest predicted: ") + best->name + ", " + micros(best_s) +
-               (next != nullptr ? std::string(" (next: ") + next->name + ", " + micros(next_s) + ")"
-                                : std::string(" (the only one with a formula)"));
-    }
-    return best;
+std::span<const AutoRule> auto_rules() {
+    return kRules;
 }
 
 Choice choose(const Query &q, const Thresholds &t, const std::string *forced,
@@ -376,105 +324,3 @@ Choice choose(const Query &q, const Thresholds &t, const std::string *forced,
 }
 
 }  // namespace ucc::select
-
-namespace ucc::core {
-
-void load_tuning(const Config &config, const Logger &log, Tuning *out) {
-    out->radix = static_cast<uint32_t>(config.get_int("KNOMIAL_RADIX"));
-    out->by_cost = config.get("SELECT") == "cost";
-    out->thresholds.allreduce_large_msg =
-        static_cast<uint64_t>(config.get_int("ALLREDUCE_LARGE_MSG"));
-    out->thresholds.allgather_large_msg =
-        static_cast<uint64_t>(config.get_int("ALLGATHER_LARGE_MSG"));
-    out->reduce_chunk = static_cast<uint64_t>(config.get_int("REDUCE_CHUNK"));
-    out->bcast_segment = static_cast<uint64_t>(config.get_int("BCAST_SEGMENT"));
-    out->reduce_segment = static_cast<uint64_t>(config.get_int("REDUCE_SEGMENT"));
-    out->node_size = static_cast<uint32_t>(config.get_int("NODE_SIZE"));
-    out->net_reduce_levels = 0;
-    if (list_allows(config.get("NODE_LEADERS_SBGP_TLS"), "sharp")) {
-        out->net_reduce_levels |= coll::Args::kNetReduceLeaders;
-    }
-    if (list_allows(config.get("NET_SBGP_TLS"), "sharp")) {
-        out->net_reduce_levels |= coll::Args::kNetReduceRails;
-    }
-    for (uint32_t bit = 0; bit < 16; ++bit) {
-        const std::string &v = config.get(select::alg_var(static_cast<ucc_coll_type_t>(1u << bit)));
-        out->forced[bit] = v.empty() || v == "auto" ? nullptr : &v;
-    }
-    out->rules.clear();
-    for (const Config::Setting &s : config.settings("TUNE")) {
-        std::string error;
-        if (select::parse_tune(s.source, s.value, &out->rules, &error) != UCC_OK) {
-            UCC_LOG(log, kError, "%s; the string is ignored", error.c_str());
-        }
-    }
-}
-
-namespace {
-
-// The context's network as `size` members of `t` see it: the ranks per node
-// of the team's layout where it is known without a table (the simulator's
-// regular worlds) or built already (the hierarchical algorithms'), else the
-// world's; a level's link alone (Args::span).
-cost::Params team_cost_params(const Context &ctx, Team &t, const coll::Args &a, uint32_t size) {
-    cost::Params p = *ctx.net;
-    if (a.span == coll::Args::Span::kNode) {
-        p.ppn = 0;
-        return p;
-    }
-    if (a.span == coll::Args::Span::kNet) {
-        p.ppn = 1;
-        return p;
-    }
-    uint64_t first = 0;
-    uint32_t world_ppn = 0;
-    const coll::Topology *topo = t.topo.get();
-    if (topo == nullptr && t.peers.is_strided() && t.peers.stride() == 1 && t.size > 0 &&
-        ctx.transport->regular_nodes(t.peers.at(0), t.size, &first, &world_ppn)) {
-        topo = team_topology(t);
-    }
-    if (topo != nullptr) {
-        const uint32_t nodes = std::max<uint32_t>(topo->nodes(), 1);
-        p.ppn = nodes == 1 ? 0 : (std::max(size, 1u) + nodes - 1) / nodes;
-    }
-    return p;
-}
-
-}  // namespace
-
-const coll::Algorithm *select_algorithm(const Context &ctx, Team &t, const coll::Args &a,
-                                        uint32_t size, std::string *why) {
-    select::Query q{a.type, a.count, a.esize, size, a.src_mem, a.topo, a.net_reduce};
-    cost::Params net;
-    if (ctx.net != nullptr) {
-        net = team_cost_params(ctx, t, a, size);
-        q.net = &net;
-    }
-    select::Choice c =
-        select::choose(q, ctx.tuning.thresholds, ctx.tuning.forced[coll::type_index(a.type)],
-                       ctx.tuning.rules, &a, false);
-    if (c.alg == nullptr) {
-        *why = c.error;
-    }
-    return c.alg;
-}
-
-// A level of a hierarchical collective: the context's choice (TUNE rules
-// included, <COLL>_ALG not: it names the top level's algorithm), flat and
-// two-sided; else the first such algorithm that can run them.
-const coll::Algorithm *Team::select_flat(const coll::Args &a, uint32_t size) {
-    select::Query q{a.type, a.count, a.esize, size, a.src_mem, nullptr, a.net_reduce};
-    cost::Params net;
-    if (ctx->net != nullptr) {
-        net = team_cost_params(*ctx, *this, a, size);
-        q.net = &net;
-    }
-    select::Choice c =
-        select::choose(q, ctx->tuning.thresholds, nullptr, ctx->tuning.rules, &a, false);
-    if (c.alg != nullptr && !c.alg->hierarchical && !c.alg->onesided) {
-        return c.alg;
-    }
-    return CollEnv::select_flat(a, size);
-}
-
-}  // namespace ucc::core

@@ -136,6 +136,18 @@ struct Choice {
 Choice choose(const Query &q, const Thresholds &t, const std::string *forced,
               std::span<const TuneRule> rules, const coll::Args *args, bool explain);
 
+// Selection by predicted cost applies: the network is known, the arguments
+// are at hand, and every member passes the same count (not a v collective,
+// whose counts differ by rank: each would predict for its own).
+bool by_cost(const Query &q, const coll::Args *args);
+// An algorithm of a component that ranks above the host algorithms
+// (tl/sharp, cl/hier): its built-in rules come before selection by cost.
+bool above_host(const coll::Algorithm &a);
+
+// "ALLREDUCE_ALG" for UCC_COLL_TYPE_ALLREDUCE: the variable that forces the
+// collective's algorithm.
+const std::string &alg_var(ucc_coll_type_t t);
+
 // The cheapest predicted flat, two-sided algorithm of a host component
 // that runs `args` on q.team_size ranks of network *q.net (nullptr: none
 // with a formula does); ties go to the first in the table. `why`, when

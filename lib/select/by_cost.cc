@@ -1,0 +1,61 @@
+// Selection by cost: the cheapest predicted flat algorithm (lib/cost) on
+// the team's network, and when it applies.
+#include <cstdio>
+#include <string>
+
+#include "lib/coll/algorithms.h"
+#include "lib/coll/coll_types.h"
+#include "lib/select/select.h"
+
+namespace ucc::select {
+
+namespace {
+
+std::string micros(double s) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2f us", s * 1e6);
+    return buf;
+}
+
+}  // namespace
+
+bool by_cost(const Query &q, const coll::Args *args) {
+    return q.net != nullptr && args != nullptr && !coll::is_v(q.type);
+}
+
+bool above_host(const coll::Algorithm &a) {
+    return a.hierarchical || a.score != 0;
+}
+
+const coll::Algorithm *cheapest(const Query &q, const coll::Args &args, std::string *why) {
+    const coll::Algorithm *best = nullptr;
+    double best_s = 0;
+    double next_s = -1;  // the runner-up's
+    const coll::Algorithm *next = nullptr;
+    for (const coll::Algorithm &a : coll::algorithms(q.type)) {
+        if (above_host(a) || a.onesided || !a.supports(args, q.team_size)) {
+            continue;
+        }
+        const double s = cost::predict(a, args, q.team_size, *q.net);
+        if (s < 0) {
+            continue;
+        }
+        if (best == nullptr || s < best_s) {
+            next = best;
+            next_s = best_s;
+            best = &a;
+            best_s = s;
+        } else if (next == nullptr || s < next_s) {
+            next = &a;
+            next_s = s;
+        }
+    }
+    if (why != nullptr && best != nullptr) {
+        *why = std::string("the cheapest predicted: ") + best->name + ", " + micros(best_s) +
+               (next != nullptr ? std::string(" (next: ") + next->name + ", " + micros(next_s) + ")"
+                                : std::string(" (the only one with a formula)"));
+    }
+    return best;
+}
+
+}  // namespace ucc::select

@@ -1,0 +1,112 @@
+// The core's side of selection: a context's tuning from its configuration,
+// and the choice for a team's collective or a level of one, on the network
+// as the team sees it.
+#include <algorithm>
+#include <string>
+
+#include "lib/coll/topology.h"
+#include "lib/core/core.h"
+#include "lib/core/transport_select.h"
+#include "lib/select/select.h"
+
+namespace ucc::core {
+
+void load_tuning(const Config &config, const Logger &log, Tuning *out) {
+    out->radix = static_cast<uint32_t>(config.get_int("KNOMIAL_RADIX"));
+    out->by_cost = config.get("SELECT") == "cost";
+    out->thresholds.allreduce_large_msg =
+        static_cast<uint64_t>(config.get_int("ALLREDUCE_LARGE_MSG"));
+    out->thresholds.allgather_large_msg =
+        static_cast<uint64_t>(config.get_int("ALLGATHER_LARGE_MSG"));
+    out->reduce_chunk = static_cast<uint64_t>(config.get_int("REDUCE_CHUNK"));
+    out->bcast_segment = static_cast<uint64_t>(config.get_int("BCAST_SEGMENT"));
+    out->reduce_segment = static_cast<uint64_t>(config.get_int("REDUCE_SEGMENT"));
+    out->node_size = static_cast<uint32_t>(config.get_int("NODE_SIZE"));
+    out->net_reduce_levels = 0;
+    if (list_allows(config.get("NODE_LEADERS_SBGP_TLS"), "sharp")) {
+        out->net_reduce_levels |= coll::Args::kNetReduceLeaders;
+    }
+    if (list_allows(config.get("NET_SBGP_TLS"), "sharp")) {
+        out->net_reduce_levels |= coll::Args::kNetReduceRails;
+    }
+    for (uint32_t bit = 0; bit < 16; ++bit) {
+        const std::string &v = config.get(select::alg_var(static_cast<ucc_coll_type_t>(1u << bit)));
+        out->forced[bit] = v.empty() || v == "auto" ? nullptr : &v;
+    }
+    out->rules.clear();
+    for (const Config::Setting &s : config.settings("TUNE")) {
+        std::string error;
+        if (select::parse_tune(s.source, s.value, &out->rules, &error) != UCC_OK) {
+            UCC_LOG(log, kError, "%s; the string is ignored", error.c_str());
+        }
+    }
+}
+
+namespace {
+
+// The context's network as `size` members of `t` see it: the ranks per node
+// of the team's layout where it is known without a table (the simulator's
+// regular worlds) or built already (the hierarchical algorithms'), else the
+// world's; a level's link alone (Args::span).
+cost::Params team_cost_params(const Context &ctx, Team &t, const coll::Args &a, uint32_t size) {
+    cost::Params p = *ctx.net;
+    if (a.span == coll::Args::Span::kNode) {
+        p.ppn = 0;
+        return p;
+    }
+    if (a.span == coll::Args::Span::kNet) {
+        p.ppn = 1;
+        return p;
+    }
+    uint64_t first = 0;
+    uint32_t world_ppn = 0;
+    const coll::Topology *topo = t.topo.get();
+    if (topo == nullptr && t.peers.is_strided() && t.peers.stride() == 1 && t.size > 0 &&
+        ctx.transport->regular_nodes(t.peers.at(0), t.size, &first, &world_ppn)) {
+        topo = team_topology(t);
+    }
+    if (topo != nullptr) {
+        const uint32_t nodes = std::max<uint32_t>(topo->nodes(), 1);
+        p.ppn = nodes == 1 ? 0 : (std::max(size, 1u) + nodes - 1) / nodes;
+    }
+    return p;
+}
+
+}  // namespace
+
+const coll::Algorithm *select_algorithm(const Context &ctx, Team &t, const coll::Args &a,
+                                        uint32_t size, std::string *why) {
+    select::Query q{a.type, a.count, a.esize, size, a.src_mem, a.topo, a.net_reduce};
+    cost::Params net;
+    if (ctx.net != nullptr) {
+        net = team_cost_params(ctx, t, a, size);
+        q.net = &net;
+    }
+    select::Choice c =
+        select::choose(q, ctx.tuning.thresholds, ctx.tuning.forced[coll::type_index(a.type)],
+                       ctx.tuning.rules, &a, false);
+    if (c.alg == nullptr) {
+        *why = c.error;
+    }
+    return c.alg;
+}
+
+// A level of a hierarchical collective: the context's choice (TUNE rules
+// included, <COLL>_ALG not: it names the top level's algorithm), flat and
+// two-sided; else the first such algorithm that can run them.
+const coll::Algorithm *Team::select_flat(const coll::Args &a, uint32_t size) {
+    select::Query q{a.type, a.count, a.esize, size, a.src_mem, nullptr, a.net_reduce};
+    cost::Params net;
+    if (ctx->net != nullptr) {
+        net = team_cost_params(*ctx, *this, a, size);
+        q.net = &net;
+    }
+    select::Choice c =
+        select::choose(q, ctx->tuning.thresholds, nullptr, ctx->tuning.rules, &a, false);
+    if (c.alg != nullptr && !c.alg->hierarchical && !c.alg->onesided) {
+        return c.alg;
+    }
+    return CollEnv::select_flat(a, size);
+}
+
+}  // namespace ucc::core
