@@ -240,6 +240,9 @@ void print_costs(const ucc::coll::Args &a, uint32_t n, const char *network,
                         : alg.score != 0 ? "(in network)"
                                          : "(none)",
                         mark);
+        } else if (alg.hierarchical && a.topo == nullptr) {
+            std::printf("    %-20s %9.2f us  (with UCC_CLS=basic,hier)%s\n", alg.name, s * 1e6,
+                        mark);
         } else if (!alg.supports(a, n)) {
             std::printf("    %-20s %9.2f us  (cannot run these arguments)%s\n", alg.name, s * 1e6,
                         mark);

@@ -11,7 +11,8 @@ double predict(const coll::Algorithm &alg, const coll::Args &a, uint32_t n, cons
     if (n == 0) {
         return -1;
     }
-    for (auto family : {reduction_formulas, tree_formulas, exchange_formulas, pipeline_formulas}) {
+    for (auto family : {reduction_formulas, tree_formulas, exchange_formulas, pipeline_formulas,
+                        level_formulas}) {
         for (const Formula &f : family()) {
             if (f.type == alg.type && std::strcmp(f.name, alg.name) == 0) {
                 return p.o_call + f.fn(a, n, p);

@@ -55,7 +55,9 @@ struct Params {
 
 // Predicted seconds of `alg` running `a` on a team of `n` ranks (v-variants
 // without count arrays: every block of a.count elements); negative when the
-// algorithm has no formula (the hierarchical and one-sided ones).
+// algorithm has no formula (the one-sided ones, alltoall(v) node_split) or,
+// hierarchical, no levels on this layout (p.ppn: within one node, or one
+// rank per node).
 double predict(const coll::Algorithm &alg, const coll::Args &a, uint32_t n, const Params &p);
 
 // What no algorithm of `a` on n ranks can beat in these terms (bounds.cc):

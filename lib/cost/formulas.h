@@ -20,5 +20,6 @@ std::span<const Formula> reduction_formulas();  // reductions.cc
 std::span<const Formula> tree_formulas();       // trees.cc
 std::span<const Formula> exchange_formulas();   // exchanges.cc
 std::span<const Formula> pipeline_formulas();   // pipelines.cc
+std::span<const Formula> level_formulas();      // levels.cc
 
 }  // namespace ucc::cost

@@ -136,3 +136,61 @@ TEST(CostModel, FormulasPredictTheSimulatorWithinTenPercent) {
     }
     EXPECT_GT(cells, 0u);
 }
+
+// The hierarchical algorithms: the sum of their levels, each the cheapest
+// flat prediction on its link, against the simulator running them (UCC_CLS
+// with hier; each level selected by cost on its link) on nodes of 4 ranks,
+// even and uneven (10 = 4 + 4 + 2). Held to 15 % on even nodes (a level
+// starts when its slowest member is done with the one before, which the sum
+// takes whole) and 30 % on uneven ones (the formulas take every node as
+// full; a split_rail rank of a smaller node owns several blocks).
+TEST(CostModel, LevelsSumTheirPredictions) {
+    const bool verbose = std::getenv("COST_MODEL_VERBOSE") != nullptr;
+    const char *spec = "hdr,ppn=4,jitter=0";
+    ucc::sim::NetworkModel net;
+    ASSERT_EQ(ucc::sim::parse_network(spec, &net, nullptr), UCC_OK);
+    const ucc::cost::Params p = ucc::sim::cost_params(net);
+    uint32_t cells = 0;
+    for (ucc_coll_type_t t : ucc::testkit::kAllCollTypes) {
+        for (const ucc::coll::Algorithm &alg : ucc::coll::algorithms(t)) {
+            if (!alg.hierarchical || is_v(t)) {
+                continue;
+            }
+            for (uint32_t n : {8u, 10u, 16u, 32u}) {
+                for (uint64_t bytes : {8ull, 2048ull, 65536ull}) {
+                    if (!has_data(t) && bytes > 8) {
+                        continue;
+                    }
+                    Scenario s;
+                    s.type = t;
+                    s.alg = alg.name;
+                    s.cls = "basic,hier";
+                    s.n = n;
+                    s.count = bytes / 4;
+                    s.network = spec;
+                    s.radix = 4;
+                    const double predicted = ucc::cost::predict(alg, args_of(s), n, p);
+                    if (predicted < 0) {
+                        continue;
+                    }
+                    std::string failure;
+                    const double sim = simulated(s, &failure);
+                    ASSERT_EQ(failure, "") << alg.name << " n=" << n << " bytes=" << bytes;
+                    const double ratio = predicted / sim;
+                    if (verbose) {
+                        std::printf(
+                            "%-20s %-16s %-12s n=%-3u %8llu B  sim %9.3f us  predicted "
+                            "%9.3f us  %.3f\n",
+                            spec, ucc::core::coll_type_name(t), alg.name, n,
+                            static_cast<unsigned long long>(bytes), sim * 1e6, predicted * 1e6,
+                            ratio);
+                    }
+                    EXPECT_NEAR(ratio, 1.0, n % 4 == 0 ? 0.15 : 0.30)
+                        << alg.name << " n=" << n << " bytes=" << bytes;
+                    ++cells;
+                }
+            }
+        }
+    }
+    EXPECT_GT(cells, 0u);
+}

@@ -1,0 +1,147 @@
+// Cost formulas of the hierarchical algorithms: the sum of their levels,
+// each the cheapest flat algorithm's prediction on its own link (what the
+// level's selection picks; the v levels have one algorithm each): a node's
+// p ranks within one node, the N = ceil(n / p) leaders or rails one rank per
+// node. p is the team's ranks per node (Params::ppn, the largest node); a
+// team within one node, or of one rank per node, has no levels (-1).
+// alltoall(v) node_split runs its parts at once and has no formula yet.
+// Nodes of fewer ranks are taken as full ones: on split_rail, where such a
+// node's ranks own several blocks each, that is optimistic.
+#include <algorithm>
+
+#include "lib/coll/algorithms.h"
+#include "lib/coll/subgroup.h"
+#include "lib/cost/formulas.h"
+#include "lib/cost/loggp.h"
+
+namespace ucc::cost {
+
+namespace {
+
+using coll::Args;
+
+// The cheapest flat, two-sided prediction of `type` over `count` elements
+// on n ranks of link `l` alone; negative when none has a formula.
+double best_flat(const Args &parent, ucc_coll_type_t type, uint64_t count, uint32_t n,
+                 const Params &p, bool inter) {
+    Args a = coll::level_args(parent, type);
+    a.count = count;
+    Params lp = p;
+    lp.ppn = inter ? 1 : 0;
+    lp.o_call = 0;  // the levels run inside one call
+    double best = -1;
+    for (const coll::Algorithm &alg : coll::algorithms(type)) {
+        if (alg.hierarchical || alg.onesided || alg.score != 0 || !alg.supports(a, n)) {
+            continue;
+        }
+        const double s = predict(alg, a, n, lp);
+        if (s >= 0 && (best < 0 || s < best)) {
+            best = s;
+        }
+    }
+    return best;
+}
+
+struct Shape {
+    uint32_t p = 0;      // ranks on the largest node
+    uint32_t nodes = 0;  // N
+    bool ok = false;
+};
+
+Shape shape(uint32_t n, const Params &p) {
+    Shape s;
+    s.p = std::min(p.ppn, n);
+    s.nodes = s.p == 0 ? 0 : (n + s.p - 1) / s.p;
+    s.ok = s.p > 1 && s.nodes > 1;
+    return s;
+}
+
+// The sum of levels, or -1 when one has no prediction.
+double sum(std::initializer_list<double> levels) {
+    double t = 0;
+    for (double l : levels) {
+        if (l < 0) {
+            return -1;
+        }
+        t += l;
+    }
+    return t;
+}
+
+double allreduce_rab(const Args &a, uint32_t n, const Params &p) {
+    const Shape s = shape(n, p);
+    if (!s.ok) {
+        return -1;
+    }
+    return sum({best_flat(a, UCC_COLL_TYPE_REDUCE, a.count, s.p, p, false),
+                best_flat(a, UCC_COLL_TYPE_ALLREDUCE, a.count, s.nodes, p, true),
+                best_flat(a, UCC_COLL_TYPE_BCAST, a.count, s.p, p, false)});
+}
+
+double allreduce_split_rail(const Args &a, uint32_t n, const Params &p) {
+    const Shape s = shape(n, p);
+    if (!s.ok) {
+        return -1;
+    }
+    const uint64_t block = (a.count + s.p - 1) / s.p;
+    return sum({best_flat(a, UCC_COLL_TYPE_REDUCE_SCATTERV, block, s.p, p, false),
+                best_flat(a, UCC_COLL_TYPE_ALLREDUCE, block, s.nodes, p, true),
+                best_flat(a, UCC_COLL_TYPE_ALLGATHERV, block, s.p, p, false)});
+}
+
+double bcast_2step(const Args &a, uint32_t n, const Params &p) {
+    const Shape s = shape(n, p);
+    if (!s.ok) {
+        return -1;
+    }
+    return sum({best_flat(a, UCC_COLL_TYPE_BCAST, a.count, s.nodes, p, true),
+                best_flat(a, UCC_COLL_TYPE_BCAST, a.count, s.p, p, false)});
+}
+
+double reduce_2step(const Args &a, uint32_t n, const Params &p) {
+    const Shape s = shape(n, p);
+    if (!s.ok) {
+        return -1;
+    }
+    return sum({best_flat(a, UCC_COLL_TYPE_REDUCE, a.count, s.p, p, false),
+                best_flat(a, UCC_COLL_TYPE_REDUCE, a.count, s.nodes, p, true)});
+}
+
+double barrier_hier(const Args &a, uint32_t n, const Params &p) {
+    const Shape s = shape(n, p);
+    if (!s.ok) {
+        return -1;
+    }
+    return sum({best_flat(a, UCC_COLL_TYPE_FANIN, 0, s.p, p, false),
+                best_flat(a, UCC_COLL_TYPE_BARRIER, 0, s.nodes, p, true),
+                best_flat(a, UCC_COLL_TYPE_FANOUT, 0, s.p, p, false)});
+}
+
+// Gather in the node, allgather of the nodes' blocks among the leaders,
+// bcast of the whole result in the node.
+double allgather_gab(const Args &a, uint32_t n, const Params &p) {
+    const Shape s = shape(n, p);
+    if (!s.ok) {
+        return -1;
+    }
+    return sum({best_flat(a, UCC_COLL_TYPE_GATHERV, a.count, s.p, p, false),
+                best_flat(a, UCC_COLL_TYPE_ALLGATHERV, a.count * s.p, s.nodes, p, true),
+                best_flat(a, UCC_COLL_TYPE_BCAST, a.count * n, s.p, p, false)});
+}
+
+constexpr Formula kFormulas[] = {
+    {UCC_COLL_TYPE_ALLREDUCE, "rab", allreduce_rab},
+    {UCC_COLL_TYPE_ALLREDUCE, "split_rail", allreduce_split_rail},
+    {UCC_COLL_TYPE_BCAST, "2step", bcast_2step},
+    {UCC_COLL_TYPE_REDUCE, "2step", reduce_2step},
+    {UCC_COLL_TYPE_BARRIER, "hier", barrier_hier},
+    {UCC_COLL_TYPE_ALLGATHER, "gab", allgather_gab},
+};
+
+}  // namespace
+
+std::span<const Formula> level_formulas() {
+    return kFormulas;
+}
+
+}  // namespace ucc::cost
