@@ -28,6 +28,10 @@ bool above_host(const coll::Algorithm &a) {
 }
 
 const coll::Algorithm *cheapest(const Query &q, const coll::Args &args, std::string *why) {
+    // Predicted from what every member passes alike: in place is a rooted
+    // collective's root's alone, and may differ by rank elsewhere too.
+    coll::Args same = args;
+    same.inplace = false;
     const coll::Algorithm *best = nullptr;
     double best_s = 0;
     double next_s = -1;  // the runner-up's
@@ -36,7 +40,7 @@ const coll::Algorithm *cheapest(const Query &q, const coll::Args &args, std::str
         if (above_host(a) || a.onesided || !a.supports(args, q.team_size)) {
             continue;
         }
-        const double s = cost::predict(a, args, q.team_size, *q.net);
+        const double s = cost::predict(a, same, q.team_size, *q.net);
         if (s < 0) {
             continue;
         }

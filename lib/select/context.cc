@@ -60,13 +60,15 @@ cost::Params team_cost_params(const Context &ctx, Team &t, const coll::Args &a, 
     }
     uint64_t first = 0;
     uint32_t world_ppn = 0;
-    const coll::Topology *topo = t.topo.get();
-    if (topo == nullptr && t.peers.is_strided() && t.peers.stride() == 1 && t.size > 0 &&
-        ctx.transport->regular_nodes(t.peers.at(0), t.size, &first, &world_ppn)) {
-        topo = team_topology(t);
+    uint32_t nodes = 0;
+    if (t.topo != nullptr) {
+        nodes = t.topo->nodes();
+    } else if (t.peers.is_strided() && t.peers.stride() == 1 && t.size > 0 &&
+               ctx.transport->regular_nodes(t.peers.at(0), t.size, &first, &world_ppn)) {
+        // Arithmetic, kept nowhere: a million simulated ranks keep nothing.
+        nodes = coll::Topology::regular(t.size, first, world_ppn).nodes();
     }
-    if (topo != nullptr) {
-        const uint32_t nodes = std::max<uint32_t>(topo->nodes(), 1);
+    if (nodes != 0) {
         p.ppn = nodes == 1 ? 0 : (std::max(size, 1u) + nodes - 1) / nodes;
     }
     return p;

@@ -150,7 +150,9 @@ const std::string &alg_var(ucc_coll_type_t t);
 
 // The cheapest predicted flat, two-sided algorithm of a host component
 // that runs `args` on q.team_size ranks of network *q.net (nullptr: none
-// with a formula does); ties go to the first in the table. `why`, when
+// with a formula does); ties go to the first in the table. Predicted
+// without the in-place flag, which members may pass differently (a rooted
+// collective's root alone): every member must choose alike. `why`, when
 // given, gets the figures.
 const coll::Algorithm *cheapest(const Query &q, const coll::Args &args, std::string *why);
 
