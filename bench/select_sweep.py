@@ -47,6 +47,8 @@ def explain(build, coll, nbytes, n, net):
         m = re.match(r"\s{4}(\S+)\s+([0-9.]+) us", line)
         if line.strip().startswith("(lower bound)"):
             bound = float(line.split()[2])
+        elif "UCC_CLS" in line:
+            continue  # hierarchical: not what a flat team can run
         elif m or re.match(r"\s{4}\S+\s+\(none\)", line):
             algs.append(line.split()[0])
     return algs, chosen, bound

@@ -19,12 +19,15 @@ double first_step(const Args &a, const Params &p, const Link &l, double out) {
     return p.o_send + std::max(c, l.L + out * l.G) + p.o_recv;
 }
 
+// Every step waits for the slowest pair's: across nodes its bytes move at
+// the boundary hop's G, while its latency averages over the hops.
 double allgather_ring(const Args &a, uint32_t n, const Params &p) {
     const double b = bytes_of(a);
     if (n == 1) {
         return a.inplace ? 0 : b * p.copy;
     }
-    const Link l = p.ring(n);
+    Link l = p.ring(n);
+    l.G = p.team(n).G;
     return first_step(a, p, l, b) + (n - 2) * msg(p, l, b);
 }
 
@@ -37,13 +40,24 @@ double allgather_bruck(const Args &a, uint32_t n, const Params &p) {
     return t;
 }
 
+// Step k pairs ranks (2i, 2i+1) when k is even, (2i+1, 2i+2) when odd, and
+// each step waits on its partner's previous one: a team over nodes of an
+// even number of ranks crosses a node boundary in its odd steps only (its
+// critical path alternates the two links), over odd nodes in every step.
 double allgather_neighbor(const Args &a, uint32_t n, const Params &p) {
     if (n % 2 != 0) {
         return allgather_ring(a, n, p);
     }
     const double b = bytes_of(a);
-    const Link l = p.ring(n);  // neighbours, as a ring's
-    return first_step(a, p, l, b) + (n / 2 - 1) * msg(p, l, 2 * b);
+    const bool spans = p.ppn != 0 && n > p.ppn;
+    auto link = [&](uint32_t k) -> const Link & {
+        return !spans || (p.ppn % 2 == 0 && k % 2 == 0) ? p.intra : p.inter;
+    };
+    double t = first_step(a, p, link(0), b);
+    for (uint32_t k = 1; k < n / 2; ++k) {
+        t += msg(p, link(k), 2 * b);
+    }
+    return t;
 }
 
 // Recursive multiplying over runs of ranks r mod p (allgather_knomial.cc).
