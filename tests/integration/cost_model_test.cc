@@ -81,6 +81,25 @@ ucc::coll::Args args_of(const Scenario &s) {
     return a;
 }
 
+// `predicted` over the simulated time of `s` (0 when the run failed, which
+// is reported), printed when `verbose`.
+double ratio_to_simulator(const Scenario &s, double predicted, bool verbose) {
+    std::string failure;
+    const double sim = simulated(s, &failure);
+    if (!failure.empty()) {
+        ADD_FAILURE() << s.alg << " n=" << s.n << ": " << failure;
+        return 0;
+    }
+    const double ratio = predicted / sim;
+    if (verbose) {
+        std::printf("%-32s %-16s %-20s n=%-3u %7llu B  sim %9.3f us  predicted %9.3f us  %.3f\n",
+                    s.network.c_str(), ucc::core::coll_type_name(s.type), s.alg.c_str(), s.n,
+                    static_cast<unsigned long long>(s.count * 4), sim * 1e6, predicted * 1e6,
+                    ratio);
+    }
+    return ratio;
+}
+
 }  // namespace
 
 TEST(CostModel, FormulasPredictTheSimulatorWithinTenPercent) {
@@ -111,18 +130,7 @@ TEST(CostModel, FormulasPredictTheSimulatorWithinTenPercent) {
                         if (predicted < 0 || !ucc::testkit::alg_can_run(s)) {
                             continue;
                         }
-                        std::string failure;
-                        const double sim = simulated(s, &failure);
-                        ASSERT_TRUE(failure.empty()) << failure;
-                        const double ratio = predicted / sim;
-                        if (verbose) {
-                            std::printf(
-                                "%-32s %-16s %-20s n=%-3u %7llu B  sim %9.3f us  "
-                                "predicted %9.3f us  %.3f\n",
-                                spec, ucc::core::coll_type_name(t), alg.name, n,
-                                static_cast<unsigned long long>(bytes), sim * 1e6, predicted * 1e6,
-                                ratio);
-                        }
+                        const double ratio = ratio_to_simulator(s, predicted, verbose);
                         EXPECT_NEAR(ratio, 1.0,
                                     has_extras(alg, n, s.radix) ? 0.30
                                     : incomplete_dbt(alg, n)    ? 0.15
@@ -173,18 +181,7 @@ TEST(CostModel, LevelsSumTheirPredictions) {
                     if (predicted < 0) {
                         continue;
                     }
-                    std::string failure;
-                    const double sim = simulated(s, &failure);
-                    ASSERT_EQ(failure, "") << alg.name << " n=" << n << " bytes=" << bytes;
-                    const double ratio = predicted / sim;
-                    if (verbose) {
-                        std::printf(
-                            "%-20s %-16s %-12s n=%-3u %8llu B  sim %9.3f us  predicted "
-                            "%9.3f us  %.3f\n",
-                            spec, ucc::core::coll_type_name(t), alg.name, n,
-                            static_cast<unsigned long long>(bytes), sim * 1e6, predicted * 1e6,
-                            ratio);
-                    }
+                    const double ratio = ratio_to_simulator(s, predicted, verbose);
                     EXPECT_NEAR(ratio, 1.0, n % 4 == 0 ? 0.15 : 0.30)
                         << alg.name << " n=" << n << " bytes=" << bytes;
                     ++cells;
