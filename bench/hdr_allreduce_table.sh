@@ -8,6 +8,9 @@
 #   HIER        UCC_CLS=basic,hier: rab (its levels take the same rule);
 #   HIER+SHARP  the same with UCC_CL_HIER_NODE_LEADERS_SBGP_TLS=ucp,sharp: the
 #               node leaders reduce in the switches.
+# Every column selects by the built-in rules (UCC_SELECT=rules), as the
+# reference's scores do: selection by cost would pick between flat and
+# hierarchical itself, and the table is about what the reference ran.
 # One JSON line per (column, size): predicted and measured microseconds and
 # their ratio; then the table in Markdown on stderr.
 #
@@ -19,7 +22,7 @@ net="${2:-networks/hdr-32x40.net}"
 [ -x "$build/ucc_sim" ] || { echo "hdr_allreduce_table: $build/ucc_sim not built" >&2; exit 2; }
 
 column() {  # prints the avg column of ucc_sim's table: one figure per size
-    env UCC_TL_UCP_TUNE=allreduce:0-4k:@knomial "$@" "$build/ucc_sim" -np 1280 --network "$net" \
+    env UCC_SELECT=rules UCC_TL_UCP_TUNE=allreduce:0-4k:@knomial "$@" "$build/ucc_sim" -np 1280 --network "$net" \
         -c allreduce -b 4 -e 2048 -d float32 --timing-only 2>/dev/null |
         awk '/^ +[0-9]+ +[0-9]+ /{printf "%s ", $4}'
 }

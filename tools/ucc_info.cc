@@ -152,8 +152,9 @@ void print_scores(const ucc::core::Tuning &t) {
     std::printf("\n\nBuilt-in selection (the first rule that holds; TUNE rules apply on top):\n");
     std::printf(t.by_cost
                     ? "  UCC_SELECT=cost: where the transport knows its network (the simulator), "
-                      "the\n  cheapest predicted flat algorithm replaces the flat rules "
-                      "(ucc_info --explain)\n"
+                      "the\n  cheapest predicted algorithm replaces the rules but tl/sharp's "
+                      "(with UCC_CLS=basic,hier\n  the hierarchical ones compete too; "
+                      "ucc_info --explain)\n"
                     : "  UCC_SELECT=rules: the rules below everywhere\n");
     for (const ucc::perf::CollDesc &cd : ucc::perf::colls()) {
         std::printf("  %s\n", capitalised(cd.name).c_str());
@@ -320,7 +321,8 @@ int explain(int argc, char **argv, int first, const ucc::core::Tuning &t, bool h
     a.dt = dt->dt;
     a.src_mem = a.dst_mem = mem;
     a.topo = q.topo;
-    a.radix = t.radix;
+    a.radix = t.radixes.fallback;
+    a.radixes = &t.radixes;
     a.chunk_bytes = t.reduce_chunk;
     a.segment_bytes = q.type == UCC_COLL_TYPE_BCAST    ? t.bcast_segment
                       : q.type == UCC_COLL_TYPE_REDUCE ? t.reduce_segment

@@ -39,6 +39,7 @@
 namespace ucc::coll {
 
 class Topology;
+struct Radixes;
 struct Algorithm;
 
 // A predefined reduction kernel (lib/dt/dt.h: dt::ReduceFn).
@@ -82,8 +83,11 @@ struct Args {
     bool mapped = false;
     uint64_t *work = nullptr;
     uint64_t round = 0;
-    // Tuning the core passes down from the context's configuration.
+    // Tuning the core passes down from the context's configuration. radix:
+    // what the chosen algorithm runs with, resolved from `radixes` (the
+    // context's radix variables, lib/coll/radix.h) once it is chosen.
     uint32_t radix = 4;
+    const Radixes *radixes = nullptr;
     uint64_t chunk_bytes = 0;  // pipelined ring reductions (0: whole blocks)
     // Pipelined trees (bcast, reduce dbt): segment length (0: one segment),
     // BCAST_SEGMENT or REDUCE_SEGMENT by the collective's type.

@@ -55,4 +55,31 @@ constexpr bool moves_data(ucc_coll_type_t t) {
     return t != UCC_COLL_TYPE_BARRIER && t != UCC_COLL_TYPE_FANIN && t != UCC_COLL_TYPE_FANOUT;
 }
 
+// The message size selection compares (TUNE ranges, the ranged radix
+// variables): count x element size, times the team size where count is a
+// per-rank block (allgather(v), gather(v), scatter(v), alltoall(v),
+// reduce_scatter(v)); 0 for the synchronisations.
+constexpr uint64_t message_bytes(ucc_coll_type_t t, uint64_t count, uint64_t esize,
+                                 uint32_t team_size) {
+    switch (t) {
+        case UCC_COLL_TYPE_ALLGATHER:
+        case UCC_COLL_TYPE_ALLGATHERV:
+        case UCC_COLL_TYPE_GATHER:
+        case UCC_COLL_TYPE_GATHERV:
+        case UCC_COLL_TYPE_SCATTER:
+        case UCC_COLL_TYPE_SCATTERV:
+        case UCC_COLL_TYPE_ALLTOALL:
+        case UCC_COLL_TYPE_ALLTOALLV:
+        case UCC_COLL_TYPE_REDUCE_SCATTER:
+        case UCC_COLL_TYPE_REDUCE_SCATTERV:
+            return count * esize * team_size;
+        case UCC_COLL_TYPE_BARRIER:
+        case UCC_COLL_TYPE_FANIN:
+        case UCC_COLL_TYPE_FANOUT:
+            return 0;
+        default:
+            return count * esize;
+    }
+}
+
 }  // namespace ucc::coll

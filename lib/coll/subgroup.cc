@@ -2,6 +2,7 @@
 #include "lib/coll/subgroup.h"
 
 #include "lib/coll/algorithms.h"
+#include "lib/coll/radix.h"
 
 namespace ucc::coll {
 
@@ -25,6 +26,7 @@ Args level_args(const Args &parent, ucc_coll_type_t type) {
     a.generic = parent.generic;
     a.reduce_kernel = parent.reduce_kernel;
     a.radix = parent.radix;
+    a.radixes = parent.radixes;
     a.chunk_bytes = parent.chunk_bytes;
     a.segment_bytes = parent.segment_bytes;
     return a;
@@ -41,6 +43,7 @@ Task run_on(Coll &c, Group g, Args a) {
     if (alg == nullptr) {
         co_return UCC_ERR_NOT_SUPPORTED;
     }
+    a.radix = radix_for(*alg, a, g.size());
     SubgroupEnv env(c.env(), g);
     Coll level(env, a, g.index_of(c.rank()), g.size(), c.tag_base());
     level.inherit(c);

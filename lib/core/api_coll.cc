@@ -339,7 +339,8 @@ ucc_status_t coll_init_checked(ucc_coll_args_t *coll_args, ucc_coll_req_h *reque
         r->active_set = std::move(env);
     }
     ucc::core::normalize_coll_args(view, view_size, view_rank, &r->nargs, ctx.tl_timing_only);
-    r->nargs.radix = ctx.tuning.radix;
+    r->nargs.radix = ctx.tuning.radixes.fallback;
+    r->nargs.radixes = &ctx.tuning.radixes;
     r->nargs.chunk_bytes = ctx.tuning.reduce_chunk;
     r->nargs.segment_bytes = r->nargs.type == UCC_COLL_TYPE_BCAST    ? ctx.tuning.bcast_segment
                              : r->nargs.type == UCC_COLL_TYPE_REDUCE ? ctx.tuning.reduce_segment
@@ -418,6 +419,9 @@ ucc_status_t coll_init_checked(ucc_coll_args_t *coll_args, ucc_coll_req_h *reque
     r->signature = ucc::coll::signature_of(r->nargs);
     if (!r->trivial) {
         r->alg = ucc::core::select_algorithm(ctx, t, r->nargs, view_size, &why);
+        if (r->alg != nullptr) {
+            r->nargs.radix = ucc::coll::radix_for(*r->alg, r->nargs, view_size);
+        }
         if (r->alg == nullptr) {
             UCC_LOG(ctx.log, kError, "ucc_collective_init: %s%s", why.c_str(),
                     ctx.lib->check_asymmetric

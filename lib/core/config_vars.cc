@@ -12,6 +12,7 @@
 #include "lib/core/config.h"
 
 #include "lib/core/log.h"
+#include "lib/select/select.h"
 #include "lib/util/common.h"
 
 namespace ucc::core {
@@ -32,6 +33,20 @@ bool valid_size(const std::string &v) {
 bool valid_radix(const std::string &v) {
     int64_t x;
     return parse_size(v, &x) && x >= 2 && x <= 64;
+}
+bool valid_kn_radix(const std::string &v) {
+    int64_t x;
+    return parse_size(v, &x) && (x == 0 || (x >= 2 && x <= 64));
+}
+bool valid_radix_or_auto(const std::string &v) {
+    coll::RadixSetting s;
+    std::string error;
+    return select::parse_radix(v, false, &s, &error);
+}
+bool valid_radix_ranged(const std::string &v) {
+    coll::RadixSetting s;
+    std::string error;
+    return select::parse_radix(v, true, &s, &error);
 }
 bool one_of(const std::string &v, std::initializer_list<const char *> names) {
     for (const char *n : names) {
@@ -196,8 +211,62 @@ constexpr ConfigVar kContextVars[] = {
     {"SCATTERV_ALG", "auto", kAlgDoc, nullptr, kUsed},
     {"KNOMIAL_RADIX", "4",
      "Radix of the k-nomial trees and exchanges (bcast, reduce, barrier, fanin, fanout, gather, "
-     "scatter; allreduce knomial and sra_knomial, allgather and reduce_scatter knomial), 2..64.",
+     "scatter; allreduce knomial and sra_knomial, allgather and reduce_scatter knomial), 2..64, "
+     "where the algorithm's own radix variable (BCAST_KN_RADIX, ...) is auto.",
      valid_radix, kUsed},
+    {"KN_RADIX", "0",
+     "The reference's convenience radix: when positive (2..64) it replaces BARRIER, "
+     "REDUCE_SCATTER, BCAST, REDUCE, GATHER and SCATTER_KN_RADIX (not the fanin, fanout and "
+     "ranged ones). 0: unset.",
+     valid_kn_radix, kUsed},
+    {"BARRIER_KN_RADIX", "auto",
+     "Radix of barrier knomial: auto (KNOMIAL_RADIX) or 2..64; KN_RADIX replaces it when set.",
+     valid_radix_or_auto, kUsed},
+    {"FANIN_KN_RADIX", "auto", "Radix of fanin knomial: auto (KNOMIAL_RADIX) or 2..64.",
+     valid_radix_or_auto, kUsed},
+    {"FANOUT_KN_RADIX", "auto", "Radix of fanout knomial: auto (KNOMIAL_RADIX) or 2..64.",
+     valid_radix_or_auto, kUsed},
+    {"ALLREDUCE_KN_RADIX", "auto",
+     "Radix of allreduce knomial: auto (KNOMIAL_RADIX), a radix 2..64, or by message size and "
+     "memory type, comma-separated [bytes-range:][memtypes:]radix tokens (0-4k:host:2,4k-inf:8; "
+     "ranges include both ends; a radix alone applies elsewhere).",
+     valid_radix_ranged, kUsed},
+    {"ALLREDUCE_SRA_KN_RADIX", "auto",
+     "Radix of allreduce sra_knomial: auto (KNOMIAL_RADIX), a radix 2..64, or by message size and "
+     "memory type, comma-separated [bytes-range:][memtypes:]radix tokens (0-4k:host:2,4k-inf:8; "
+     "ranges include both ends; a radix alone applies elsewhere).",
+     valid_radix_ranged, kUsed},
+    {"REDUCE_SCATTER_KN_RADIX", "auto",
+     "Radix of reduce_scatter and reduce_scatterv knomial: auto (KNOMIAL_RADIX) or 2..64; KN_RADIX "
+     "replaces it when set.",
+     valid_radix_or_auto, kUsed},
+    {"ALLGATHER_KN_RADIX", "auto",
+     "Radix of allgather knomial: auto (KNOMIAL_RADIX), a radix 2..64, or by message size and "
+     "memory type, comma-separated [bytes-range:][memtypes:]radix tokens (0-4k:host:2,4k-inf:8; "
+     "ranges include both ends; a radix alone applies elsewhere).",
+     valid_radix_ranged, kUsed},
+    {"BCAST_KN_RADIX", "auto",
+     "Radix of bcast knomial: auto (KNOMIAL_RADIX) or 2..64; KN_RADIX replaces it when set.",
+     valid_radix_or_auto, kUsed},
+    {"BCAST_SAG_KN_RADIX", "auto",
+     "Radix of bcast sag_knomial: auto (KNOMIAL_RADIX), a radix 2..64, or by message size and "
+     "memory type, comma-separated [bytes-range:][memtypes:]radix tokens (0-4k:host:2,4k-inf:8; "
+     "ranges include both ends; a radix alone applies elsewhere).",
+     valid_radix_ranged, kUsed},
+    {"REDUCE_KN_RADIX", "auto",
+     "Radix of reduce knomial: auto (KNOMIAL_RADIX) or 2..64; KN_RADIX replaces it when set.",
+     valid_radix_or_auto, kUsed},
+    {"REDUCE_SRG_KN_RADIX", "auto",
+     "Radix of reduce srg: auto (KNOMIAL_RADIX), a radix 2..64, or by message size and "
+     "memory type, comma-separated [bytes-range:][memtypes:]radix tokens (0-4k:host:2,4k-inf:8; "
+     "ranges include both ends; a radix alone applies elsewhere).",
+     valid_radix_ranged, kUsed},
+    {"GATHER_KN_RADIX", "auto",
+     "Radix of gather knomial: auto (KNOMIAL_RADIX) or 2..64; KN_RADIX replaces it when set.",
+     valid_radix_or_auto, kUsed},
+    {"SCATTER_KN_RADIX", "auto",
+     "Radix of scatter knomial: auto (KNOMIAL_RADIX) or 2..64; KN_RADIX replaces it when set.",
+     valid_radix_or_auto, kUsed},
     {"TRACE", "",
      "Record this context's calls (team creation, collective init, post, completion, finalize) "
      "into a trace file in this directory, which must exist (traces/FORMAT.md; ucc_replay "
@@ -207,8 +276,10 @@ constexpr ConfigVar kContextVars[] = {
      "How a collective's algorithm is chosen where no <COLL>_ALG or TUNE string decides. cost: "
      "the cheapest the cost formulas (lib/cost, docs/algorithms.md) predict on the network the "
      "transport knows (the simulator's; over UCX none yet: the built-in rules); rules: the "
-     "built-in rules by size and team size (ucc_info -s). Per-rank counts (the v collectives) "
-     "and the hierarchical algorithms' choice follow the rules either way.",
+     "built-in rules by size and team size (ucc_info -s). Under cost, with UCC_CLS=basic,hier, "
+     "the hierarchical algorithms compete too (all but alltoall(v) node_split, which keeps its "
+     "rule); tl/sharp's rule comes first, and per-rank counts (the v collectives) follow the "
+     "rules either way.",
      valid_select, kUsed},
     {"ALLREDUCE_LARGE_MSG", "16K",
      "Allreduce messages of at least this many bytes use a bandwidth-optimal algorithm in auto "
@@ -395,6 +466,15 @@ const char *config_syntax(const ConfigVar &v) {
     }
     if (v.valid == valid_radix) {
         return "integer 2..64";
+    }
+    if (v.valid == valid_kn_radix) {
+        return "0 or integer 2..64";
+    }
+    if (v.valid == valid_radix_or_auto) {
+        return "auto or integer 2..64";
+    }
+    if (v.valid == valid_radix_ranged) {
+        return "auto, integer 2..64, or [range:][memtypes:]radix,...";
     }
     if (v.valid == valid_uint) {
         return "unsigned integer, inf or auto";

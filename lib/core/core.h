@@ -131,7 +131,9 @@ class ActiveList {
 // once at context creation (the configuration is fixed from then on), so that
 // no collective looks a variable up by name.
 struct Tuning {
-    uint32_t radix = 4;             // KNOMIAL_RADIX
+    // KNOMIAL_RADIX, and the reference's per-algorithm radix variables
+    // (KN_RADIX, <COLL>_KN_RADIX, ...: lib/coll/radix.h).
+    coll::Radixes radixes;
     select::Thresholds thresholds;  // *_LARGE_MSG
     uint64_t reduce_chunk = 0;      // REDUCE_CHUNK
     uint64_t bcast_segment = 0;     // BCAST_SEGMENT
@@ -156,6 +158,8 @@ struct Tuning {
 // that does not parse is logged on `log` and left out, as the reference
 // leaves it out.
 void load_tuning(const Config &config, const Logger &log, Tuning *out);
+// KNOMIAL_RADIX and the per-algorithm radix variables into `out`.
+void load_radixes(const Config &config, const Logger &log, coll::Radixes *out);
 
 // Coroutines ready to resume, first in first out. A vector drained from the
 // front and emptied when drained keeps its capacity, so a steady stream of

@@ -24,7 +24,7 @@ bool shapes_collectives(const std::string &name) {
         const size_t n = std::strlen(suffix);
         return name.size() >= n && name.compare(name.size() - n, n, suffix) == 0;
     };
-    return ends_with("_ALG") || ends_with("_LARGE_MSG") || name == "KNOMIAL_RADIX" ||
+    return ends_with("_ALG") || ends_with("_LARGE_MSG") || ends_with("_RADIX") ||
            name == "REDUCE_CHUNK";
 }
 

@@ -3,6 +3,7 @@
 
 #include <cstring>
 
+#include "lib/coll/radix.h"
 #include "lib/cost/formulas.h"
 
 namespace ucc::cost {
@@ -15,7 +16,12 @@ double predict(const coll::Algorithm &alg, const coll::Args &a, uint32_t n, cons
                         level_formulas}) {
         for (const Formula &f : family()) {
             if (f.type == alg.type && std::strcmp(f.name, alg.name) == 0) {
-                return p.o_call + f.fn(a, n, p);
+                if (a.radixes == nullptr) {
+                    return p.o_call + f.fn(a, n, p);
+                }
+                coll::Args b = a;  // with the radix this algorithm runs with
+                b.radix = coll::radix_for(alg, a, n);
+                return p.o_call + f.fn(b, n, p);
             }
         }
     }

@@ -9,9 +9,11 @@
 // reduction of b bytes costs b / its bandwidth. L and G are the link's:
 // within a node (ranks a / ppn = b / ppn) or between nodes. The formulas
 // leave out what the model shares per node (NIC, memory), its protocol
-// thresholds and its jitter: they predict an uncontended network.
+// thresholds and its jitter: they predict an uncontended network, but for
+// the node's NIC where every rank of a node crosses it at once (shared()).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "lib/coll/coll.h"
@@ -35,12 +37,28 @@ struct Params {
     double o_call = 0;     // the library's time per collective
     double sharp_lat = 0;  // in-network reduction (0: none)
     double sharp_G = 0;
+    // The node's NIC, shared by its ranks (0: not modelled): seconds per
+    // byte and per message through it, each direction.
+    double nic_G = 0;
+    double nic_msg = 0;
 
     bool same_node(uint32_t a, uint32_t b) const { return ppn == 0 || a / ppn == b / ppn; }
     const Link &link(uint32_t a, uint32_t b) const { return same_node(a, b) ? intra : inter; }
     // The slowest link a team of n ranks uses when every rank talks to
     // another (inter-node once the team spans nodes).
     const Link &team(uint32_t n) const { return ppn == 0 || n <= ppn ? intra : inter; }
+    // team(n) for a round in which every rank sends at once (the
+    // exchanges: recursive doubling and multiplying, Bruck, alltoall): once
+    // the team spans nodes, a node's min(ppn, n) ranks cross its NIC
+    // together, each at 1 / k of its bandwidth and behind the others'
+    // messages.
+    Link shared(uint32_t n) const {
+        if (ppn == 0 || n <= ppn) {
+            return intra;
+        }
+        const double k = ppn;
+        return {inter.L + k * nic_msg, std::max(inter.G, k * nic_G)};
+    }
     // A ring over n ranks in rank order: a step waits for its left
     // neighbour's, so a block's path crosses nodes once per node and the
     // steps average the two links (one hop in ppn between nodes).

@@ -35,7 +35,7 @@ double allgather_bruck(const Args &a, uint32_t n, const Params &p) {
     const double b = bytes_of(a);
     double t = b * p.copy + n * b * p.copy;
     for (uint64_t d = 1; d < n; d *= 2) {
-        t += msg(p, p.team(n), std::min<uint64_t>(d, n - d) * b);
+        t += msg(p, p.shared(n), std::min<uint64_t>(d, n - d) * b);
     }
     return t;
 }
@@ -64,7 +64,7 @@ double allgather_neighbor(const Args &a, uint32_t n, const Params &p) {
 double allgather_knomial(const Args &a, uint32_t n, const Params &p) {
     const double b = bytes_of(a);
     const pat::MultiplyShape s = pat::multiply_shape(a.radix, n);
-    const Link &l = p.team(n);
+    const Link l = p.shared(n);
     const uint32_t extras = (n - 1) / s.p;
     double t = a.inplace && n == s.p ? 0 : b * p.copy;
     if (n != s.p && extras > 0) {
@@ -90,7 +90,7 @@ double allgather_knomial(const Args &a, uint32_t n, const Params &p) {
 
 double alltoall_pairwise(const Args &a, uint32_t n, const Params &p) {
     const double b = bytes_of(a);
-    return (a.inplace ? n * b : b) * p.copy + (n - 1) * msg(p, p.team(n), b);
+    return (a.inplace ? n * b : b) * p.copy + (n - 1) * msg(p, p.shared(n), b);
 }
 
 // Every exchange posted at once, rank r + i the i-th destination: the
@@ -98,7 +98,7 @@ double alltoall_pairwise(const Args &a, uint32_t n, const Params &p) {
 // another, and its CPU pays every o_send and o_recv.
 double alltoall_linear(const Args &a, uint32_t n, const Params &p) {
     const double b = bytes_of(a);
-    const Link &l = p.team(n);
+    const Link l = p.shared(n);
     const double net = fan_out(p, l, b, n - 1);
     const double cpu = (n - 1) * (p.o_send + p.o_recv);
     if (a.inplace) {
@@ -116,14 +116,14 @@ double alltoall_bruck(const Args &a, uint32_t n, const Params &p) {
         for (uint64_t i = d; i < n; i += 2 * d) {
             blocks += std::min<uint64_t>(d, n - i);
         }
-        t += msg(p, p.team(n), blocks * b) + 2 * blocks * b * p.copy;
+        t += msg(p, p.shared(n), blocks * b) + 2 * blocks * b * p.copy;
     }
     return t + 3.0 * (n / 2) * b * p.copy;  // up to n/2 swaps of three copies
 }
 
 double alltoallv_pairwise(const Args &a, uint32_t n, const Params &p) {
     const double b = bytes_of(a);
-    return (a.inplace ? (n - 1) * b : b) * p.copy + (n - 1) * msg(p, p.team(n), b);
+    return (a.inplace ? (n - 1) * b : b) * p.copy + (n - 1) * msg(p, p.shared(n), b);
 }
 
 constexpr Formula kFormulas[] = {

@@ -21,14 +21,25 @@ namespace {
 using coll::Args;
 
 // The cheapest flat, two-sided prediction of `type` over `count` elements
-// on n ranks of link `l` alone; negative when none has a formula.
+// on n ranks of link `l` alone; negative when none has a formula. A level
+// the network reduces (`net_reduce`: Args::net_reduce_levels allows it)
+// takes tl/sharp's algorithm where it runs, as the level's selection does.
 double best_flat(const Args &parent, ucc_coll_type_t type, uint64_t count, uint32_t n,
-                 const Params &p, bool inter) {
+                 const Params &p, bool inter, bool net_reduce = false) {
     Args a = coll::level_args(parent, type);
     a.count = count;
+    a.net_reduce = net_reduce;
     Params lp = p;
     lp.ppn = inter ? 1 : 0;
     lp.o_call = 0;  // the levels run inside one call
+    for (const coll::Algorithm &alg : coll::algorithms(type)) {
+        if (alg.score != 0 && !alg.hierarchical && alg.supports(a, n)) {
+            const double s = predict(alg, a, n, lp);
+            if (s >= 0) {
+                return s;
+            }
+        }
+    }
     double best = -1;
     for (const coll::Algorithm &alg : coll::algorithms(type)) {
         if (alg.hierarchical || alg.onesided || alg.score != 0 || !alg.supports(a, n)) {
@@ -74,7 +85,8 @@ double allreduce_rab(const Args &a, uint32_t n, const Params &p) {
         return -1;
     }
     return sum({best_flat(a, UCC_COLL_TYPE_REDUCE, a.count, s.p, p, false),
-                best_flat(a, UCC_COLL_TYPE_ALLREDUCE, a.count, s.nodes, p, true),
+                best_flat(a, UCC_COLL_TYPE_ALLREDUCE, a.count, s.nodes, p, true,
+                          (a.net_reduce_levels & Args::kNetReduceLeaders) != 0),
                 best_flat(a, UCC_COLL_TYPE_BCAST, a.count, s.p, p, false)});
 }
 
@@ -85,7 +97,8 @@ double allreduce_split_rail(const Args &a, uint32_t n, const Params &p) {
     }
     const uint64_t block = (a.count + s.p - 1) / s.p;
     return sum({best_flat(a, UCC_COLL_TYPE_REDUCE_SCATTERV, block, s.p, p, false),
-                best_flat(a, UCC_COLL_TYPE_ALLREDUCE, block, s.nodes, p, true),
+                best_flat(a, UCC_COLL_TYPE_ALLREDUCE, block, s.nodes, p, true,
+                          (a.net_reduce_levels & Args::kNetReduceRails) != 0),
                 best_flat(a, UCC_COLL_TYPE_ALLGATHERV, block, s.p, p, false)});
 }
 

@@ -73,7 +73,7 @@ double allreduce_recursive_doubling(const Args &a, uint32_t n, const Params &p) 
     const double m = bytes_of(a);
     const double c = a.inplace ? 0 : copy(p, m);
     const uint32_t pw = pat::pow2_floor(n);
-    const Link &l = p.team(n);
+    const Link l = p.shared(n);
     const double extra = fold_in(p, l, m, n, pw, m) + fold_out(p, l, m, n, pw);
     return c + extra + pat::log2_ceil(pw) * (msg(p, l, m) + reduce(p, m));
 }
@@ -85,7 +85,7 @@ double allreduce_knomial(const Args &a, uint32_t n, const Params &p) {
         return c;
     }
     const pat::MultiplyShape s = pat::multiply_shape(a.radix, n);
-    const Link &l = p.team(n);
+    const Link l = p.shared(n);
     uint32_t rounds = 0;
     for (uint32_t d = 1; d < s.p; d *= s.k) {
         ++rounds;
@@ -100,7 +100,7 @@ double allreduce_rabenseifner(const Args &a, uint32_t n, const Params &p) {
     const double m = bytes_of(a);
     const double c = a.inplace ? 0 : copy(p, m);
     const uint32_t pw = pat::pow2_floor(n);
-    const Link &l = p.team(n);
+    const Link l = p.shared(n);
     double t = c + fold_in(p, l, m, n, pw, m / 2) + fold_out(p, l, m, n, pw);
     for (uint32_t w = pw / 2; w >= 1; w /= 2) {
         const double half = run_bytes(a.count, pw, w, static_cast<double>(a.esize));
@@ -126,7 +126,7 @@ double allreduce_sra_knomial(const Args &a, uint32_t n, const Params &p) {
         return c;
     }
     const pat::MultiplyShape s = pat::multiply_shape(a.radix, n);
-    const Link &l = p.team(n);
+    const Link l = p.shared(n);
     return c + fold_in(p, l, m, n, s.p, m / s.k) +
            knomial_runs(p, l, s, a.count, static_cast<double>(a.esize), true) +
            fold_out(p, l, m, n, s.p);
@@ -186,7 +186,7 @@ double reduce_scatter_knomial(const Args &a, uint32_t n, const Params &p) {
     }
     const double total = n * b;
     const pat::MultiplyShape s = pat::multiply_shape(a.radix, n);
-    const Link &l = p.team(n);
+    const Link l = p.shared(n);
     const uint32_t extras = (n - 1) / s.p;
     return copy(p, total) + fold_in(p, l, total, n, s.p, total / s.k) +
            knomial_runs(p, l, s, n, b, false) + copy(p, b) +

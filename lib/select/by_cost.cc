@@ -1,5 +1,6 @@
-// Selection by cost: the cheapest predicted flat algorithm (lib/cost) on
-// the team's network, and when it applies.
+// Selection by cost: the cheapest predicted algorithm (lib/cost) on the
+// team's network, flat or, where cl/hier may run (UCC_CLS with hier and a
+// team over several nodes), hierarchical; and when it applies.
 #include <cstdio>
 #include <string>
 
@@ -27,6 +28,18 @@ bool above_host(const coll::Algorithm &a) {
     return a.hierarchical || a.score != 0;
 }
 
+bool by_cost_among(const coll::Algorithm &a, const Query &q, const coll::Args &args) {
+    if (!above_host(a)) {
+        return true;
+    }
+    if (!a.hierarchical || q.net == nullptr) {
+        return false;
+    }
+    coll::Args same = args;
+    same.inplace = false;
+    return cost::predict(a, same, q.team_size, *q.net) >= 0;
+}
+
 const coll::Algorithm *cheapest(const Query &q, const coll::Args &args, std::string *why) {
     // Predicted from what every member passes alike: in place is a rooted
     // collective's root's alone, and may differ by rank elsewhere too.
@@ -37,7 +50,8 @@ const coll::Algorithm *cheapest(const Query &q, const coll::Args &args, std::str
     double next_s = -1;  // the runner-up's
     const coll::Algorithm *next = nullptr;
     for (const coll::Algorithm &a : coll::algorithms(q.type)) {
-        if (above_host(a) || a.onesided || !a.supports(args, q.team_size)) {
+        if ((above_host(a) && !a.hierarchical) || (a.hierarchical && q.topo == nullptr) ||
+            a.onesided || !a.supports(args, q.team_size)) {
             continue;
         }
         const double s = cost::predict(a, same, q.team_size, *q.net);

@@ -12,7 +12,7 @@
 namespace ucc::core {
 
 void load_tuning(const Config &config, const Logger &log, Tuning *out) {
-    out->radix = static_cast<uint32_t>(config.get_int("KNOMIAL_RADIX"));
+    load_radixes(config, log, &out->radixes);
     out->by_cost = config.get("SELECT") == "cost";
     out->thresholds.allreduce_large_msg =
         static_cast<uint64_t>(config.get_int("ALLREDUCE_LARGE_MSG"));
@@ -38,6 +38,28 @@ void load_tuning(const Config &config, const Logger &log, Tuning *out) {
         std::string error;
         if (select::parse_tune(s.source, s.value, &out->rules, &error) != UCC_OK) {
             UCC_LOG(log, kError, "%s; the string is ignored", error.c_str());
+        }
+    }
+}
+
+void load_radixes(const Config &config, const Logger &log, coll::Radixes *out) {
+    out->fallback = static_cast<uint32_t>(config.get_int("KNOMIAL_RADIX"));
+    out->set.clear();
+    const int64_t kn = config.get_int("KN_RADIX");
+    const std::span<const coll::RadixVar> vars = coll::radix_vars();
+    for (uint32_t i = 0; i < vars.size(); ++i) {
+        coll::RadixSetting s;
+        std::string error;
+        if (vars[i].kn && kn > 0) {
+            s.value = static_cast<uint32_t>(kn);
+        } else if (!select::parse_radix(config.get(vars[i].var), vars[i].ranged, &s, &error)) {
+            // The configuration checked it already; kept for a value set
+            // through ucc_context_config_modify's check.
+            UCC_LOG(log, kError, "%s: %s; auto instead", vars[i].var, error.c_str());
+            continue;
+        }
+        if (s.value != 0 || !s.ranges.empty()) {
+            out->set.push_back({i, std::move(s)});
         }
     }
 }

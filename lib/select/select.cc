@@ -188,7 +188,7 @@ Choice choose(const Query &q, const Thresholds &t, const std::string *forced,
             if (r.type == q.type && r.match(t, q)) {
                 base = find(table, r.alg);
                 if ((args != nullptr && !base->supports(*args, q.team_size)) ||
-                    (cost && !above_host(*base))) {
+                    (cost && by_cost_among(*base, q, *args))) {
                     base = nullptr;  // not these arguments, or chosen by cost: the next rule
                     continue;
                 }

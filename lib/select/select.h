@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "lib/coll/coll.h"
+#include "lib/coll/radix.h"
 #include "lib/cost/cost.h"
 #include "ucc/api/ucc.h"
 
@@ -98,6 +99,13 @@ bool is_hier_source(const std::string &source);
 ucc_status_t parse_tune(const std::string &source, const std::string &value,
                         std::vector<TuneRule> *out, std::string *error);
 
+// Parses a radix variable's value (lib/coll/radix.h): "auto", a radix
+// 2..64, or for a ranged one comma-separated [bytes-range:][memtypes:]value
+// tokens ("0-4k:host:2,4k-inf:8"; a value alone is the default). On an
+// error *error says why.
+bool parse_radix(const std::string &value, bool ranged, coll::RadixSetting *out,
+                 std::string *error);
+
 // The reference's (tl/ucp's) algorithms: per collective, its id and name, and
 // the algorithm of ours it maps onto.
 struct ReferenceAlg {
@@ -124,11 +132,12 @@ struct Choice {
     std::string why;    // filled when explaining
 };
 
-// Selects: the forced algorithm (`forced`, from <COLL>_ALG), or the first
-// built-in rule of a component that ranks above the host algorithms
-// (tl/sharp, cl/hier) that holds, or the cheapest predicted flat algorithm
-// (when q.net and `args` are given and every member has the same count),
-// or the first built-in rule that holds; then every matching TUNE rule in
+// Selects: the forced algorithm (`forced`, from <COLL>_ALG); else, when
+// q.net and `args` are given and every member has the same count, tl/sharp's
+// rule where it holds, then the cheapest predicted algorithm (the
+// hierarchical ones among them where cl/hier may run; node_split, without a
+// formula, by its rule); else the first built-in rule that holds (cl/hier's
+// and tl/sharp's first, as their scores put them); then every matching TUNE rule in
 // order (an '@alg' replaces the algorithm, a score replaces the score; 0
 // disables, and an algorithm that cannot run these arguments falls back to
 // the built-in choice). `args` (may be null) is asked whether the
@@ -141,16 +150,23 @@ Choice choose(const Query &q, const Thresholds &t, const std::string *forced,
 // whose counts differ by rank: each would predict for its own).
 bool by_cost(const Query &q, const coll::Args *args);
 // An algorithm of a component that ranks above the host algorithms
-// (tl/sharp, cl/hier): its built-in rules come before selection by cost.
+// (tl/sharp, cl/hier).
 bool above_host(const coll::Algorithm &a);
+// Whether `a` competes by predicted cost (cheapest) rather than by its
+// built-in rule: a host algorithm, or a hierarchical one with a formula
+// (alltoall(v) node_split has none: its rule stands). tl/sharp's rule comes
+// first, as its score puts it above every host algorithm.
+bool by_cost_among(const coll::Algorithm &a, const Query &q, const coll::Args &args);
 
 // "ALLREDUCE_ALG" for UCC_COLL_TYPE_ALLREDUCE: the variable that forces the
 // collective's algorithm.
 const std::string &alg_var(ucc_coll_type_t t);
 
-// The cheapest predicted flat, two-sided algorithm of a host component
-// that runs `args` on q.team_size ranks of network *q.net (nullptr: none
-// with a formula does); ties go to the first in the table. Predicted
+// The cheapest predicted two-sided algorithm of a host component or of
+// cl/hier that runs `args` on q.team_size ranks of network *q.net (nullptr:
+// none with a formula does); ties go to the first in the table. A
+// hierarchical one runs them only where cl/hier may (args.topo over
+// several nodes). Predicted
 // without the in-place flag, which members may pass differently (a rooted
 // collective's root alone): every member must choose alike. `why`, when
 // given, gets the figures.

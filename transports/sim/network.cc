@@ -524,6 +524,8 @@ cost::Params cost_params(const NetworkModel &m) {
     p.o_call = seconds(m.o_call_ps);
     p.sharp_lat = seconds(m.sharp_lat_ps);
     p.sharp_G = per_byte(m.sharp_bw_bps);
+    p.nic_G = per_byte(m.nic_bw_bps);
+    p.nic_msg = m.nic_rate == 0 ? 0.0 : 1.0 / static_cast<double>(m.nic_rate);
     return p;
 }
 

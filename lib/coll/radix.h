@@ -1,0 +1,68 @@
+// The radix a k-nomial algorithm runs with: the reference's per-algorithm
+// variables (tl/ucp's <COLL>_KN_RADIX, <COLL>_SRA/SAG/SRG_KN_RADIX; the
+// ranged ones by message size and memory type), KN_RADIX over the plain
+// ones as the reference's, and KNOMIAL_RADIX where none is set ("auto").
+// The core resolves it once an algorithm is chosen (Args::radix), and the
+// cost formulas predict with it.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ucc/api/ucc.h"
+
+namespace ucc::coll {
+
+struct Algorithm;
+struct Args;
+
+// One variable: the algorithm it sets, and its kind.
+struct RadixVar {
+    ucc_coll_type_t type;
+    const char *alg;  // our algorithm's name
+    const char *var;  // the variable, without prefix: "BCAST_KN_RADIX"
+    // UINT_RANGED in the reference (ranges of bytes and memory types);
+    // else a plain number.
+    bool ranged;
+    // KN_RADIX, when positive, replaces it (the plain ones but fanin's and
+    // fanout's, as the reference's).
+    bool kn;
+};
+std::span<const RadixVar> radix_vars();
+constexpr size_t kRadixVars = 13;
+
+// A ranged value's range: bytes lo..hi (both included, as the
+// reference's), the memory types (bit per ucc_memory_type_t).
+struct RadixRange {
+    uint64_t lo = 0;
+    uint64_t hi = UINT64_MAX;
+    uint32_t mem_mask = ~0u;
+    uint32_t value = 0;
+};
+
+// One variable's value. 0: auto.
+struct RadixSetting {
+    std::vector<RadixRange> ranges;  // the first that holds decides
+    uint32_t value = 0;              // where none holds
+};
+
+// A context's radixes: the variables set (radix_vars() index; few or none:
+// a simulated rank keeps nothing else), and KNOMIAL_RADIX for the rest.
+struct Radixes {
+    struct Set {
+        uint32_t var = 0;
+        RadixSetting setting;
+    };
+    uint32_t fallback = 4;
+    std::vector<Set> set;
+};
+
+// The radix `alg` runs `a` with on `size` ranks: the setting of its
+// variable for a's bytes (count x element size, times the team size where
+// count is a per-rank block) and memory type, else KNOMIAL_RADIX. a.radixes
+// null: a.radix.
+uint32_t radix_for(const Algorithm &alg, const Args &a, uint32_t size);
+
+}  // namespace ucc::coll
