@@ -13,7 +13,7 @@ ratio, in Markdown.
 
   bench/select_sweep.py [--build DIR] [--full] [--jobs N] [--colls a,b] [--sizes N,N]
 
-The default grid runs in about half an hour on two cores; --full adds the
+The default grid runs in about seven minutes on two cores; --full adds the
 team sizes up to 4,096 (hours).
 """
 import argparse

@@ -8,11 +8,11 @@
 #include <cstdint>
 #include <string>
 
-#include "transports/sim/network.h"
+#include "lib/net/network_model.h"
 
 namespace {
 
-using ucc::sim::NetworkModel;
+using ucc::net::NetworkModel;
 
 void check(bool ok) {
     if (!ok) {
@@ -37,13 +37,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     NetworkModel m;
     m.preset = "untouched";
     std::string error;
-    if (ucc::sim::parse_network(spec.c_str(), &m, &error) != UCC_OK) {
+    if (ucc::net::parse_network(spec.c_str(), &m, &error) != UCC_OK) {
         check(m.preset == "untouched" && !error.empty());
         return 0;
     }
     const std::string printed = m.describe();
     NetworkModel back;
-    check(ucc::sim::parse_network(printed.c_str(), &back, nullptr) == UCC_OK);
+    check(ucc::net::parse_network(printed.c_str(), &back, nullptr) == UCC_OK);
     check(same(m, back) && back.describe() == printed);
     // The cost functions on the extremes of what was parsed.
     for (uint64_t bytes : {uint64_t{0}, uint64_t{1}, uint64_t{1} << 40, UINT64_MAX}) {

@@ -37,10 +37,10 @@
 
 #include "lib/coll/coll.h"
 #include "lib/dt/dt.h"
+#include "lib/net/network_model.h"
 #include "proptests/draw.h"
 #include "proptests/prop_support.h"
 #include "tests/common/scenario.h"
-#include "transports/sim/network.h"
 
 namespace {
 
@@ -226,9 +226,9 @@ UCC_PROP(CollProps, ResultsIndependentOfTheSchedule, 300, ()) {
     const Outcome o = run_checked(s);
     Scenario other = s;
     other.seed = *rc::gen::inRange<uint64_t>(1, UINT64_MAX);
-    ucc::sim::NetworkModel placed;
+    ucc::net::NetworkModel placed;
     std::string err;
-    RC_ASSERT(ucc::sim::parse_network(s.network.c_str(), &placed, &err) == UCC_OK);
+    RC_ASSERT(ucc::net::parse_network(s.network.c_str(), &placed, &err) == UCC_OK);
     other.network = ucc::proptest::draw_network() + ",ppn=" + std::to_string(placed.ranks_per_node);
     other.skew_ps = *rc::gen::element<uint64_t>(0, 1'000'000, 100'000'000);
     const Outcome p = run_checked(other);

@@ -38,9 +38,9 @@ using ucc::testkit::WorkloadTeam;
 // deadlines it may deliver a message from every peer and send one to every
 // peer for each of two collectives (o_recv and o_send each).
 int64_t progress_quantum_ps(const Workload &w) {
-    ucc::sim::NetworkModel net;
+    ucc::net::NetworkModel net;
     std::string err;
-    if (ucc::sim::parse_network(w.network.c_str(), &net, &err) != UCC_OK) {
+    if (ucc::net::parse_network(w.network.c_str(), &net, &err) != UCC_OK) {
         return 2'000'000;
     }
     return 2 * static_cast<int64_t>(w.n) * (net.o_recv_ps + net.o_send_ps) + 1'000'000;

@@ -23,10 +23,10 @@
 #include "lib/core/core.h"
 #include "lib/core/transport_select.h"
 #include "lib/cost/cost.h"
+#include "lib/net/network_model.h"
 #include "lib/select/select.h"
 #include "tools/perf/colls.h"
 #include "tools/perf/network.h"
-#include "transports/sim/network.h"
 #include "ucc/api/ucc.h"
 
 namespace {
@@ -214,15 +214,15 @@ bool load_network(const char *network, uint32_t ppn, ucc::cost::Params *out) {
         std::fprintf(stderr, "ucc_info: %s\n", error.c_str());
         return false;
     }
-    ucc::sim::NetworkModel model;
-    if (ucc::sim::parse_network(net.spec.c_str(), &model, &error) != UCC_OK) {
+    ucc::net::NetworkModel model;
+    if (ucc::net::parse_network(net.spec.c_str(), &model, &error) != UCC_OK) {
         std::fprintf(stderr, "ucc_info: network '%s': %s\n", network, error.c_str());
         return false;
     }
     if (ppn != 0) {
         model.ranks_per_node = ppn;
     }
-    *out = ucc::sim::cost_params(model);
+    *out = ucc::net::cost_params(model);
     return true;
 }
 

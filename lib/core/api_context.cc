@@ -525,7 +525,9 @@ UCC_EXPORT ucc_status_t ucc_context_create(ucc_lib_h lib_handle, const ucc_conte
         }
         ctx.transport->set_sink(&ctx);
         ctx.sim = ctx.transport->simulated();
-        ctx.net = ctx.tuning.by_cost ? ctx.transport->cost_params() : nullptr;
+        if (ucc_status_t st = ucc::core::context_network(ctx); st != UCC_OK) {
+            return st;
+        }
         ctx.tl_recording = ctx.sim != nullptr && ctx.sim->recording();
         ctx.tl_timing_only = ctx.sim != nullptr && ctx.sim->timing_only();
         ctx.log.set_clock(&ctx, context_clock);

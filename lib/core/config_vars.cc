@@ -275,12 +275,18 @@ constexpr ConfigVar kContextVars[] = {
     {"SELECT", "cost",
      "How a collective's algorithm is chosen where no <COLL>_ALG or TUNE string decides. cost: "
      "the cheapest the cost formulas (lib/cost, docs/algorithms.md) predict on the network the "
-     "transport knows (the simulator's; over UCX none yet: the built-in rules); rules: the "
+     "transport knows (the simulator's) or NETWORK names (else the built-in rules); rules: the "
      "built-in rules by size and team size (ucc_info -s). Under cost, with UCC_CLS=basic,hier, "
      "the hierarchical algorithms compete too (all but alltoall(v) node_split, which keeps its "
      "rule); tl/sharp's rule comes first, and per-rank counts (the v collectives) follow the "
      "rules either way.",
      valid_select, kUsed},
+    {"NETWORK", "",
+     "The network selection by cost predicts on where the transport does not know its own "
+     "(UCX): a ucc_sim preset (hdr, eth100, slow, ideal), a spec (hdr,ppn=8,lat_inter=2us) or "
+     "a network file (networks/, or what scripts/fit_network.sh writes). Empty: none, the "
+     "built-in rules. The simulator always predicts on its own network.",
+     nullptr, kUsed},
     {"ALLREDUCE_LARGE_MSG", "16K",
      "Allreduce messages of at least this many bytes use a bandwidth-optimal algorithm in auto "
      "mode.",

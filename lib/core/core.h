@@ -158,6 +158,11 @@ struct Tuning {
 // that does not parse is logged on `log` and left out, as the reference
 // leaves it out.
 void load_tuning(const Config &config, const Logger &log, Tuning *out);
+// The network selection by cost predicts on (Context::net): the
+// transport's own (the simulator's), else the one UCC_NETWORK names (a
+// preset, spec or file: lib/net/network_arg.h), when SELECT is cost. A
+// NETWORK that does not resolve: UCC_ERR_INVALID_PARAM with a log line.
+ucc_status_t context_network(Context &ctx);
 // KNOMIAL_RADIX and the per-algorithm radix variables into `out`.
 void load_radixes(const Config &config, const Logger &log, coll::Radixes *out);
 
@@ -277,8 +282,10 @@ struct Context final : CompletionSink, coll::Scheduler, Drain {
     // What the transport is, read once at creation (fixed for its lifetime).
     SimulatedWorld *sim = nullptr;  // transport->simulated(): null for a real one
     // The network, for selection by cost: transport->cost_params() when
-    // SELECT is cost, else null (the built-in rules).
+    // SELECT is cost, else the one NETWORK names (own_net), else null (the
+    // built-in rules).
     const cost::Params *net = nullptr;
+    std::unique_ptr<cost::Params> own_net;
     bool tl_recording = false;    // sim->recording()
     bool tl_timing_only = false;  // sim->timing_only()
     ucc_context_type_t type = UCC_CONTEXT_SHARED;

@@ -10,7 +10,8 @@
 // within a node (ranks a / ppn = b / ppn) or between nodes. The formulas
 // leave out what the model shares per node (NIC, memory), its protocol
 // thresholds and its jitter: they predict an uncontended network, but for
-// the node's NIC where every rank of a node crosses it at once (shared()).
+// the node's NIC, which a round's messages across nodes share
+// (multiply_round, distance_round, shared).
 #pragma once
 
 #include <algorithm>
@@ -47,17 +48,45 @@ struct Params {
     // The slowest link a team of n ranks uses when every rank talks to
     // another (inter-node once the team spans nodes).
     const Link &team(uint32_t n) const { return ppn == 0 || n <= ppn ? intra : inter; }
-    // team(n) for a round in which every rank sends at once (the
-    // exchanges: recursive doubling and multiplying, Bruck, alltoall): once
-    // the team spans nodes, a node's min(ppn, n) ranks cross its NIC
-    // together, each at 1 / k of its bandwidth and behind the others'
-    // messages.
+    // A node's k ranks sending across its NIC at once (k >= 1): the
+    // inter-node link, each message behind the others' through the NIC.
+    Link crossing(double k) const { return {inter.L + k * nic_msg, std::max(inter.G, k * nic_G)}; }
+    // team(n) for a round in which every rank sends across nodes at once
+    // (the alltoalls): once the team spans nodes, all ppn ranks of a node.
     Link shared(uint32_t n) const {
         if (ppn == 0 || n <= ppn) {
             return intra;
         }
-        const double k = ppn;
-        return {inter.L + k * nic_msg, std::max(inter.G, k * nic_G)};
+        return crossing(ppn);
+    }
+    // A round of recursive multiplying: every rank exchanges with the other
+    // k - 1 of its group of k w consecutive ranks (stride w). Within a node
+    // where the groups are (ppn a multiple of k w); else the round waits on
+    // its messages between nodes, a node's ranks sending together their
+    // partners beyond it (all k - 1 once w >= ppn).
+    Link multiply_round(uint32_t n, uint64_t w, uint32_t k) const {
+        if (ppn == 0 || n <= ppn || k < 2) {
+            return intra;
+        }
+        const uint64_t span = w * k;
+        if (span <= ppn && ppn % span == 0) {
+            return intra;
+        }
+        const double own = w >= ppn ? 0.0 : std::max(0.0, static_cast<double>(ppn) / w - 1);
+        const double cross = std::max(1.0, (k - 1) - own);
+        return crossing(ppn * cross / (k - 1));
+    }
+    // A step at distance d (Bruck, pairwise exchange: rank r sends to
+    // r + d): min(d, n - d, ppn) of a node's ranks cross at once, sharing its
+    // NIC; the step's bytes move at their pace, its latency averages the
+    // links by the share of ranks that cross (the others' chains run on).
+    Link distance_round(uint32_t n, uint64_t d) const {
+        if (ppn == 0 || n <= ppn) {
+            return intra;
+        }
+        const double k = static_cast<double>(std::min<uint64_t>({d, n - d, ppn}));
+        const Link c = crossing(k);
+        return {intra.L + k / ppn * (c.L - intra.L), c.G};
     }
     // A ring over n ranks in rank order: a step waits for its left
     // neighbour's, so a block's path crosses nodes once per node and the

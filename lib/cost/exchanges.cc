@@ -35,7 +35,7 @@ double allgather_bruck(const Args &a, uint32_t n, const Params &p) {
     const double b = bytes_of(a);
     double t = b * p.copy + n * b * p.copy;
     for (uint64_t d = 1; d < n; d *= 2) {
-        t += msg(p, p.shared(n), std::min<uint64_t>(d, n - d) * b);
+        t += msg(p, p.distance_round(n, d), std::min<uint64_t>(d, n - d) * b);
     }
     return t;
 }
@@ -64,7 +64,7 @@ double allgather_neighbor(const Args &a, uint32_t n, const Params &p) {
 double allgather_knomial(const Args &a, uint32_t n, const Params &p) {
     const double b = bytes_of(a);
     const pat::MultiplyShape s = pat::multiply_shape(a.radix, n);
-    const Link l = p.shared(n);
+    const Link &l = p.team(n);
     const uint32_t extras = (n - 1) / s.p;
     double t = a.inplace && n == s.p ? 0 : b * p.copy;
     if (n != s.p && extras > 0) {
@@ -77,7 +77,7 @@ double allgather_knomial(const Args &a, uint32_t n, const Params &p) {
         uint64_t off;
         uint64_t len;
         pat::blocks_range(n, s.p, 0, w, &off, &len);
-        rounds += round(p, l, len * b, s.k - 1);
+        rounds += round(p, p.multiply_round(n, w, s.k), len * b, s.k - 1);
     }
     // The only proxy: the others' runs are in when it starts, its own go
     // out while it sorts the blocks.
@@ -88,9 +88,26 @@ double allgather_knomial(const Args &a, uint32_t n, const Params &p) {
     return t;
 }
 
+// The steps one after another, or a node's NIC carrying every step's
+// messages across (pairwise keeps several steps in flight), whichever is
+// longer.
+double pairwise_steps(uint32_t n, const Params &p, double b) {
+    Params own = p;
+    own.nic_G = own.nic_msg = 0;
+    double steps = 0;
+    double nic = 0;
+    for (uint32_t i = 1; i < n; ++i) {
+        steps += msg(p, own.distance_round(n, i), b);
+        if (p.ppn != 0 && n > p.ppn) {
+            nic += std::min<uint32_t>({i, n - i, p.ppn}) * (p.nic_msg + b * p.nic_G);
+        }
+    }
+    return std::max(steps, nic == 0 ? 0 : msg(p, p.inter, b) + nic);
+}
+
 double alltoall_pairwise(const Args &a, uint32_t n, const Params &p) {
     const double b = bytes_of(a);
-    return (a.inplace ? n * b : b) * p.copy + (n - 1) * msg(p, p.shared(n), b);
+    return (a.inplace ? n * b : b) * p.copy + pairwise_steps(n, p, b);
 }
 
 // Every exchange posted at once, rank r + i the i-th destination: the
@@ -116,14 +133,14 @@ double alltoall_bruck(const Args &a, uint32_t n, const Params &p) {
         for (uint64_t i = d; i < n; i += 2 * d) {
             blocks += std::min<uint64_t>(d, n - i);
         }
-        t += msg(p, p.shared(n), blocks * b) + 2 * blocks * b * p.copy;
+        t += msg(p, p.distance_round(n, d), blocks * b) + 2 * blocks * b * p.copy;
     }
     return t + 3.0 * (n / 2) * b * p.copy;  // up to n/2 swaps of three copies
 }
 
 double alltoallv_pairwise(const Args &a, uint32_t n, const Params &p) {
     const double b = bytes_of(a);
-    return (a.inplace ? (n - 1) * b : b) * p.copy + (n - 1) * msg(p, p.shared(n), b);
+    return (a.inplace ? (n - 1) * b : b) * p.copy + pairwise_steps(n, p, b);
 }
 
 constexpr Formula kFormulas[] = {

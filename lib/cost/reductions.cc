@@ -54,10 +54,11 @@ double run_bytes(uint64_t units, uint32_t pw, uint32_t w, double unit_bytes) {
 // The radix-k scatter-reduce (patterns/knomial_rounds.h) over `units` of
 // unit_bytes: each round's k-1 parts out and in, k-1 reductions and the
 // copy back; with `gather`, the allgather rounds too.
-double knomial_runs(const Params &p, const Link &l, pat::MultiplyShape s, uint64_t units,
+double knomial_runs(const Params &p, uint32_t n, pat::MultiplyShape s, uint64_t units,
                     double unit_bytes, bool gather) {
     double t = 0;
     for (uint32_t w = s.p / s.k; w >= 1; w /= s.k) {
+        const Link l = p.multiply_round(n, w, s.k);
         const double part = run_bytes(units, s.p, w, unit_bytes);
         t += round(p, l, part, s.k - 1) + (s.k - 1) * reduce(p, part) + copy(p, part);
         if (gather) {
@@ -73,9 +74,12 @@ double allreduce_recursive_doubling(const Args &a, uint32_t n, const Params &p) 
     const double m = bytes_of(a);
     const double c = a.inplace ? 0 : copy(p, m);
     const uint32_t pw = pat::pow2_floor(n);
-    const Link l = p.shared(n);
-    const double extra = fold_in(p, l, m, n, pw, m) + fold_out(p, l, m, n, pw);
-    return c + extra + pat::log2_ceil(pw) * (msg(p, l, m) + reduce(p, m));
+    const Link &l = p.team(n);
+    double t = c + fold_in(p, l, m, n, pw, m) + fold_out(p, l, m, n, pw);
+    for (uint32_t w = 1; w < pw; w *= 2) {
+        t += msg(p, p.multiply_round(n, w, 2), m) + reduce(p, m);
+    }
+    return t;
 }
 
 double allreduce_knomial(const Args &a, uint32_t n, const Params &p) {
@@ -85,26 +89,26 @@ double allreduce_knomial(const Args &a, uint32_t n, const Params &p) {
         return c;
     }
     const pat::MultiplyShape s = pat::multiply_shape(a.radix, n);
-    const Link l = p.shared(n);
+    const Link &l = p.team(n);
     uint32_t rounds = 0;
+    double t = c + fold_in(p, l, m, n, s.p, m) + fold_out(p, l, m, n, s.p);
     for (uint32_t d = 1; d < s.p; d *= s.k) {
         ++rounds;
+        t += round(p, p.multiply_round(n, d, s.k), m, s.k - 1) + (s.k - 1) * reduce(p, m);
     }
     const double back = rounds % 2 == 1 ? copy(p, m) : 0;  // the last partial in the spare
-    return c + fold_in(p, l, m, n, s.p, m) +
-           rounds * (round(p, l, m, s.k - 1) + (s.k - 1) * reduce(p, m)) + back +
-           fold_out(p, l, m, n, s.p);
+    return t + back;
 }
 
 double allreduce_rabenseifner(const Args &a, uint32_t n, const Params &p) {
     const double m = bytes_of(a);
     const double c = a.inplace ? 0 : copy(p, m);
     const uint32_t pw = pat::pow2_floor(n);
-    const Link l = p.shared(n);
+    const Link &l = p.team(n);
     double t = c + fold_in(p, l, m, n, pw, m / 2) + fold_out(p, l, m, n, pw);
     for (uint32_t w = pw / 2; w >= 1; w /= 2) {
         const double half = run_bytes(a.count, pw, w, static_cast<double>(a.esize));
-        t += 2 * msg(p, l, half) + reduce(p, half);
+        t += 2 * msg(p, p.multiply_round(n, w, 2), half) + reduce(p, half);
     }
     return t;
 }
@@ -126,9 +130,9 @@ double allreduce_sra_knomial(const Args &a, uint32_t n, const Params &p) {
         return c;
     }
     const pat::MultiplyShape s = pat::multiply_shape(a.radix, n);
-    const Link l = p.shared(n);
+    const Link &l = p.team(n);
     return c + fold_in(p, l, m, n, s.p, m / s.k) +
-           knomial_runs(p, l, s, a.count, static_cast<double>(a.esize), true) +
+           knomial_runs(p, n, s, a.count, static_cast<double>(a.esize), true) +
            fold_out(p, l, m, n, s.p);
 }
 
@@ -186,10 +190,10 @@ double reduce_scatter_knomial(const Args &a, uint32_t n, const Params &p) {
     }
     const double total = n * b;
     const pat::MultiplyShape s = pat::multiply_shape(a.radix, n);
-    const Link l = p.shared(n);
+    const Link &l = p.team(n);
     const uint32_t extras = (n - 1) / s.p;
     return copy(p, total) + fold_in(p, l, total, n, s.p, total / s.k) +
-           knomial_runs(p, l, s, n, b, false) + copy(p, b) +
+           knomial_runs(p, n, s, n, b, false) + copy(p, b) +
            (n != s.p && extras > 0 ? fan_out(p, l, b, extras) : 0);
 }
 

@@ -7,6 +7,8 @@
 #include "lib/coll/topology.h"
 #include "lib/core/core.h"
 #include "lib/core/transport_select.h"
+#include "lib/net/network_arg.h"
+#include "lib/net/network_model.h"
 #include "lib/select/select.h"
 
 namespace ucc::core {
@@ -64,12 +66,45 @@ void load_radixes(const Config &config, const Logger &log, coll::Radixes *out) {
     }
 }
 
+ucc_status_t context_network(Context &ctx) {
+    ctx.net = nullptr;
+    if (!ctx.tuning.by_cost) {
+        return UCC_OK;
+    }
+    ctx.net = ctx.transport->cost_params();
+    const std::string &named = ctx.config.get("NETWORK");
+    if (named.empty()) {
+        return UCC_OK;
+    }
+    if (ctx.net != nullptr) {
+        // The simulator runs its own network: the one its ranks are on.
+        UCC_LOG(ctx.log, kDebug, "UCC_NETWORK=%s: the %s transport's own network instead",
+                named.c_str(), ctx.transport->name());
+        return UCC_OK;
+    }
+    net::NetworkArg arg;
+    std::string error;
+    net::NetworkModel model;
+    if (!net::resolve_network(named, &arg, &error) ||
+        net::parse_network(arg.spec.c_str(), &model, &error) != UCC_OK) {
+        UCC_LOG(ctx.log, kError, "ucc_context_create: UCC_NETWORK=%s: %s", named.c_str(),
+                error.c_str());
+        return UCC_ERR_INVALID_PARAM;
+    }
+    ctx.own_net = std::make_unique<cost::Params>(net::cost_params(model));
+    ctx.net = ctx.own_net.get();
+    UCC_LOG(ctx.log, kDebug, "selection by cost on UCC_NETWORK=%s (%s)", named.c_str(),
+            arg.spec.c_str());
+    return UCC_OK;
+}
+
 namespace {
 
 // The context's network as `size` members of `t` see it: the ranks per node
-// of the team's layout where it is known without a table (the simulator's
-// regular worlds) or built already (the hierarchical algorithms'), else the
-// world's; a level's link alone (Args::span).
+// of the team's layout (its largest node) where it is known without a table
+// (the simulator's regular worlds), built already (the hierarchical
+// algorithms') or on real hosts (from their keys), else the world's; a
+// level's link alone (Args::span).
 cost::Params team_cost_params(const Context &ctx, Team &t, const coll::Args &a, uint32_t size) {
     cost::Params p = *ctx.net;
     if (a.span == coll::Args::Span::kNode) {
@@ -83,15 +118,25 @@ cost::Params team_cost_params(const Context &ctx, Team &t, const coll::Args &a, 
     uint64_t first = 0;
     uint32_t world_ppn = 0;
     uint32_t nodes = 0;
-    if (t.topo != nullptr) {
-        nodes = t.topo->nodes();
+    uint32_t largest = 0;
+    const coll::Topology *topo = t.topo.get();
+    if (topo == nullptr && ctx.sim == nullptr) {
+        topo = team_topology(t);  // real hosts: from the host keys, built once per team
+    }
+    if (topo != nullptr) {
+        nodes = topo->nodes();
+        largest = topo->max_node_size();
     } else if (t.peers.is_strided() && t.peers.stride() == 1 && t.size > 0 &&
                ctx.transport->regular_nodes(t.peers.at(0), t.size, &first, &world_ppn)) {
         // Arithmetic, kept nowhere: a million simulated ranks keep nothing.
-        nodes = coll::Topology::regular(t.size, first, world_ppn).nodes();
+        const coll::Topology topo = coll::Topology::regular(t.size, first, world_ppn);
+        nodes = topo.nodes();
+        largest = topo.max_node_size();
     }
     if (nodes != 0) {
-        p.ppn = nodes == 1 ? 0 : (std::max(size, 1u) + nodes - 1) / nodes;
+        // The formulas put rank r on node r / ppn: the largest node's size
+        // (64 ranks on nodes of 40 are 40 + 24, not 32 + 32).
+        p.ppn = nodes == 1 ? 0 : std::min(largest, std::max(size, 1u));
     }
     return p;
 }

@@ -9,10 +9,10 @@
 #include "lib/core/core.h"
 #include "lib/dt/dt.h"
 #include "lib/dt/half.h"
+#include "lib/net/network_model.h"
 #include "model/datatypes.h"
 #include "model/layout.h"
 #include "model/oracle.h"
-#include "transports/sim/network.h"
 
 namespace ucc::testkit {
 
@@ -884,7 +884,7 @@ std::string describe(const Scenario &s) {
         os << " counts64=" << s.wide_counts << " displs64=" << s.wide_displs;
     }
     if (s.skew_ps > 0) {
-        os << " skew=" << sim::format_time_ps(static_cast<int64_t>(s.skew_ps));
+        os << " skew=" << net::format_time_ps(static_cast<int64_t>(s.skew_ps));
     }
     if (s.active_set) {
         os << " active_set={" << s.as_start << "," << s.as_stride << "," << s.as_size << "}";
@@ -963,7 +963,7 @@ Outcome run_scenario(const Scenario &s) {
     cp.seed = s.seed;
     cp.record_events = s.record_events;
     std::string err;
-    if (sim::parse_network(s.network.c_str(), &cp.net, &err) != UCC_OK) {
+    if (net::parse_network(s.network.c_str(), &cp.net, &err) != UCC_OK) {
         out.failure = "bad network: " + err;
         return out;
     }
@@ -1013,7 +1013,7 @@ InitOutcome run_init_only(const InitCase &c) {
     cp.n_ranks = c.n;
     cp.seed = c.seed;
     std::string err;
-    if (sim::parse_network(c.network.c_str(), &cp.net, &err) != UCC_OK) {
+    if (net::parse_network(c.network.c_str(), &cp.net, &err) != UCC_OK) {
         out.failure = "bad network: " + err;
         return out;
     }

@@ -682,7 +682,7 @@ WorkloadOutcome run_workload(const Workload &w) {
     cp.seed = w.seed;
     cp.record_events = true;
     std::string err;
-    if (sim::parse_network(w.network.c_str(), &cp.net, &err) != UCC_OK) {
+    if (net::parse_network(w.network.c_str(), &cp.net, &err) != UCC_OK) {
         out.failure = "bad network: " + err;
         return out;
     }

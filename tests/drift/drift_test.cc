@@ -617,7 +617,7 @@ RunState run_sim(const Plan &p) {
     cp.n_ranks = kSimRanks;
     cp.seed = 35;
     std::string perr;
-    EXPECT_EQ(sim::parse_network("hdr", &cp.net, &perr), UCC_OK) << perr;
+    EXPECT_EQ(net::parse_network("hdr", &cp.net, &perr), UCC_OK) << perr;
     one_malloc_arena();
     RunState run(kSimRanks);
     const std::vector<uint64_t> at = p.checkpoints();

@@ -149,7 +149,7 @@ TEST(ActiveSet, OverlappingConcurrentSetsDoNotCrossMatch) {
         p.n_ranks = 3;
         p.seed = seed;
         std::string err;
-        ucc::sim::parse_network("slow", &p.net, &err);
+        ucc::net::parse_network("slow", &p.net, &err);
         auto run = ucc::sim::run(p, [&](uint32_t r) {
             World w;
             if (!setup(w)) {
@@ -335,7 +335,7 @@ TEST(ActiveSet, OverlappingConcurrentAllreducesDoNotCrossMatch) {
         p.n_ranks = n;
         p.seed = seed;
         std::string err;
-        ucc::sim::parse_network("slow", &p.net, &err);
+        ucc::net::parse_network("slow", &p.net, &err);
         auto run = ucc::sim::run(p, [&](uint32_t r) {
             World w;
             if (!setup(w)) {

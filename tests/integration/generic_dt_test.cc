@@ -171,7 +171,7 @@ void run_ranks(uint32_t n, const std::function<void(uint32_t, ucc::testkit::Rank
     cp.n_ranks = n;
     cp.seed = 11;
     std::string err;
-    ASSERT_EQ(ucc::sim::parse_network("hdr", &cp.net, &err), UCC_OK);
+    ASSERT_EQ(ucc::net::parse_network("hdr", &cp.net, &err), UCC_OK);
     const ucc::sim::RunResult run = ucc::sim::run(cp, [&](uint32_t r) {
         ucc::testkit::RankEnv env;
         ucc::testkit::EnvParams p;

@@ -202,7 +202,7 @@ std::vector<RankRun> run_on_team(uint32_t n, bool timing_only, const ucc::testki
     cp.seed = 13;
     cp.timing_only = timing_only;
     std::string err;
-    EXPECT_EQ(ucc::sim::parse_network("hdr", &cp.net, &err), UCC_OK) << err;
+    EXPECT_EQ(ucc::net::parse_network("hdr", &cp.net, &err), UCC_OK) << err;
     std::vector<RankRun> out(n);
     const ucc::sim::RunResult run = ucc::sim::run(cp, [&](uint32_t r) {
         RankRun &me = out[r];
@@ -531,9 +531,9 @@ class Reserved {
 
 // The fastest link of the network the runs use, bytes per second.
 double max_bandwidth() {
-    ucc::sim::NetworkModel net;
+    ucc::net::NetworkModel net;
     std::string err;
-    EXPECT_EQ(ucc::sim::parse_network("hdr", &net, &err), UCC_OK) << err;
+    EXPECT_EQ(ucc::net::parse_network("hdr", &net, &err), UCC_OK) << err;
     return static_cast<double>(std::max(net.bw_intra_bps, net.bw_inter_bps));
 }
 

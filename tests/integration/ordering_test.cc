@@ -68,7 +68,7 @@ ucc::sim::ClusterParams params(uint32_t n, uint64_t seed) {
     p.n_ranks = n;
     p.seed = seed;
     std::string err;
-    ucc::sim::parse_network("slow", &p.net, &err);
+    ucc::net::parse_network("slow", &p.net, &err);
     return p;
 }
 

@@ -130,7 +130,7 @@ std::vector<uint8_t> reduce_bits(const char *alg, ucc_reduction_op_t op, uint32_
     p.n_ranks = n;
     p.seed = seed;
     std::string err;
-    EXPECT_EQ(ucc::sim::parse_network(network, &p.net, &err), UCC_OK) << err;
+    EXPECT_EQ(ucc::net::parse_network(network, &p.net, &err), UCC_OK) << err;
     std::vector<uint8_t> result(count * sizeof(double));
     const uint32_t root = 1 % n;
     const ucc::sim::RunResult res = ucc::sim::run(p, [&](uint32_t rank) {

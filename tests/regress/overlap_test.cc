@@ -28,7 +28,7 @@ void on_team(const std::string &allreduce_alg, Body body) {
     std::string err;
     // The in-network allreduce needs switches that reduce and one rank per node.
     const char *network = allreduce_alg == "sharp" ? "hdr,ppn=1,sharp_lat=2us" : "hdr";
-    ASSERT_EQ(ucc::sim::parse_network(network, &p.net, &err), UCC_OK);
+    ASSERT_EQ(ucc::net::parse_network(network, &p.net, &err), UCC_OK);
     const ucc::sim::RunResult res = ucc::sim::run(p, [&](uint32_t rank) {
         ucc::testkit::EnvParams ep;
         ep.alg = allreduce_alg;

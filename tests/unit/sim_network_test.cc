@@ -3,9 +3,9 @@
 
 #include <string>
 
-#include "transports/sim/network.h"
+#include "lib/net/network_model.h"
 
-namespace ucc::sim {
+namespace ucc::net {
 namespace {
 
 NetworkModel parse_ok(const char *spec) {
@@ -192,4 +192,4 @@ TEST(SimNetwork, CostsAreExactIntegers) {
 }
 
 }  // namespace
-}  // namespace ucc::sim
+}  // namespace ucc::net

@@ -1,124 +1,31 @@
-// The tools' network argument (network.h).
+// The tools' network argument (network.h): the library resolves it
+// (ucc_sim_network_resolve, lib/net/network_arg.h) and describes it.
 #include "tools/perf/network.h"
 
-#include <algorithm>
-#include <cstdlib>
-#include <fstream>
-#include <vector>
-
-#include "lib/util/parse.h"
 #include "ucc/sim/ucc_sim.h"
 
 namespace ucc::perf {
 
 namespace {
 
-constexpr size_t kDescribeBytes = 1024;
-constexpr uint64_t kNodesMax = 1u << 20;
-
-// Asks the simulator to parse a spec; false with its message.
-bool describe(const std::string &spec, std::string *described) {
-    char buf[kDescribeBytes];
-    const ucc_status_t st = ucc_sim_network_describe(spec.c_str(), buf, sizeof(buf));
-    *described = buf;
-    return st == UCC_OK;
-}
-
-bool is_preset(const std::string &s) {
-    return s == "hdr" || s == "eth100" || s == "slow" || s == "ideal";
-}
-
-bool read_file(const std::string &path, NetworkArg *out, std::string *error) {
-    std::ifstream in(path);
-    if (!in) {
-        *error = path +
-                 ": not a preset (hdr, eth100, slow, ideal), not a spec (key=value,...), and not "
-                 "a readable file";
-        return false;
-    }
-    std::string preset = "hdr";
-    std::vector<std::string> items;
-    uint32_t nodes = 0;
-    std::string line;
-    for (int line_no = 1; std::getline(in, line); ++line_no) {
-        auto fail = [&](const std::string &why) {
-            *error = path + ":" + std::to_string(line_no) + ": " + why;
-            return false;
-        };
-        const size_t hash = line.find('#');
-        if (hash != std::string::npos) {
-            line.resize(hash);
-        }
-        line = trim(line);
-        if (line.empty()) {
-            continue;
-        }
-        const size_t eq = line.find('=');
-        if (eq == std::string::npos) {
-            return fail("\"" + line + "\" is not key = value");
-        }
-        std::string key(trim(line.substr(0, eq)));
-        std::string value(trim(line.substr(eq + 1)));
-        if (key == "preset") {
-            if (!is_preset(value)) {
-                return fail("unknown preset \"" + value + "\" (hdr, eth100, slow, ideal)");
-            }
-            preset = value;
-            continue;
-        }
-        if (key == "ranks_per_node") {
-            key = "ppn";
-        }
-        if (key == "nodes") {
-            const size_t x = value.find('x');
-            const std::string_view n_str = x == std::string::npos
-                                               ? std::string_view(value)
-                                               : trim(std::string_view(value).substr(0, x));
-            if (!parse_u32(n_str, &nodes) || nodes == 0 || nodes > kNodesMax) {
-                return fail("nodes: \"" + value + "\" is not a node count (N or NxPPN)");
-            }
-            if (x == std::string::npos) {
-                continue;
-            }
-            key = "ppn";
-            value = trim(value.substr(x + 1));
-        }
-        const std::string item = key + "=" + value;
-        std::string msg;
-        if (!describe("hdr," + item, &msg)) {
-            // The simulator's message names the key and what it expected.
-            const size_t colon = msg.find("\": ");
-            return fail(colon == std::string::npos ? msg : msg.substr(colon + 3));
-        }
-        items.push_back(item);
-    }
-    out->spec = preset;
-    for (const std::string &item : items) {
-        out->spec += "," + item;
-    }
-    if (nodes > 0) {
-        // ppn as the model resolved it (the file's, or the preset's).
-        std::string described;
-        describe(out->spec, &described);
-        const size_t p = described.find(",ppn=");
-        const uint64_t ppn =
-            p == std::string::npos ? 1 : std::strtoull(described.c_str() + p + 5, nullptr, 10);
-        out->slots = uint64_t{nodes} * std::max<uint64_t>(ppn, 1);
-    }
-    return true;
-}
+constexpr size_t kSpecBytes = 4096;
 
 }  // namespace
 
 bool resolve_network(const std::string &arg, NetworkArg *out, std::string *error) {
     *out = NetworkArg{};
-    if (arg.find('=') != std::string::npos || arg.find(',') != std::string::npos ||
-        is_preset(arg)) {
-        out->spec = arg;
-    } else if (!read_file(arg, out, error)) {
+    char buf[kSpecBytes];
+    uint64_t slots = 0;
+    ucc_status_t st = ucc_sim_network_resolve(arg.c_str(), buf, sizeof(buf), &slots);
+    if (st != UCC_OK) {
+        *error = st == UCC_ERR_NO_RESOURCE ? arg + ": the network's spec is too long" : buf;
         return false;
     }
-    if (!describe(out->spec, &out->described)) {
+    out->spec = buf;
+    out->slots = slots;
+    st = ucc_sim_network_describe(out->spec.c_str(), buf, sizeof(buf));
+    out->described = buf;
+    if (st != UCC_OK) {
         *error = out->described;
         return false;
     }

@@ -50,7 +50,7 @@ size_t Cluster::OrderKeyHash::operator()(const OrderKey &k) const {
 
 Cluster::Cluster(const ClusterParams &p, std::function<void(uint32_t)> program)
     : params_(p),
-      cost_(cost_params(p.net)),
+      cost_(net::cost_params(p.net)),
       program_(std::move(program)),
       n_(p.n_ranks),
       rng_(p.seed),

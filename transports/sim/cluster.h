@@ -41,15 +41,17 @@
 #include <unordered_map>
 #include <vector>
 
+#include "lib/net/network_model.h"
 #include "lib/simulated.h"
 #include "lib/transport.h"
 #include "transports/sim/event_queue.h"
 #include "transports/sim/faults.h"
-#include "transports/sim/network.h"
 #include "transports/sim/rng.h"
 #include "ucc/api/ucc.h"
 
 namespace ucc::sim {
+
+using net::NetworkModel;
 
 // ---------------------------------------------------------------------------
 // Public interface

@@ -8,9 +8,10 @@
 #include <string>
 
 #include "lib/coll/algorithms.h"
+#include "lib/net/network_arg.h"
+#include "lib/net/network_model.h"
 #include "lib/util/common.h"
 #include "transports/sim/cluster.h"
-#include "transports/sim/network.h"
 #include "transports/sim/timeline.h"
 
 namespace {
@@ -91,7 +92,7 @@ ucc_status_t sim_run(const ucc_sim_params_t *params, void (*rank_main)(void *), 
         return UCC_ERR_INVALID_PARAM;
     }
     std::string error;
-    if (ucc::sim::parse_network(network, &p.net, &error) != UCC_OK) {
+    if (ucc::net::parse_network(network, &p.net, &error) != UCC_OK) {
         std::fprintf(stderr, "[ucc] ERROR ucc_sim_run: %s\n", error.c_str());
         return UCC_ERR_INVALID_PARAM;
     }
@@ -287,11 +288,31 @@ UCC_EXPORT ucc_status_t ucc_sim_faults_describe(const char *spec, uint32_t n_ran
     });
 }
 
+UCC_EXPORT ucc_status_t ucc_sim_network_resolve(const char *name, char *buf, size_t len,
+                                                uint64_t *slots) {
+    return ucc::api_guard("ucc_sim_network_resolve", [&] {
+        ucc::net::NetworkArg arg;
+        std::string error;
+        if (name == nullptr || !ucc::net::resolve_network(name, &arg, &error)) {
+            copy_out(name == nullptr ? "name is NULL" : error, buf, len);
+            return UCC_ERR_INVALID_PARAM;
+        }
+        if (arg.spec.size() + 1 > len) {
+            return UCC_ERR_NO_RESOURCE;
+        }
+        copy_out(arg.spec, buf, len);
+        if (slots != nullptr) {
+            *slots = arg.slots;
+        }
+        return UCC_OK;
+    });
+}
+
 UCC_EXPORT ucc_status_t ucc_sim_network_describe(const char *spec, char *buf, size_t len) {
     return ucc::api_guard("ucc_sim_network_describe", [&] {
-        ucc::sim::NetworkModel m;
+        ucc::net::NetworkModel m;
         std::string error;
-        ucc_status_t st = ucc::sim::parse_network(spec, &m, &error);
+        ucc_status_t st = ucc::net::parse_network(spec, &m, &error);
         copy_out(st == UCC_OK ? m.describe() : error, buf, len);
         return st;
     });

@@ -290,6 +290,24 @@ ucc_status_t ucc_sim_algorithms(ucc_coll_type_t coll_type, char *buf, size_t len
 ucc_status_t ucc_sim_network_describe(const char *spec, char *buf, size_t len);
 
 /**
+ * Resolves a network as the tools and UCC_NETWORK name one: a preset (hdr,
+ * eth100, slow, ideal), a spec ("hdr,ppn=16,lat_inter=2us") or the path of a
+ * network file (key = value lines, '#' comments, `preset` and `nodes` keys;
+ * the networks/ directory's format). Writes the equivalent spec into @a buf,
+ * or on UCC_ERR_INVALID_PARAM the reason ("path:line: why"); at most @a len
+ * bytes, the terminating NUL included.
+ *
+ * @param [in]  name   The network's name, spec or file.
+ * @param [out] buf    Receives the spec or the reason; may be NULL when len is 0.
+ * @param [in]  len    Size of @a buf in bytes.
+ * @param [out] slots  When not NULL: a file's nodes x ranks per node (0: a
+ *                     preset, a spec, or a file without `nodes`).
+ * @return UCC_OK; UCC_ERR_INVALID_PARAM when it is none of the three;
+ *         UCC_ERR_NO_RESOURCE when @a len is too small (nothing written).
+ */
+ucc_status_t ucc_sim_network_resolve(const char *name, char *buf, size_t len, uint64_t *slots);
+
+/**
  * Entry point of a user program run by the ucc_sim tool (`ucc_sim -np N
  * --program LIB.so [-- ARGS...]`). The program is a shared library that
  * defines this function with C linkage and default visibility; the tool

@@ -1,4 +1,6 @@
-// The simulated network: a LogGP-style cost model.
+// A network described as a LogGP-style cost model: what the simulator runs
+// (transports/sim) and the cost formulas take (cost_params), for a machine a
+// preset, spec or file names (network_arg.h).
 //
 // Ranks live on nodes (rank r is on node r / ranks_per_node). A message of
 // `bytes` bytes from rank a to rank b costs
@@ -42,7 +44,7 @@
 #include "lib/cost/cost.h"
 #include "ucc/api/ucc.h"
 
-namespace ucc::sim {
+namespace ucc::net {
 
 struct NetworkModel {
     std::string preset = "hdr";   // the preset this model started from
@@ -163,4 +165,4 @@ cost::Params cost_params(const NetworkModel &m);
 std::string format_time_ps(int64_t ps);
 std::string format_bandwidth(uint64_t bps);
 
-}  // namespace ucc::sim
+}  // namespace ucc::net

@@ -1,12 +1,12 @@
 // Network presets, the spec parser and the model's printed form.
-#include "transports/sim/network.h"
+#include "lib/net/network_model.h"
 
 #include <cstring>
 #include <string_view>
 
 #include "lib/util/parse.h"
 
-namespace ucc::sim {
+namespace ucc::net {
 
 namespace {
 
@@ -529,4 +529,4 @@ cost::Params cost_params(const NetworkModel &m) {
     return p;
 }
 
-}  // namespace ucc::sim
+}  // namespace ucc::net

@@ -1,0 +1,24 @@
+// A network as the tools (ucc_sim, ucc_perftest --sim, ucc_info -n) and a
+// context (UCC_NETWORK) name it: a preset (hdr, eth100, slow, ideal), a spec string
+// ("hdr,ppn=16,lat_inter=2us") or a file of key = value lines with '#'
+// comments. A file's keys are the spec's plus `preset` (the base, default hdr)
+// and `nodes` ("128", or "128x8", which also sets ppn); it becomes the
+// equivalent spec string, and its nodes x ppn bounds the number of ranks.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace ucc::net {
+
+struct NetworkArg {
+    std::string spec = "hdr";       // what the simulator is given
+    std::string described = "hdr";  // the resolved model, every parameter
+    uint64_t slots = 0;             // nodes x ppn of a file (0: unbounded)
+};
+
+// Resolves `arg` into *out; false with *error ("path:line: why", or the
+// simulator's own message) when it is none of the three.
+bool resolve_network(const std::string &arg, NetworkArg *out, std::string *error);
+
+}  // namespace ucc::net
