@@ -38,7 +38,13 @@ void mark_destroy(UserMark m, uint32_t object, ucc_status_t st = UCC_OK) {
 }
 
 // Lets simulated time pass on the calling rank without calling the library.
+// No time is no pause: an idle() with the rank's clock not ahead and no
+// deadline waits for an event that may never come (a rank whose peers all
+// wait on it blocked for good).
 void pause_ps(uint32_t rank, int64_t ps) {
+    if (ps <= 0) {
+        return;
+    }
     sim::Cluster *c = sim::Cluster::current();
     c->advance(rank, ps);
     c->idle(rank, INFINITY);
