@@ -277,9 +277,8 @@ constexpr ConfigVar kContextVars[] = {
      "the cheapest the cost formulas (lib/cost, docs/algorithms.md) predict on the network the "
      "transport knows (the simulator's) or NETWORK names (else the built-in rules); rules: the "
      "built-in rules by size and team size (ucc_info -s). Under cost, with UCC_CLS=basic,hier, "
-     "the hierarchical algorithms compete too (all but alltoall(v) node_split, which keeps its "
-     "rule); tl/sharp's rule comes first, and per-rank counts (the v collectives) follow the "
-     "rules either way.",
+     "the hierarchical algorithms compete too; tl/sharp's rule comes first, and per-rank counts "
+     "(the v collectives) follow the rules either way.",
      valid_select, kUsed},
     {"NETWORK", "",
      "The network selection by cost predicts on where the transport does not know its own "

@@ -102,7 +102,7 @@ struct Params {
 
 // Predicted seconds of `alg` running `a` on a team of `n` ranks (v-variants
 // without count arrays: every block of a.count elements); negative when the
-// algorithm has no formula (the one-sided ones, alltoall(v) node_split) or,
+// algorithm has no formula (the one-sided ones) or,
 // hierarchical, no levels on this layout (p.ppn: within one node, or one
 // rank per node).
 double predict(const coll::Algorithm &alg, const coll::Args &a, uint32_t n, const Params &p);

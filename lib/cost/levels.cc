@@ -4,7 +4,7 @@
 // p ranks within one node, the N = ceil(n / p) leaders or rails one rank per
 // node. p is the team's ranks per node (Params::ppn, the largest node); a
 // team within one node, or of one rank per node, has no levels (-1).
-// alltoall(v) node_split runs its parts at once and has no formula yet.
+// alltoall(v) node_split runs its parts at once: the longest of them.
 // Nodes of fewer ranks are taken as full ones: on split_rail, where such a
 // node's ranks own several blocks each, that is optimistic.
 #include <algorithm>
@@ -142,7 +142,37 @@ double allgather_gab(const Args &a, uint32_t n, const Params &p) {
                 best_flat(a, UCC_COLL_TYPE_BCAST, a.count * n, s.p, p, false)});
 }
 
+// Node split (patterns/node_split.cc): every block for another node posted
+// at once while the node's ranks run an alltoallv among themselves. The
+// blocks across leave one per the port's time, behind or among the node
+// part's (or the node's NIC, which its p ranks share, carries all p (n - p)
+// of them), and the rank's CPU pays every send and receive of both parts;
+// the longest of the three.
+double alltoall_node_split(const Args &a, uint32_t n, const Params &p) {
+    const Shape s = shape(n, p);
+    if (!s.ok) {
+        return -1;
+    }
+    const double b = bytes_of(a);
+    const uint32_t remote = n - s.p;
+    const double node = best_flat(a, UCC_COLL_TYPE_ALLTOALLV, a.count, s.p, p, false);
+    if (node < 0) {
+        return -1;
+    }
+    const Link l = p.crossing(s.p);
+    // The rank's port also sends the node part's blocks.
+    const double net = fan_out(p, l, b, remote) + (s.p - 1) * (p.gap + b * p.intra.G);
+    const double nic = p.nic_G == 0 && p.nic_msg == 0
+                           ? 0
+                           : msg(p, p.inter, b) + s.p * remote * (p.nic_msg + b * p.nic_G);
+    const double cpu = remote * (p.o_send + p.o_recv) + node;
+    const double staging = a.inplace ? remote * b * p.copy : 0;
+    return staging + std::max({net, nic, cpu});
+}
+
 constexpr Formula kFormulas[] = {
+    {UCC_COLL_TYPE_ALLTOALL, "node_split", alltoall_node_split},
+    {UCC_COLL_TYPE_ALLTOALLV, "node_split", alltoall_node_split},
     {UCC_COLL_TYPE_ALLREDUCE, "rab", allreduce_rab},
     {UCC_COLL_TYPE_ALLREDUCE, "split_rail", allreduce_split_rail},
     {UCC_COLL_TYPE_BCAST, "2step", bcast_2step},

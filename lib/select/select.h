@@ -135,8 +135,8 @@ struct Choice {
 // Selects: the forced algorithm (`forced`, from <COLL>_ALG); else, when
 // q.net and `args` are given and every member has the same count, tl/sharp's
 // rule where it holds, then the cheapest predicted algorithm (the
-// hierarchical ones among them where cl/hier may run; node_split, without a
-// formula, by its rule); else the first built-in rule that holds (cl/hier's
+// hierarchical ones among them where cl/hier may run); else the first
+// built-in rule that holds (cl/hier's
 // and tl/sharp's first, as their scores put them); then every matching TUNE rule in
 // order (an '@alg' replaces the algorithm, a score replaces the score; 0
 // disables, and an algorithm that cannot run these arguments falls back to
@@ -153,9 +153,9 @@ bool by_cost(const Query &q, const coll::Args *args);
 // (tl/sharp, cl/hier).
 bool above_host(const coll::Algorithm &a);
 // Whether `a` competes by predicted cost (cheapest) rather than by its
-// built-in rule: a host algorithm, or a hierarchical one with a formula
-// (alltoall(v) node_split has none: its rule stands). tl/sharp's rule comes
-// first, as its score puts it above every host algorithm.
+// built-in rule: a host algorithm, or a hierarchical one with a formula (a
+// rule of one without would stand). tl/sharp's rule comes first, as its
+// score puts it above every host algorithm.
 bool by_cost_among(const coll::Algorithm &a, const Query &q, const coll::Args &args);
 
 // "ALLREDUCE_ALG" for UCC_COLL_TYPE_ALLREDUCE: the variable that forces the
