@@ -9,7 +9,10 @@
 # their ratio, the algorithms); on stderr, per process count, how many cells
 # are within 25 % and the worst ten, in Markdown.
 #
-#   bench/machine_table.sh [BUILD_DIR] [NETWORK_FILE]
+#   bench/machine_table.sh [BUILD_DIR] [NETWORK]
+# NETWORK: a file, preset or spec instead of fitting one. MACHINE_TABLE_NP and
+# MACHINE_TABLE_COLLS narrow the process counts and collectives (ctest's
+# smoke run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build="${1:-build}"
@@ -21,10 +24,12 @@ if [[ -z "$net" ]]; then
     net="$work/this_machine.net"
     scripts/fit_network.sh "$build" "$net" >&2
 fi
-net="$(cd "$(dirname "$net")" && pwd)/$(basename "$net")"
-colls="allreduce bcast reduce barrier allgather allgatherv alltoall alltoallv gather gatherv
-  scatter scatterv reduce_scatter reduce_scatterv fanin fanout"
-for np in 2 3 4; do
+if [[ -f "$net" ]]; then
+    net="$(cd "$(dirname "$net")" && pwd)/$(basename "$net")"
+fi
+colls="${MACHINE_TABLE_COLLS:-allreduce bcast reduce barrier allgather allgatherv alltoall
+  alltoallv gather gatherv scatter scatterv reduce_scatter reduce_scatterv fanin fanout}"
+for np in ${MACHINE_TABLE_NP:-2 3 4}; do
     for c in $colls; do
         # ucc_perftest counts elements: 2 .. 1M float32 are 8 B .. 4 MiB.
         UCC_NETWORK="$net" timeout 600 "$build/ucc_run" -n "$np" "$build/ucc_perftest" -c "$c" \
