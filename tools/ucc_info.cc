@@ -19,6 +19,7 @@
 #include <string>
 
 #include "lib/coll/algorithms.h"
+#include "lib/coll/radix.h"
 #include "lib/core/config.h"
 #include "lib/core/core.h"
 #include "lib/core/transport_select.h"
@@ -342,6 +343,15 @@ int explain(int argc, char **argv, int first, const ucc::core::Tuning &t, bool h
                     static_cast<unsigned long long>(ppn), hier ? "" : "; UCC_CLS has no hier");
     }
     std::printf("%s\n  why: %s\n  what: %s\n", c.alg->name, c.why.c_str(), c.alg->description);
+    if (const ucc::coll::RadixVar *v = ucc::coll::radix_var(*c.alg)) {
+        const uint32_t index = static_cast<uint32_t>(v - ucc::coll::radix_vars().data());
+        bool set = false;
+        for (const ucc::coll::Radixes::Set &s : t.radixes.set) {
+            set = set || s.var == index;
+        }
+        std::printf("  radix: %u (UCC_%s%s)\n", ucc::coll::radix_for(*c.alg, a, q.team_size),
+                    v->var, set ? "" : " is auto: UCC_KNOMIAL_RADIX");
+    }
     print_costs(a, q.team_size, network, net, c.alg);
     return 0;
 }

@@ -48,6 +48,11 @@ std::span<const RadixVar> radix_vars() {
     return kVars;
 }
 
+const RadixVar *radix_var(const Algorithm &alg) {
+    const int v = var_of(alg);
+    return v < 0 ? nullptr : &kVars[v];
+}
+
 uint32_t radix_for(const Algorithm &alg, const Args &a, uint32_t size) {
     if (a.radixes == nullptr) {
         return a.radix;

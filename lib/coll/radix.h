@@ -59,6 +59,10 @@ struct Radixes {
     std::vector<Set> set;
 };
 
+// The variable that sets `alg`'s radix; nullptr: none (it takes
+// KNOMIAL_RADIX, or reads no radix).
+const RadixVar *radix_var(const Algorithm &alg);
+
 // The radix `alg` runs `a` with on `size` ranks: the setting of its
 // variable for a's bytes (count x element size, times the team size where
 // count is a per-rank block) and memory type, else KNOMIAL_RADIX. a.radixes

@@ -62,6 +62,11 @@ out="$(UCC_TUNE='bcast:[8-inf]:0' "$info" --explain bcast 8 16 || true)"
 grep -q "disabled by TUNE token 'bcast:\[8-inf\]:0'" <<<"$out" || fail "--explain score 0: $out"
 UCC_SELECT=rules UCC_TUNE='bcast:[8-inf]:0' "$info" --explain bcast 8 4 | grep -c ": knomial$" >/dev/null ||
     fail "team range"
+# The radix a k-nomial choice runs with, and the variable that sets it.
+"$info" --explain bcast 1k 64 | grep -q "^  radix: 4 (UCC_BCAST_KN_RADIX is auto: UCC_KNOMIAL_RADIX)$" ||
+    fail "--explain radix auto"
+UCC_TL_UCP_BCAST_KN_RADIX=8 "$info" --explain bcast 1k 64 | grep -q "^  radix: 8 (UCC_BCAST_KN_RADIX)$" ||
+    fail "--explain radix set"
 # The predicted time of every flat algorithm on a network, the chosen one marked.
 out="$("$info" --explain allreduce 1M 16 -n slow -p 2)"
 grep -q "predicted on slow, 2 ranks per node" <<<"$out" || fail "--explain costs: $out"
