@@ -12,9 +12,12 @@ of the best and within 1.5x of the bound) and the worst ten cells of each
 ratio, in Markdown.
 
   bench/select_sweep.py [--build DIR] [--full] [--jobs N] [--colls a,b] [--sizes N,N]
+                        [--networks a,b] [--prune F]
 
 The default grid runs in about seven minutes on two cores; --full adds the
-team sizes up to 4,096 (hours).
+team sizes up to 4,096, where a ring alone makes 17 M messages per size:
+--prune F runs each candidate only at the sizes where the formulas predict
+it within F times the cheapest ("the best" is then the best of those).
 """
 import argparse
 import concurrent.futures
@@ -37,8 +40,9 @@ MIN_BYTES, MAX_BYTES = 8, 16 << 20
 SYNC = {"barrier", "fanin", "fanout"}  # no payload: one size
 
 
-def explain(build, coll, nbytes, n, net):
-    """(candidate algorithms, chosen name, lower bound in us) from ucc_info."""
+def explain(build, coll, nbytes, n, net, predictions=None):
+    """(candidate algorithms, chosen name, lower bound in us) from ucc_info;
+    `predictions`, when given, gets each candidate's predicted us."""
     out = subprocess.run([os.path.join(build, "ucc_info"), "--explain", coll, str(nbytes), str(n),
                           "-n", net], capture_output=True, text=True, check=True).stdout
     algs, bound = [], None
@@ -51,14 +55,44 @@ def explain(build, coll, nbytes, n, net):
             continue  # hierarchical: not what a flat team can run
         elif m or re.match(r"\s{4}\S+\s+\(none\)", line):
             algs.append(line.split()[0])
+            if m and predictions is not None and "cannot run" not in line:
+                predictions[m.group(1)] = float(m.group(2))
     return algs, chosen, bound
 
 
-def simulate(build, coll, n, net, alg):
-    """{bytes: (algorithm, slowest rank's us)} from one ucc_sim sweep."""
+def sizes_of(coll):
     hi = MIN_BYTES if coll in SYNC else MAX_BYTES
+    out, b = [], MIN_BYTES
+    while b <= hi:
+        out.append(b)
+        b *= 2
+    return out
+
+
+def ranges_within(build, coll, n, net, algs, factor):
+    """{alg: (lo, hi)}: the sizes at which each candidate is predicted within
+    `factor` of the cheapest (the first to the last such size); candidates
+    never within it are left out."""
+    ranges = {}
+    for nbytes in sizes_of(coll):
+        pred = {}
+        explain(build, coll, nbytes, n, net, pred)
+        if not pred:
+            return {alg: (MIN_BYTES, sizes_of(coll)[-1]) for alg in algs}
+        cheapest = min(pred.values())
+        for alg in algs:
+            if alg not in pred or pred[alg] <= factor * cheapest:
+                lo, _ = ranges.get(alg, (nbytes, nbytes))
+                ranges[alg] = (lo, nbytes)
+    return ranges
+
+
+def simulate(build, coll, n, net, alg, lo=None, hi=None):
+    """{bytes: (algorithm, slowest rank's us)} from one ucc_sim sweep."""
+    lo = lo or MIN_BYTES
+    hi = hi or (MIN_BYTES if coll in SYNC else MAX_BYTES)
     cmd = [os.path.join(build, "ucc_sim"), "-np", str(n), "--network", net, "-c", coll,
-           "-b", str(MIN_BYTES), "-e", str(hi), "-w", "1", "-i", "1", "--timing-only", "--json",
+           "-b", str(lo), "-e", str(hi), "-w", "1", "-i", "1", "--timing-only", "--json",
            "--no-progress"]
     if alg is not None:
         cmd += ["--alg", alg]
@@ -79,6 +113,9 @@ def main():
     ap.add_argument("--colls", default=",".join(COLLS))
     ap.add_argument("--sizes", default="")
     ap.add_argument("--networks", default=",".join(NETWORKS))
+    ap.add_argument("--prune", type=float, default=0,
+                    help="run a candidate only at the sizes where it is predicted within this "
+                         "factor of the cheapest (0: everywhere; big teams need it)")
     args = ap.parse_args()
     teams = ([int(x) for x in args.sizes.split(",")] if args.sizes
              else SIZES_FULL if args.full else SIZES_QUICK)
@@ -93,9 +130,14 @@ def main():
             for n in teams:
                 for coll in colls:
                     algs, _, _ = explain(args.build, coll, MIN_BYTES, n, NETWORKS[net])
-                    for alg in algs + [None]:
+                    ranges = {alg: (None, None) for alg in algs}
+                    if args.prune > 0:
+                        ranges = ranges_within(args.build, coll, n, NETWORKS[net], algs,
+                                               args.prune)
+                    for alg in list(ranges) + [None]:
+                        lo, hi = ranges.get(alg, (None, None))
                         jobs[(net, n, coll, alg)] = pool.submit(simulate, args.build, coll, n,
-                                                                NETWORKS[net], alg)
+                                                                NETWORKS[net], alg, lo, hi)
         cells = []
         for net in nets:
             for n in teams:
