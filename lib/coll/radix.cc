@@ -62,6 +62,7 @@ uint32_t radix_for(const Algorithm &alg, const Args &a, uint32_t size) {
     for (const Radixes::Set &set : a.radixes->set) {
         if (static_cast<int>(set.var) == v) {
             found = &set.setting;
+            break;
         }
     }
     if (found == nullptr) {

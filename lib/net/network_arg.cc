@@ -15,8 +15,9 @@ namespace {
 
 constexpr uint64_t kNodesMax = 1u << 20;
 
-// Parses a spec; false with the parser's message, else its full description.
-bool describe(const std::string &spec, std::string *described) {
+// Parses a spec; false with the parser's message, else its full description
+// (and the model, into *model when given).
+bool describe(const std::string &spec, std::string *described, NetworkModel *model = nullptr) {
     NetworkModel m;
     std::string error;
     if (parse_network(spec.c_str(), &m, &error) != UCC_OK) {
@@ -24,6 +25,9 @@ bool describe(const std::string &spec, std::string *described) {
         return false;
     }
     *described = m.describe();
+    if (model != nullptr) {
+        *model = m;
+    }
     return true;
 }
 
@@ -113,7 +117,8 @@ bool read_file(const std::string &path, NetworkArg *out, std::string *error) {
 
 }  // namespace
 
-bool resolve_network(const std::string &arg, NetworkArg *out, std::string *error) {
+bool resolve_network(const std::string &arg, NetworkArg *out, std::string *error,
+                     NetworkModel *model) {
     *out = NetworkArg{};
     if (arg.find('=') != std::string::npos || arg.find(',') != std::string::npos ||
         is_preset(arg)) {
@@ -121,7 +126,7 @@ bool resolve_network(const std::string &arg, NetworkArg *out, std::string *error
     } else if (!read_file(arg, out, error)) {
         return false;
     }
-    if (!describe(out->spec, &out->described)) {
+    if (!describe(out->spec, &out->described, model)) {
         *error = out->described;
         return false;
     }

@@ -17,8 +17,12 @@ struct NetworkArg {
     uint64_t slots = 0;             // nodes x ppn of a file (0: unbounded)
 };
 
-// Resolves `arg` into *out; false with *error ("path:line: why", or the
-// simulator's own message) when it is none of the three.
-bool resolve_network(const std::string &arg, NetworkArg *out, std::string *error);
+struct NetworkModel;
+
+// Resolves `arg` into *out (and the model it gives into *model, when not
+// null); false with *error ("path:line: why", or the parser's own message)
+// when it is none of the three.
+bool resolve_network(const std::string &arg, NetworkArg *out, std::string *error,
+                     NetworkModel *model = nullptr);
 
 }  // namespace ucc::net

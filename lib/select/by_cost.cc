@@ -28,16 +28,8 @@ bool above_host(const coll::Algorithm &a) {
     return a.hierarchical || a.score != 0;
 }
 
-bool by_cost_among(const coll::Algorithm &a, const Query &q, const coll::Args &args) {
-    if (!above_host(a)) {
-        return true;
-    }
-    if (!a.hierarchical || q.net == nullptr) {
-        return false;
-    }
-    coll::Args same = args;
-    same.inplace = false;
-    return cost::predict(a, same, q.team_size, *q.net) >= 0;
+bool by_cost_among(const coll::Algorithm &a) {
+    return !above_host(a) || a.hierarchical;
 }
 
 const coll::Algorithm *cheapest(const Query &q, const coll::Args &args, std::string *why) {

@@ -55,8 +55,7 @@ void load_radixes(const Config &config, const Logger &log, coll::Radixes *out) {
         if (vars[i].kn && kn > 0) {
             s.value = static_cast<uint32_t>(kn);
         } else if (!select::parse_radix(config.get(vars[i].var), vars[i].ranged, &s, &error)) {
-            // The configuration checked it already; kept for a value set
-            // through ucc_context_config_modify's check.
+            // The configuration's check refuses these; never reached.
             UCC_LOG(log, kError, "%s: %s; auto instead", vars[i].var, error.c_str());
             continue;
         }
@@ -85,8 +84,7 @@ ucc_status_t context_network(Context &ctx) {
     net::NetworkArg arg;
     std::string error;
     net::NetworkModel model;
-    if (!net::resolve_network(named, &arg, &error) ||
-        net::parse_network(arg.spec.c_str(), &model, &error) != UCC_OK) {
+    if (!net::resolve_network(named, &arg, &error, &model)) {
         UCC_LOG(ctx.log, kError, "ucc_context_create: UCC_NETWORK=%s: %s", named.c_str(),
                 error.c_str());
         return UCC_ERR_INVALID_PARAM;

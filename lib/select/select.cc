@@ -188,7 +188,7 @@ Choice choose(const Query &q, const Thresholds &t, const std::string *forced,
             if (r.type == q.type && r.match(t, q)) {
                 base = find(table, r.alg);
                 if ((args != nullptr && !base->supports(*args, q.team_size)) ||
-                    (cost && by_cost_among(*base, q, *args))) {
+                    (cost && by_cost_among(*base))) {
                     base = nullptr;  // not these arguments, or chosen by cost: the next rule
                     continue;
                 }
@@ -206,10 +206,10 @@ Choice choose(const Query &q, const Thresholds &t, const std::string *forced,
             }
         }
         if (base == nullptr && cost) {
-            // No formula runs these arguments: the flat rules after all.
+            // No formula runs these arguments: the rules after all.
             for (const AutoRule &r : kRules) {
                 const coll::Algorithm *alg = find(table, r.alg);
-                if (r.type == q.type && !above_host(*alg) && r.match(t, q) &&
+                if (r.type == q.type && by_cost_among(*alg) && r.match(t, q) &&
                     alg->supports(*args, q.team_size)) {
                     base = alg;
                     if (explain) {

@@ -153,10 +153,10 @@ bool by_cost(const Query &q, const coll::Args *args);
 // (tl/sharp, cl/hier).
 bool above_host(const coll::Algorithm &a);
 // Whether `a` competes by predicted cost (cheapest) rather than by its
-// built-in rule: a host algorithm, or a hierarchical one with a formula (a
-// rule of one without would stand). tl/sharp's rule comes first, as its
-// score puts it above every host algorithm.
-bool by_cost_among(const coll::Algorithm &a, const Query &q, const coll::Args &args);
+// built-in rule: a host algorithm or a hierarchical one (each has a formula
+// wherever it runs). tl/sharp's rule comes first, as its score puts it above
+// every host algorithm.
+bool by_cost_among(const coll::Algorithm &a);
 
 // "ALLREDUCE_ALG" for UCC_COLL_TYPE_ALLREDUCE: the variable that forces the
 // collective's algorithm.

@@ -84,6 +84,19 @@ ucc::coll::Args args_of(const Scenario &s) {
 
 // `predicted` over the simulated time of `s` (0 when the run failed, which
 // is reported), printed when `verbose`.
+// One cell: `alg` on n ranks of network `spec`, `bytes` of float32-sized
+// elements per rank, radix 4.
+Scenario cell(const ucc::coll::Algorithm &alg, uint32_t n, uint64_t bytes, const char *spec) {
+    Scenario s;
+    s.type = alg.type;
+    s.alg = alg.name;
+    s.n = n;
+    s.count = bytes / 4;
+    s.network = spec;
+    s.radix = 4;
+    return s;
+}
+
 double ratio_to_simulator(const Scenario &s, double predicted, bool verbose) {
     std::string failure;
     const double sim = simulated(s, &failure);
@@ -120,13 +133,7 @@ TEST(CostModel, FormulasPredictTheSimulatorWithinTenPercent) {
                         if (!has_data(t) && bytes > 8) {
                             continue;
                         }
-                        Scenario s;
-                        s.type = t;
-                        s.alg = alg.name;
-                        s.n = n;
-                        s.count = bytes / 4;
-                        s.network = spec;
-                        s.radix = 4;
+                        const Scenario s = cell(alg, n, bytes, spec);
                         const double predicted = ucc::cost::predict(alg, args_of(s), n, p);
                         if (predicted < 0 || !ucc::testkit::alg_can_run(s)) {
                             continue;
@@ -170,14 +177,8 @@ TEST(CostModel, LevelsSumTheirPredictions) {
                     if (!has_data(t) && bytes > 8) {
                         continue;
                     }
-                    Scenario s;
-                    s.type = t;
-                    s.alg = alg.name;
+                    Scenario s = cell(alg, n, bytes, spec);
                     s.cls = "basic,hier";
-                    s.n = n;
-                    s.count = bytes / 4;
-                    s.network = spec;
-                    s.radix = 4;
                     const double predicted = ucc::cost::predict(alg, args_of(s), n, p);
                     if (predicted < 0) {
                         continue;
@@ -231,13 +232,7 @@ TEST(CostModel, ExchangesAcrossNodesShareTheNic) {
         ASSERT_NE(alg, nullptr) << e.alg;
         for (uint32_t n : {16u, 64u}) {
             for (uint64_t bytes : {8ull, 2048ull, 65536ull}) {
-                Scenario s;
-                s.type = e.type;
-                s.alg = e.alg;
-                s.n = n;
-                s.count = bytes / 4;
-                s.network = spec;
-                s.radix = 4;
+                const Scenario s = cell(*alg, n, bytes, spec);
                 const double predicted = ucc::cost::predict(*alg, args_of(s), n, p);
                 ASSERT_GE(predicted, 0) << e.alg;
                 const double ratio = ratio_to_simulator(s, predicted, verbose);
