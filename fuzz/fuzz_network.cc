@@ -1,5 +1,5 @@
 // libFuzzer target: the simulator's network-model parser (parse_network in
-// transports/sim/network.h) on arbitrary text. It must never crash or trip a
+// lib/net/network_model.h) on arbitrary text. It must never crash or trip a
 // sanitizer; a rejection leaves the model unchanged and says why; and a model
 // it accepts round-trips, as the header promises of describe(): the spec
 // string describe() prints parses back to the same model, field for field,

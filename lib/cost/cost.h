@@ -1,6 +1,6 @@
 // Predicted times of the flat algorithms: the catalogue's LogGP cost
 // formulas (docs/algorithms.md) as code, one per algorithm, in the terms of
-// the simulator's network model (transports/sim/network.h) so that they can
+// the simulator's network model (lib/net/network_model.h) so that they can
 // be checked against it (tests/integration/cost_model_test.cc): what the
 // selector compares and ucc_info --explain prints.
 //
