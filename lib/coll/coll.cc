@@ -178,13 +178,13 @@ void Coll::tag_xfer(Xfer &x, const void *buf) const {
 }
 
 Req Coll::send_on(uint32_t peer, uint32_t step, const void *buf, size_t bytes,
-                  ucc_memory_type_t mem) {
+                  ucc_memory_type_t mem, bool carry) {
     Xfer *x = Req::new_xfer(frame_pool);
     x->status = UCC_INPROGRESS;
     x->signature = signature_;
     x->peer_index = peer;
     x->stage = may_end_early_ && mem == UCC_MEMORY_TYPE_HOST;
-    x->carry = carry_;
+    x->carry = carry_ || carry;
     if (trace_req_ != 0) [[unlikely]] {
         tag_xfer(*x, buf);
     }
@@ -266,14 +266,15 @@ Req Coll::watch(const uint64_t *word, uint64_t at_least) {
                      [&](Xfer *x) { return transport_->watch(word, at_least, x); });
 }
 
-Req Coll::recv_on(uint32_t peer, uint32_t step, void *buf, size_t bytes, ucc_memory_type_t mem) {
+Req Coll::recv_on(uint32_t peer, uint32_t step, void *buf, size_t bytes, ucc_memory_type_t mem,
+                  bool carry) {
     Xfer *x = Req::new_xfer(frame_pool);
     x->status = UCC_INPROGRESS;
     x->expected = bytes;
     x->signature = signature_;
     x->peer_index = peer;
     x->stage = may_end_early_ && mem == UCC_MEMORY_TYPE_HOST;
-    x->carry = carry_;
+    x->carry = carry_ || carry;
     if (trace_req_ != 0) [[unlikely]] {
         tag_xfer(*x, buf);
     }
@@ -300,6 +301,14 @@ Req Coll::send_host(uint32_t peer, uint32_t step, const void *buf, size_t bytes)
 
 Req Coll::recv_host(uint32_t peer, uint32_t step, void *buf, size_t bytes) {
     return recv_on(peer, step, buf, bytes, UCC_MEMORY_TYPE_HOST);
+}
+
+Req Coll::send_control(uint32_t peer, uint32_t step, const void *buf, size_t bytes) {
+    return send_on(peer, step, buf, bytes, UCC_MEMORY_TYPE_HOST, true);
+}
+
+Req Coll::recv_control(uint32_t peer, uint32_t step, void *buf, size_t bytes) {
+    return recv_on(peer, step, buf, bytes, UCC_MEMORY_TYPE_HOST, true);
 }
 
 WaitAll Coll::wait_all(std::span<Req> reqs) {

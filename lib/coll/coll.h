@@ -40,6 +40,7 @@ namespace ucc::coll {
 
 class Topology;
 struct Radixes;
+struct HybridSettings;
 struct Algorithm;
 
 // A predefined reduction kernel (lib/dt/dt.h: dt::ReduceFn).
@@ -89,6 +90,9 @@ struct Args {
     uint32_t radix = 4;
     const Radixes *radixes = nullptr;
     uint64_t chunk_bytes = 0;  // pipelined ring reductions (0: whole blocks)
+    // alltoallv hybrid's settings (lib/coll/alltoallv/alltoallv.h; the
+    // reference's ALLTOALLV_HYBRID_*); nullptr: their defaults.
+    const HybridSettings *hybrid = nullptr;
     // Pipelined trees (bcast, reduce dbt): segment length (0: one segment),
     // BCAST_SEGMENT or REDUCE_SEGMENT by the collective's type.
     uint64_t segment_bytes = 0;
@@ -206,6 +210,12 @@ class ReqList {
     void push_back(Req &&r) {
         UCC_ASSERT(size_ < capacity_);
         new (&reqs_[size_++]) Req(std::move(r));
+    }
+    // Releases the requests (pending ones are cancelled), for the next batch.
+    void clear() {
+        for (; size_ > 0; --size_) {
+            reqs_[size_ - 1].~Req();
+        }
     }
     size_t size() const { return size_; }
     Req &operator[](size_t i) { return reqs_[i]; }
@@ -421,6 +431,13 @@ class Coll : public FrameSource {
     // The same for the core's own host-memory buffers (whatever the user's are).
     Req send_host(uint32_t peer, uint32_t step, const void *buf, size_t bytes);
     Req recv_host(uint32_t peer, uint32_t step, void *buf, size_t bytes);
+    // The algorithm's own control data (what it computed from the arguments,
+    // e.g. the sizes of the blocks a message carries, that the receiver's
+    // next steps depend on): host memory, moved even in a timing-only run
+    // (Xfer::carry), where payloads are not. The buffer must be real memory
+    // there too (not Coll::scratch, which hands out token buffers).
+    Req send_control(uint32_t peer, uint32_t step, const void *buf, size_t bytes);
+    Req recv_control(uint32_t peer, uint32_t step, void *buf, size_t bytes);
 
     // One-sided (memory the context mapped; lib/coll/patterns/onesided.h):
     // write `bytes` of `src` into `peer`'s memory at the place that
@@ -484,8 +501,10 @@ class Coll : public FrameSource {
     TraceBuffer classify(const void *p, uint64_t *offset) const;
     void note_access(const void *p, size_t bytes, bool write);
     void tag_xfer(Xfer &x, const void *buf) const;
-    Req send_on(uint32_t peer, uint32_t step, const void *buf, size_t bytes, ucc_memory_type_t mem);
-    Req recv_on(uint32_t peer, uint32_t step, void *buf, size_t bytes, ucc_memory_type_t mem);
+    Req send_on(uint32_t peer, uint32_t step, const void *buf, size_t bytes, ucc_memory_type_t mem,
+                bool carry = false);
+    Req recv_on(uint32_t peer, uint32_t step, void *buf, size_t bytes, ucc_memory_type_t mem,
+                bool carry = false);
 
     CollEnv &env_;
     Args args_;

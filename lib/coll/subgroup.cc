@@ -29,6 +29,7 @@ Args level_args(const Args &parent, ucc_coll_type_t type) {
     a.radixes = parent.radixes;
     a.chunk_bytes = parent.chunk_bytes;
     a.segment_bytes = parent.segment_bytes;
+    a.hybrid = parent.hybrid;
     return a;
 }
 

@@ -267,6 +267,27 @@ constexpr ConfigVar kContextVars[] = {
     {"SCATTER_KN_RADIX", "auto",
      "Radix of scatter knomial: auto (KNOMIAL_RADIX) or 2..64; KN_RADIX replaces it when set.",
      valid_radix_or_auto, kUsed},
+    // tl/ucp's alltoallv hybrid (lib/coll/alltoallv/alltoallv_hybrid.cc).
+    {"ALLTOALLV_HYBRID_BUFF_SIZE", "256k",
+     "alltoallv hybrid: the scratch of its Bruck rounds. With the parts below and the team "
+     "size it sets the largest block the rounds carry: BUFF_SIZE / (NUM_SCRATCH_SENDS + "
+     "NUM_SCRATCH_RECVS) / ceil(size / 2), and below 1,250 bytes; larger blocks go directly. "
+     "inf: no bound but the 1,250 bytes.",
+     valid_memunits, kUsed},
+    {"ALLTOALLV_HYBRID_NUM_SCRATCH_SENDS", "1",
+     "alltoallv hybrid: the parts of BUFF_SIZE for the rounds' sends (see BUFF_SIZE).", valid_uint,
+     kUsed},
+    {"ALLTOALLV_HYBRID_NUM_SCRATCH_RECVS", "3",
+     "alltoallv hybrid: the parts of BUFF_SIZE for the rounds' receives (see BUFF_SIZE).",
+     valid_uint, kUsed},
+    {"ALLTOALLV_HYBRID_PAIRWISE_NUM_POSTS", "3",
+     "alltoallv hybrid: the direct exchanges (a send to rank r+i and a receive from r-i) in "
+     "flight at once; 0 as 1.",
+     valid_uint, kUsed},
+    {"ALLTOALLV_HYBRID_CHUNK_BYTE_LIMIT", "12k",
+     "alltoallv hybrid: the bytes of the direct exchanges in flight at once (at least one "
+     "exchange).",
+     valid_memunits, kUsed},
     {"TRACE", "",
      "Record this context's calls (team creation, collective init, post, completion, finalize) "
      "into a trace file in this directory, which must exist (traces/FORMAT.md; ucc_replay "

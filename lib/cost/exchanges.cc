@@ -1,6 +1,7 @@
 // Cost formulas of the exchanges: allgather(v), alltoall(v).
 #include <algorithm>
 
+#include "lib/coll/alltoallv/alltoallv.h"
 #include "lib/coll/patterns/knomial.h"
 #include "lib/cost/formulas.h"
 #include "lib/cost/loggp.h"
@@ -143,6 +144,40 @@ double alltoallv_pairwise(const Args &a, uint32_t n, const Params &p) {
     return (a.inplace ? (n - 1) * b : b) * p.copy + pairwise_steps(n, p, b);
 }
 
+// Every round's header (4 bytes an index), with the blocks at most the
+// limit behind it in a second message; larger blocks then go directly,
+// PAIRWISE_NUM_POSTS positions (CHUNK_BYTE_LIMIT bytes) at a time, each
+// window's messages one after another through the port.
+double alltoallv_hybrid(const Args &a, uint32_t n, const Params &p) {
+    const double b = bytes_of(a);
+    const bool small = b <= static_cast<double>(coll::hybrid_block_limit(a, n));
+    double t = (a.inplace ? (n - 1) * b : b) * p.copy;
+    for (uint64_t d = 1; d < n; d *= 2) {
+        uint64_t m = 0;  // the indices with bit d set
+        for (uint64_t i = d; i < n; i += 2 * d) {
+            m += std::min<uint64_t>(d, n - i);
+        }
+        const Link l = p.distance_round(n, d);
+        t += msg(p, l, 4.0 * m);
+        if (small && b > 0) {
+            t += p.o_send + p.o_recv + m * b * (l.G + 2 * p.copy);
+        }
+    }
+    if (small) {
+        return t + (n - 1) * b * p.copy;
+    }
+    const coll::HybridSettings defaults;
+    const coll::HybridSettings &s = a.hybrid != nullptr ? *a.hybrid : defaults;
+    const auto by_bytes = static_cast<uint64_t>(static_cast<double>(s.chunk_bytes) / b);
+    const uint64_t w = std::max<uint64_t>(1, std::min<uint64_t>(s.posts, by_bytes));
+    for (uint64_t i = 1; i < n; i += w) {
+        const uint64_t k = std::min<uint64_t>(w, n - i);
+        const Link l = p.distance_round(n, i);
+        t += k * (p.o_send + p.o_recv) + l.L + k * b * l.G;
+    }
+    return t;
+}
+
 constexpr Formula kFormulas[] = {
     {UCC_COLL_TYPE_ALLGATHER, "ring", allgather_ring},
     {UCC_COLL_TYPE_ALLGATHER, "bruck", allgather_bruck},
@@ -153,6 +188,7 @@ constexpr Formula kFormulas[] = {
     {UCC_COLL_TYPE_ALLTOALL, "linear", alltoall_linear},
     {UCC_COLL_TYPE_ALLTOALL, "bruck", alltoall_bruck},
     {UCC_COLL_TYPE_ALLTOALLV, "pairwise", alltoallv_pairwise},
+    {UCC_COLL_TYPE_ALLTOALLV, "hybrid", alltoallv_hybrid},
 };
 
 }  // namespace

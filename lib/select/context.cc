@@ -1,6 +1,8 @@
 // The core's side of selection: a context's tuning from its configuration,
 // and the choice for a team's collective or a level of one, on the network
 // as the team sees it.
+#include <strings.h>
+
 #include <algorithm>
 #include <string>
 
@@ -24,6 +26,25 @@ void load_tuning(const Config &config, const Logger &log, Tuning *out) {
     out->bcast_segment = static_cast<uint64_t>(config.get_int("BCAST_SEGMENT"));
     out->reduce_segment = static_cast<uint64_t>(config.get_int("REDUCE_SEGMENT"));
     out->node_size = static_cast<uint32_t>(config.get_int("NODE_SIZE"));
+    // The reference's value types: inf the largest, auto the default.
+    auto number = [&](const char *name, uint64_t inf, uint64_t dflt) -> uint64_t {
+        const std::string &v = config.get(name);
+        if (strcasecmp(v.c_str(), "inf") == 0) {
+            return inf;
+        }
+        return strcasecmp(v.c_str(), "auto") == 0 ? dflt
+                                                  : static_cast<uint64_t>(config.get_int(name));
+    };
+    const coll::HybridSettings d;
+    coll::HybridSettings &h = out->hybrid;
+    h.buff_bytes = number("ALLTOALLV_HYBRID_BUFF_SIZE", UINT64_MAX, d.buff_bytes);
+    h.scratch_sends = static_cast<uint32_t>(
+        number("ALLTOALLV_HYBRID_NUM_SCRATCH_SENDS", UINT32_MAX, d.scratch_sends));
+    h.scratch_recvs = static_cast<uint32_t>(
+        number("ALLTOALLV_HYBRID_NUM_SCRATCH_RECVS", UINT32_MAX, d.scratch_recvs));
+    h.posts =
+        static_cast<uint32_t>(number("ALLTOALLV_HYBRID_PAIRWISE_NUM_POSTS", UINT32_MAX, d.posts));
+    h.chunk_bytes = number("ALLTOALLV_HYBRID_CHUNK_BYTE_LIMIT", UINT64_MAX, d.chunk_bytes);
     out->net_reduce_levels = 0;
     if (list_allows(config.get("NODE_LEADERS_SBGP_TLS"), "sharp")) {
         out->net_reduce_levels |= coll::Args::kNetReduceLeaders;

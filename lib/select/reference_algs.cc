@@ -37,7 +37,7 @@ constexpr ReferenceAlg kReference[] = {
     {UCC_COLL_TYPE_ALLTOALL, 1, "bruck", "bruck"},
     {UCC_COLL_TYPE_ALLTOALL, 2, "onesided", "onesided"},
     {UCC_COLL_TYPE_ALLTOALLV, 0, "pairwise", "pairwise"},
-    {UCC_COLL_TYPE_ALLTOALLV, 1, "hybrid", "pairwise"},
+    {UCC_COLL_TYPE_ALLTOALLV, 1, "hybrid", "hybrid"},
     {UCC_COLL_TYPE_ALLTOALLV, 2, "onesided", "onesided"},
     {UCC_COLL_TYPE_BCAST, 0, "knomial", "knomial"},
     {UCC_COLL_TYPE_BCAST, 1, "sag_knomial", "sag_knomial"},

@@ -13,6 +13,12 @@ bool alltoallv_two_sided(const Args &a, uint32_t) {
     return !a.mapped;
 }
 
+// The reference's hybrid runs host memory only (the rounds pack blocks in
+// host scratch).
+bool alltoallv_hybrid_supports(const Args &a, uint32_t) {
+    return !a.mapped && a.src_mem == UCC_MEMORY_TYPE_HOST && a.dst_mem == UCC_MEMORY_TYPE_HOST;
+}
+
 bool alltoallv_node_split_supports(const Args &a, uint32_t size) {
     return !a.mapped && hierarchical_supports(a, size);
 }
@@ -31,6 +37,10 @@ std::span<const Algorithm> alltoallv_algorithms() {
          "concurrently (UCC_CLS with hier)",
          alltoallv_node_split, alltoallv_node_split_supports, alltoallv_node_split_scratch, false,
          true},
+        {UCC_COLL_TYPE_ALLTOALLV, "hybrid",
+         "small blocks in log2(n) Bruck rounds with headers of their sizes, large ones directly "
+         "(ALLTOALLV_HYBRID_*)",
+         alltoallv_hybrid, alltoallv_hybrid_supports, alltoallv_hybrid_scratch},
     };
     return kTable;
 }
