@@ -41,6 +41,7 @@ namespace ucc::coll {
 class Topology;
 struct Radixes;
 struct HybridSettings;
+struct Pipelines;
 struct Algorithm;
 
 // A predefined reduction kernel (lib/dt/dt.h: dt::ReduceFn).
@@ -93,6 +94,9 @@ struct Args {
     // alltoallv hybrid's settings (lib/coll/alltoallv/alltoallv.h; the
     // reference's ALLTOALLV_HYBRID_*); nullptr: their defaults.
     const HybridSettings *hybrid = nullptr;
+    // The hierarchical algorithms' pipelining (lib/coll/patterns/pipeline.h;
+    // cl/hier's <ALG>_PIPELINE); nullptr: none.
+    const Pipelines *pipelines = nullptr;
     // Pipelined trees (bcast, reduce dbt): segment length (0: one segment),
     // BCAST_SEGMENT or REDUCE_SEGMENT by the collective's type.
     uint64_t segment_bytes = 0;

@@ -48,6 +48,11 @@ bool valid_radix_ranged(const std::string &v) {
     std::string error;
     return select::parse_radix(v, true, &s, &error);
 }
+bool valid_pipeline(const std::string &v) {
+    coll::PipelineSetting p;
+    std::string error;
+    return select::parse_pipeline(v, &p, &error);
+}
 bool one_of(const std::string &v, std::initializer_list<const char *> names) {
     for (const char *n : names) {
         if (strcasecmp(v.c_str(), n) == 0) {
@@ -377,15 +382,23 @@ constexpr ConfigVar kContextVars[] = {
      "here every node-local block goes through it (the default 0).",
      valid_memunits, kIgnored},
     {"ALLREDUCE_RAB_PIPELINE", "n",
-     "Ignored: fragments of rab (thresh=..:fragsize=..:nfrags=..:pdepth=..); its levels run "
-     "whole.",
-     nullptr, kIgnored},
+     "Fragments of allreduce rab: the leaders allreduce one while their nodes reduce the next and "
+     "broadcast the one before. "
+     "n (never), auto (never), or ':'-separated thresh=BYTES (cut above; default inf: never), "
+     "fragsize=BYTES (default inf), nfrags=N (at least; default 2), pdepth=N (in flight; "
+     "default 2) and an order (parallel, ordered, sequential: all run as sequential).",
+     valid_pipeline, kUsed},
     {"ALLREDUCE_SPLIT_RAIL_PIPELINE", "n",
-     "Ignored: fragments of split_rail; its levels run whole.", nullptr, kIgnored},
-    {"BCAST_2STEP_PIPELINE", "n", "Ignored: fragments of bcast 2step; its levels run whole.",
-     nullptr, kIgnored},
-    {"REDUCE_2STEP_PIPELINE", "n", "Ignored: fragments of reduce 2step; its levels run whole.",
-     nullptr, kIgnored},
+     "Ignored: fragments of split_rail (the same values); its levels run whole.", valid_pipeline,
+     kIgnored},
+    {"BCAST_2STEP_PIPELINE", "n",
+     "Fragments of bcast 2step: the leaders broadcast one while their nodes broadcast the one "
+     "before. As ALLREDUCE_RAB_PIPELINE.",
+     valid_pipeline, kUsed},
+    {"REDUCE_2STEP_PIPELINE", "n",
+     "Fragments of reduce 2step: the nodes reduce one while their leaders reduce the one before. "
+     "As ALLREDUCE_RAB_PIPELINE.",
+     valid_pipeline, kUsed},
     {"ESTIMATED_NUM_EPS", "0",
      "Ignored: a hint of how many endpoints the context will have (per-rank state here does not "
      "grow with the team).",
@@ -501,6 +514,9 @@ const char *config_syntax(const ConfigVar &v) {
     }
     if (v.valid == valid_radix_ranged) {
         return "auto, integer 2..64, or [range:][memtypes:]radix,...";
+    }
+    if (v.valid == valid_pipeline) {
+        return "n, auto, or thresh=..:fragsize=..:nfrags=..:pdepth=..[:order]";
     }
     if (v.valid == valid_uint) {
         return "unsigned integer, inf or auto";

@@ -14,6 +14,7 @@
 
 #include "lib/coll/alltoallv/alltoallv.h"
 #include "lib/coll/coll.h"
+#include "lib/coll/patterns/pipeline.h"
 #include "lib/coll/topology.h"
 #include "lib/core/config.h"
 #include "lib/core/log.h"
@@ -140,6 +141,7 @@ struct Tuning {
     uint64_t bcast_segment = 0;     // BCAST_SEGMENT
     uint64_t reduce_segment = 0;    // REDUCE_SEGMENT
     coll::HybridSettings hybrid;    // ALLTOALLV_HYBRID_*
+    coll::Pipelines pipelines;      // <ALG>_PIPELINE (cl/hier's)
     // NODE_SIZE: nodes of this many consecutive context eps instead of the
     // transport's hosts (0: the hosts), for two-level runs on one host.
     uint32_t node_size = 0;

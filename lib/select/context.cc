@@ -45,6 +45,17 @@ void load_tuning(const Config &config, const Logger &log, Tuning *out) {
     h.posts =
         static_cast<uint32_t>(number("ALLTOALLV_HYBRID_PAIRWISE_NUM_POSTS", UINT32_MAX, d.posts));
     h.chunk_bytes = number("ALLTOALLV_HYBRID_CHUNK_BYTE_LIMIT", UINT64_MAX, d.chunk_bytes);
+    auto pipeline = [&](const char *name, coll::PipelineSetting *p) {
+        std::string error;
+        if (!select::parse_pipeline(config.get(name), p, &error)) {
+            // The configuration's check refuses these; never reached.
+            UCC_LOG(log, kError, "%s: %s; not pipelined", name, error.c_str());
+            *p = coll::PipelineSetting();
+        }
+    };
+    pipeline("ALLREDUCE_RAB_PIPELINE", &out->pipelines.rab);
+    pipeline("BCAST_2STEP_PIPELINE", &out->pipelines.bcast_2step);
+    pipeline("REDUCE_2STEP_PIPELINE", &out->pipelines.reduce_2step);
     out->net_reduce_levels = 0;
     if (list_allows(config.get("NODE_LEADERS_SBGP_TLS"), "sharp")) {
         out->net_reduce_levels |= coll::Args::kNetReduceLeaders;

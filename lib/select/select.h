@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "lib/coll/coll.h"
+#include "lib/coll/patterns/pipeline.h"
 #include "lib/coll/radix.h"
 #include "lib/cost/cost.h"
 #include "ucc/api/ucc.h"
@@ -105,6 +106,14 @@ ucc_status_t parse_tune(const std::string &source, const std::string &value,
 // error *error says why.
 bool parse_radix(const std::string &value, bool ranged, coll::RadixSetting *out,
                  std::string *error);
+
+// Parses a pipeline variable's value (cl/hier's <ALG>_PIPELINE, the
+// reference's pipeline params): "n" (never), "auto" (never: the reference's
+// divides by a fragment size of 0), or ':'-separated tokens thresh=UNITS,
+// fragsize=UNITS, nfrags=N, pdepth=N and an order (parallel, ordered,
+// sequential), each defaulting as the reference's (thresh=inf: never
+// pipelined, fragsize=inf, nfrags=2, pdepth=2). On an error *error says why.
+bool parse_pipeline(const std::string &value, coll::PipelineSetting *out, std::string *error);
 
 // The reference's (tl/ucp's) algorithms: per collective, its id and name, and
 // the algorithm of ours it maps onto.

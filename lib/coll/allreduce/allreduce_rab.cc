@@ -12,12 +12,27 @@
 // Cost (p ranks on the largest node, N nodes, m bytes):
 //   T = T_reduce(p, m)_intra + T_allreduce(N, m)_inter + T_bcast(p, m)_intra.
 // Every rank gets the leaders' bits: all ranks end identical.
+// Pipelined (CL_HIER_ALLREDUCE_RAB_PIPELINE; lib/coll/patterns/pipeline.h):
+// the leaders allreduce one fragment while their nodes reduce the next and
+// broadcast the one before.
 // Constraints: a topology of several nodes, one of several ranks
 // (Args::topo: UCC_CLS with hier).
 #include "lib/coll/allreduce/allreduce.h"
+#include "lib/coll/patterns/pipeline.h"
 #include "lib/coll/subgroup.h"
 
 namespace ucc::coll {
+
+namespace {
+
+// The leaders' allreduce in place, then AVG's division.
+Task among_leaders(Coll &c, Group leaders, Args ar) {
+    UCC_CO_TRY(co_await run_on(c, leaders, ar));
+    c.finalize_result(ar.dst, ar.count);
+    co_return UCC_OK;
+}
+
+}  // namespace
 
 Task allreduce_rab(Coll &c) {
     const Args &a = c.args();
@@ -26,29 +41,43 @@ Task allreduce_rab(Coll &c) {
     const uint32_t node = t.node_of(me);
     const bool leader = t.local_index(me) == 0;
     const Group local = Group::node(t, node);
-
-    Args r = level_args(a, UCC_COLL_TYPE_REDUCE);
-    r.root = 0;
-    r.count = a.count;
-    r.src = a.src;
-    r.dst = a.dst;
-    r.inplace = a.inplace;
-    UCC_CO_TRY(co_await run_on(c, local, r));
-    if (leader) {
+    uint32_t depth = 1;
+    const uint32_t frags =
+        a.pipelines != nullptr ? pipeline_fragments(a.pipelines->rab, a.count, a.esize, &depth) : 1;
+    auto slice = [&](uint32_t f, const Args &x) { return fragment(x, a.count, frags, f); };
+    auto reduce = [&](uint32_t f) {
+        Args r = level_args(a, UCC_COLL_TYPE_REDUCE);
+        r.root = 0;
+        r.src = a.src;
+        r.dst = a.dst;
+        r.inplace = a.inplace;
+        return run_on(c, local, slice(f, r));
+    };
+    auto allreduce = [&](uint32_t f) {
+        if (!leader) {
+            return Task();
+        }
         Args ar = level_args(a, UCC_COLL_TYPE_ALLREDUCE);
-        ar.count = a.count;
         ar.src = a.dst;
         ar.dst = a.dst;
         ar.inplace = true;
-        UCC_CO_TRY(co_await run_on(c, Group::leaders(t, 0), ar));
-        c.finalize_result(a.dst, a.count);
+        return among_leaders(c, Group::leaders(t, 0), slice(f, ar));
+    };
+    auto bcast = [&](uint32_t f) {
+        Args b = level_args(a, UCC_COLL_TYPE_BCAST);
+        b.root = 0;
+        b.src = a.dst;
+        b.dst = a.dst;
+        return run_on(c, local, slice(f, b));
+    };
+    if (frags > 1) {
+        co_return co_await run_pipeline(c, frags, depth, reduce, allreduce, bcast);
     }
-    Args b = level_args(a, UCC_COLL_TYPE_BCAST);
-    b.root = 0;
-    b.count = a.count;
-    b.src = a.dst;
-    b.dst = a.dst;
-    co_return co_await run_on(c, local, b);
+    UCC_CO_TRY(co_await reduce(0));
+    if (leader) {
+        UCC_CO_TRY(co_await allreduce(0));
+    }
+    co_return co_await bcast(0);
 }
 
 }  // namespace ucc::coll

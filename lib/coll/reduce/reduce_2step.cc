@@ -9,8 +9,11 @@
 // and the root divides once.
 // Cost (p ranks on the largest node, N nodes, m bytes):
 //   T = T_reduce(p, m)_intra + T_reduce(N, m)_inter.
+// Pipelined (CL_HIER_REDUCE_2STEP_PIPELINE; lib/coll/patterns/pipeline.h):
+// the leaders reduce one fragment while their nodes reduce the next.
 // Constraints: a topology of several nodes, one of several ranks
 // (Args::topo: UCC_CLS with hier). In-place at the root: dst holds its input.
+#include "lib/coll/patterns/pipeline.h"
 #include "lib/coll/reduce/reduce.h"
 #include "lib/coll/subgroup.h"
 
@@ -36,29 +39,38 @@ Task reduce_2step(Coll &c) {
     const bool root_node = node == t.node_of(a.root);
     const uint32_t lead = root_node ? a.root : t.member(node, 0);
     uint8_t *partial = me == lead && me != a.root ? c.scratch(a.count * a.esize) : nullptr;
-
-    Args r = level_args(a, UCC_COLL_TYPE_REDUCE);
-    r.count = a.count;
-    r.root = t.local_index(lead);
-    r.src = a.src;
-    r.dst = me == a.root ? a.dst : partial;
-    // In place only at the root; elsewhere src holds the rank's input.
-    r.inplace = me == a.root && a.inplace;
-    UCC_CO_TRY(co_await run_on(c, Group::node(t, node), r));
-    if (me != lead) {
-        co_return UCC_OK;
-    }
-    r.root = t.node_of(a.root);
-    if (me == a.root) {
-        r.src = a.dst;
-        r.dst = a.dst;
-        r.inplace = true;
+    uint32_t depth = 1;
+    const uint32_t frags = a.pipelines != nullptr ? pipeline_fragments(a.pipelines->reduce_2step,
+                                                                       a.count, a.esize, &depth)
+                                                  : 1;
+    auto in_node = [&](uint32_t f) {
+        Args r = level_args(a, UCC_COLL_TYPE_REDUCE);
+        r.root = t.local_index(lead);
+        r.src = a.src;
+        r.dst = me == a.root ? a.dst : partial;
+        // In place only at the root; elsewhere src holds the rank's input.
+        r.inplace = me == a.root && a.inplace;
+        return run_on(c, Group::node(t, node), fragment(r, a.count, frags, f));
+    };
+    auto among_leaders = [&](uint32_t f) {
+        if (me != lead) {
+            return Task();
+        }
+        Args r = level_args(a, UCC_COLL_TYPE_REDUCE);
+        r.root = t.node_of(a.root);
+        r.src = me == a.root ? a.dst : partial;
+        r.dst = me == a.root ? a.dst : nullptr;
+        r.inplace = me == a.root;
+        return run_on(c, Group::leaders(t, a.root), fragment(r, a.count, frags, f));
+    };
+    if (frags > 1) {
+        UCC_CO_TRY(co_await run_pipeline(c, frags, depth, in_node, among_leaders, Stage()));
     } else {
-        r.src = partial;
-        r.dst = nullptr;
-        r.inplace = false;
+        UCC_CO_TRY(co_await in_node(0));
+        if (me == lead) {
+            UCC_CO_TRY(co_await among_leaders(0));
+        }
     }
-    UCC_CO_TRY(co_await run_on(c, Group::leaders(t, a.root), r));
     if (me == a.root) {
         c.finalize_result(a.dst, a.count);
     }
