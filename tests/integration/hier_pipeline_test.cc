@@ -85,7 +85,7 @@ TEST(HierPipeline, FragmentsAsTheReferenceCountsThem) {
 // hundred, depth 1 to more than the fragments, in place, AVG, roots, posts.
 TEST(HierPipeline, EveryShapeMatchesModelAndTrace) {
     for (const Piped &p : kPiped) {
-        for (const char *setting : {"thresh=0:fragsize=4:pdepth=3", "thresh=0:nfrags=5:pdepth=1",
+        for (const char *setting : {"thresh=0:fragsize=256:pdepth=3", "thresh=0:nfrags=5:pdepth=1",
                                     "sequential:thresh=16:fragsize=1k:pdepth=9"}) {
             ScopedEnv v(p.var, setting);
             for (uint32_t ppn : {3u, 4u}) {

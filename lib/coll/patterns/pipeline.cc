@@ -64,7 +64,22 @@ Task run_stage(const Stage &stage, uint32_t f, Done &done) {
     co_return UCC_OK;
 }
 
+// Every kYieldEvery fragments, resumes the lane from the run queue: a
+// level that completes at once returns through its callers' frames, and
+// without optimization (no tail calls) a lane of many such fragments would
+// nest them all on one stack. (Each pass through the queue costs a
+// progress call, so not at every fragment.)
+constexpr uint32_t kYieldEvery = 8;
+struct Yield {
+    Scheduler &s;
+    uint32_t f;
+    bool await_ready() const noexcept { return f % kYieldEvery != kYieldEvery - 1; }
+    void await_suspend(std::coroutine_handle<> h) noexcept { s.schedule(h); }
+    void await_resume() const noexcept {}
+};
+
 struct Lanes {
+    Scheduler &scheduler;
     const Stage &pre;
     const Stage &mid;
     const Stage &post;
@@ -83,6 +98,7 @@ Task node_lane(Lanes &l, uint32_t frags, uint32_t depth) {
         co_return co_await run_stage(l.post, posted++, l.post_done);
     };
     for (uint32_t f = 0; f < frags; ++f) {
+        co_await Yield{l.scheduler, f};
         if (f >= depth) {
             if (l.post) {
                 UCC_CO_TRY(co_await post_next());
@@ -95,6 +111,7 @@ Task node_lane(Lanes &l, uint32_t frags, uint32_t depth) {
         }
     }
     while (l.post && posted < frags) {
+        co_await Yield{l.scheduler, posted};
         UCC_CO_TRY(co_await post_next());
     }
     co_return UCC_OK;
@@ -102,6 +119,7 @@ Task node_lane(Lanes &l, uint32_t frags, uint32_t depth) {
 
 Task net_lane(Lanes &l, uint32_t frags) {
     for (uint32_t f = 0; f < frags; ++f) {
+        co_await Yield{l.scheduler, f};
         if (l.pre) {
             UCC_CO_TRY(co_await l.pre_done.reached(f + 1));
         }
@@ -150,7 +168,7 @@ Args fragment(Args x, uint64_t count, uint32_t frags, uint32_t f) {
 Task run_pipeline(Coll &c, uint32_t frags, uint32_t depth, const Stage &pre, const Stage &mid,
                   const Stage &post) {
     Scheduler &s = c.env().scheduler();
-    Lanes l{pre, mid, post, Done(s), Done(s), Done(s)};
+    Lanes l{s, pre, mid, post, Done(s), Done(s), Done(s)};
     depth = std::max<uint32_t>(1, depth);
     if (!mid) {
         co_return co_await node_lane(l, frags, depth);
