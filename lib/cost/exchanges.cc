@@ -166,8 +166,7 @@ double alltoallv_hybrid(const Args &a, uint32_t n, const Params &p) {
     if (small) {
         return t + (n - 1) * b * p.copy;
     }
-    const coll::HybridSettings defaults;
-    const coll::HybridSettings &s = a.hybrid != nullptr ? *a.hybrid : defaults;
+    const coll::HybridSettings &s = coll::hybrid_settings(a);
     const auto by_bytes = static_cast<uint64_t>(static_cast<double>(s.chunk_bytes) / b);
     const uint64_t w = std::max<uint64_t>(1, std::min<uint64_t>(s.posts, by_bytes));
     for (uint64_t i = 1; i < n; i += w) {

@@ -20,6 +20,9 @@ struct HybridSettings {
     uint64_t chunk_bytes = 12 * 1024;
 };
 
+// a.hybrid, or the defaults where the core set none.
+const HybridSettings &hybrid_settings(const Args &a);
+
 // The largest block, in bytes, that alltoallv hybrid's Bruck rounds carry
 // on n ranks (larger blocks go directly): a round's share of BUFF_SIZE per
 // block it may carry, and below 1,250 bytes, where a block's extra hops

@@ -38,10 +38,6 @@ constexpr uint32_t kDirect = UINT32_MAX;  // a header entry: the block goes dire
 constexpr uint64_t kMaxBruckBytes = 1249;
 const HybridSettings kDefaults;
 
-const HybridSettings &settings(const Args &a) {
-    return a.hybrid != nullptr ? *a.hybrid : kDefaults;
-}
-
 uint64_t out_count(const Args &a, uint32_t to) {
     return a.inplace ? a.dst_count_at(to) : a.src_count_at(to);
 }
@@ -57,8 +53,12 @@ uint64_t inplace_sent(const Args &a, uint32_t r, uint32_t n) {
 
 }  // namespace
 
+const HybridSettings &hybrid_settings(const Args &a) {
+    return a.hybrid != nullptr ? *a.hybrid : kDefaults;
+}
+
 uint64_t hybrid_block_limit(const Args &a, uint32_t n) {
-    const HybridSettings &s = settings(a);
+    const HybridSettings &s = hybrid_settings(a);
     const uint64_t parts = std::max<uint64_t>(1, uint64_t{s.scratch_sends} + s.scratch_recvs);
     const uint64_t per_round = std::max<uint64_t>(1, (n + 1) / 2);
     return std::min(kMaxBruckBytes, s.buff_bytes / parts / per_round);
@@ -164,7 +164,7 @@ Task alltoallv_hybrid(Coll &c) {
         }
     }
     // The direct exchanges, a window of positions at a time.
-    const HybridSettings &s = settings(a);
+    const HybridSettings &s = hybrid_settings(a);
     ReqList reqs = c.req_list(2 * std::max<uint32_t>(1, s.posts));
     for (uint32_t i = 1; i < n;) {
         uint32_t posted = 0;
