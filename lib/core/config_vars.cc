@@ -389,8 +389,9 @@ constexpr ConfigVar kContextVars[] = {
      "default 2) and an order (parallel, ordered, sequential: all run as sequential).",
      valid_pipeline, kUsed},
     {"ALLREDUCE_SPLIT_RAIL_PIPELINE", "n",
-     "Ignored: fragments of split_rail (the same values); its levels run whole.", valid_pipeline,
-     kIgnored},
+     "Fragments of allreduce split_rail: the rails allreduce one while their nodes "
+     "reduce-scatter the next and allgather the one before. As ALLREDUCE_RAB_PIPELINE.",
+     valid_pipeline, kUsed},
     {"BCAST_2STEP_PIPELINE", "n",
      "Fragments of bcast 2step: the leaders broadcast one while their nodes broadcast the one "
      "before. As ALLREDUCE_RAB_PIPELINE.",

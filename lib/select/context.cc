@@ -54,6 +54,7 @@ void load_tuning(const Config &config, const Logger &log, Tuning *out) {
         }
     };
     pipeline("ALLREDUCE_RAB_PIPELINE", &out->pipelines.rab);
+    pipeline("ALLREDUCE_SPLIT_RAIL_PIPELINE", &out->pipelines.split_rail);
     pipeline("BCAST_2STEP_PIPELINE", &out->pipelines.bcast_2step);
     pipeline("REDUCE_2STEP_PIPELINE", &out->pipelines.reduce_2step);
     out->net_reduce_levels = 0;

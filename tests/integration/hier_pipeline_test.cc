@@ -1,5 +1,5 @@
-// Pipelined hierarchical levels (cl/hier's <ALG>_PIPELINE): allreduce rab,
-// bcast 2step and reduce 2step cut into fragments give the model's bytes on
+// Pipelined hierarchical levels (cl/hier's <ALG>_PIPELINE): allreduce rab and
+// split_rail, bcast 2step and reduce 2step cut into fragments give the model's bytes on
 // even and uneven nodes, every root, in place, AVG and re-posts, with the
 // trace's properties; the fragments change the messages, and a large
 // vector's levels overlap.
@@ -25,6 +25,7 @@ struct Piped {
 
 const Piped kPiped[] = {
     {UCC_COLL_TYPE_ALLREDUCE, "rab", "UCC_CL_HIER_ALLREDUCE_RAB_PIPELINE"},
+    {UCC_COLL_TYPE_ALLREDUCE, "split_rail", "UCC_CL_HIER_ALLREDUCE_SPLIT_RAIL_PIPELINE"},
     {UCC_COLL_TYPE_BCAST, "2step", "UCC_CL_HIER_BCAST_2STEP_PIPELINE"},
     {UCC_COLL_TYPE_REDUCE, "2step", "UCC_CL_HIER_REDUCE_2STEP_PIPELINE"},
 };
@@ -141,9 +142,9 @@ TEST(HierPipeline, TheVariablesCutOrNot) {
 // time. (Where both levels reduce on the leader's CPU, allreduce rab and
 // reduce 2step, the fragments gain little or lose: docs/algorithms.md.)
 TEST(HierPipeline, LargeVectorsOverlapTheirLevels) {
-    Scenario s = piped(kPiped[1], 32, 8, 256 * 1024);
+    Scenario s = piped(kPiped[2], 32, 8, 256 * 1024);
     const double whole = run_ok(s).run.virtual_time_s;
-    ScopedEnv v(kPiped[1].var, "thresh=64k:fragsize=256k:pdepth=2");
+    ScopedEnv v(kPiped[2].var, "thresh=64k:fragsize=256k:pdepth=2");
     const double piped4 = run_ok(s).run.virtual_time_s;
     EXPECT_LT(piped4, whole);
     std::printf("bcast 2step 1 MiB on 4 x 8: whole %.1f us, 4 fragments %.1f us\n", whole * 1e6,
