@@ -33,7 +33,7 @@ for np in ${MACHINE_TABLE_NP:-2 3 4}; do
     for c in $colls; do
         # ucc_perftest counts elements: 2 .. 1M float32 are 8 B .. 4 MiB.
         UCC_NETWORK="$net" timeout 600 "$build/ucc_run" -n "$np" "$build/ucc_perftest" -c "$c" \
-            -b 2 -e 1048576 -n 50 -w 10 --json "$work/m_${np}_$c.json" >/dev/null 2>&1 ||
+            -b 2 -e 1048576 --json "$work/m_${np}_$c.json" >/dev/null 2>&1 ||
             echo "machine_table: ucc_perftest -c $c on $np processes failed" >&2
         "$build/ucc_sim" -np "$np" --network "$net" -c "$c" -b 8 -e 4M -i 10 -w 2 --timing-only \
             --json 2>/dev/null >"$work/p_${np}_$c.json" ||

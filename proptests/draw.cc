@@ -139,6 +139,10 @@ std::string draw_network() {
     if (*rc::gen::inRange(0, 3) == 0) {
         os << ",o=" << *rc::gen::inRange(0, 1000) << "ns";
     }
+    if (*rc::gen::inRange(0, 3) == 0) {
+        // Rendezvous: a send completes only once its receiver matched it.
+        os << ",rndv=" << *rc::gen::element(0, 64, 1024, 8192);
+    }
     return os.str();
 }
 

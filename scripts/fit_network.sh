@@ -6,18 +6,18 @@
 #   scripts/fit_network.sh [BUILD_DIR] [OUT]      (default: build, stdout)
 #
 # Measured (loopback and shared memory only, as every test here):
-#   ucx_perftest tag_lat 8 B        one-way latency of a small message
-#   ucx_perftest tag_bw 8 B         message rate: each side's per-message cost
-#   ucx_perftest tag_bw 4 MiB       bandwidth
-#   memcpy_bw, memcpy_bw --reduce   copy and float32-sum bandwidth (4 MiB)
-#   ucc_perftest, recorded          the library's own time per collective as
-#                                   a recording sees it: post to done of a
-#                                   4-byte allreduce on a team of one (median)
-# Fitted: o_send = o_recv = the time per message at the message rate (the
-# sender posts back to back: what one side spends per message);
-# lat_intra = the one-way latency minus o_send and o_recv (at least 0);
-# bw_intra = the bandwidth; o_call = the library's time per call; g = 0 and
-# jitter = 0; every rank on one node.
+#   ucx_perftest tag_lat 8 B .. 4 MiB  one-way latency by size (p50)
+#   ucx_perftest tag_bw 8 B            message rate: each side's per-message cost
+#   ucx_info -d                        shared memory's inline limit (am_short)
+#   memcpy_bw, memcpy_bw --reduce      copy bandwidth (256 KiB, 4 MiB), float32 sum
+#                                      bandwidth (4 MiB)
+#   yield_pingpong                     the switch between two processes on one
+#                                      CPU (what a rank waiting off its core pays)
+#   nproc                              the cores
+#   ucc_perftest, recorded             the library's own time per collective as
+#                                      a recording sees it: post to done of a
+#                                      4-byte allreduce on a team of one (median)
+# Fitted by scripts/fit_network.py (see there); every rank on one node.
 set -euo pipefail
 build="$(cd "${1:-build}" && pwd)"
 out="${2:-/dev/stdout}"
@@ -34,11 +34,21 @@ perftest() {
     echo "$final"
 }
 # Final: iterations p50 average overall bw_average bw_overall rate_average rate_overall
-lat="$(perftest -t tag_lat -s 8 -n 100000 -w 10000 | awk '{print $3}')"          # us, p50
+lats=""
+for ((bytes = 8; bytes <= 4194304; bytes *= 2)); do
+    n=20000
+    ((bytes > 65536)) && n=2000
+    ((bytes > 1048576)) && n=300
+    lats+="$bytes:$(perftest -t tag_lat -s "$bytes" -n "$n" -w $((n / 10)) | awk '{print $3}') "
+done
 rate="$(perftest -t tag_bw -s 8 -n 200000 -w 20000 | awk '{print $9}')"          # msg/s overall
-bw="$(perftest -t tag_bw -s 4194304 -n 200 -w 20 | awk '{print $7}')"             # MiB/s overall
-copy="$("$build/memcpy_bw" --min-bytes 4M --max-bytes 4M | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["GBps"])')"
-reduce="$("$build/memcpy_bw" --min-bytes 4M --max-bytes 4M --reduce | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["GBps"])')"
+am_short="$( (ucx_info -d 2>/dev/null || true) |
+    awk '/Transport: (posix|sysv)/ {t = 1} t && /am_short/ && v == "" {v = $4} END {print v}')"
+gbps() { python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["GBps"])'; }
+copy="$("$build/memcpy_bw" --min-bytes 256K --max-bytes 256K | gbps)"
+copy_mem="$("$build/memcpy_bw" --min-bytes 4M --max-bytes 4M | gbps)"
+reduce="$("$build/memcpy_bw" --min-bytes 4M --max-bytes 4M --reduce | gbps)"
+yields="$("$build/yield_pingpong" | python3 -c 'import json,sys; print(" ".join(str(json.loads(l)["one_way_us"]) for l in sys.stdin))')"
 calls="$(mktemp -d /tmp/fit_network.XXXXXX)"
 UCC_TRACE="$calls" "$build/ucc_perftest" -c allreduce -b 1 -e 1 -n 20000 -w 2000 --no-check \
     --no-progress >/dev/null
@@ -56,24 +66,5 @@ print(statistics.median(spans) if spans else 0)
 PY
 )"
 rm -rf "$calls"
-python3 - "$lat" "$rate" "$bw" "$copy" "$reduce" "$(nproc)" "$call_ns" >"$out" <<'PY'
-import sys
-lat_us, rate, bw_mib, copy, reduce, nproc, call_ns = (float(x) for x in sys.argv[1:])
-o_ns = 1e9 / rate                        # what one side spends per message
-l_ns = max(lat_us * 1e3 - 2 * o_ns, 0.0)
-bw = bw_mib * 1048576 / 1e9
-print(f"# this host over UCX shared memory (scripts/fit_network.sh):")
-print(f"#   one-way 8 B {lat_us} us, {rate:.0f} msg/s, {bw:.3f} GB/s, copy {copy} GB/s, "
-      f"reduce {reduce} GB/s, {call_ns:.0f} ns per call, {int(nproc)} CPUs")
-print("preset = hdr")
-print("nodes = 1x1024")
-print(f"lat_intra = {l_ns:.0f}ns")
-print(f"o_send = {o_ns:.0f}ns")
-print(f"o_recv = {o_ns:.0f}ns")
-print(f"o_call = {call_ns:.0f}ns")
-print("g = 0")
-print(f"bw_intra = {bw:.3f}GB/s")
-print(f"copy = {copy:.3f}GB/s")
-print(f"reduce = {reduce:.3f}GB/s")
-print("jitter = 0")
-PY
+python3 "$(dirname "$0")/fit_network.py" --lat "$lats" --rate "$rate" --am-short "${am_short:-0}" \
+    --copy "$copy" --copy-mem "$copy_mem" --reduce "$reduce" --yield "$yields" --cores "$(nproc)" --call-ns "$call_ns" >"$out"

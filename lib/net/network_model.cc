@@ -22,7 +22,7 @@ const char *const kKnownKeys =
     "ppn, lat, lat_intra, lat_inter, bw, bw_intra, bw_inter, o, o_send, o_recv, o_call, g, copy, "
     "reduce, jitter, nic_bw, nic_rate, node_bw, rndv, rndv_inter, rndv_intra, bcopy, bcopy_intra, "
     "bcopy_inter, o_bcopy, short, short_intra, short_inter, zcopy, zcopy_intra, zcopy_inter, "
-    "dma_read, sharp_lat, sharp_bw";
+    "dma_read, sharp_lat, sharp_bw, cma, o_cma, cache, cma_mem, copy_mem, cores, wake";
 const char *const kKnownPresets = "ideal, hdr, eth100, slow";
 
 struct Unit {
@@ -315,6 +315,27 @@ std::string NetworkModel::describe() const {
         s += ",sharp_lat=" + format_time_ps(sharp_lat_ps);
         s += ",sharp_bw=" + format_bandwidth(sharp_bw_bps);
     }
+    if (cma_bps != 0) {
+        s += ",cma=" + format_bandwidth(cma_bps);
+    }
+    if (o_cma_ps != 0) {
+        s += ",o_cma=" + format_time_ps(o_cma_ps);
+    }
+    if (cache_bytes != 0) {
+        s += ",cache=" + format_size(cache_bytes);
+    }
+    if (cma_mem_bps != 0) {
+        s += ",cma_mem=" + format_bandwidth(cma_mem_bps);
+    }
+    if (copy_mem_bps != 0) {
+        s += ",copy_mem=" + format_bandwidth(copy_mem_bps);
+    }
+    if (cores != 0) {
+        s += ",cores=" + std::to_string(cores);
+    }
+    if (wake_ps != 0) {
+        s += ",wake=" + format_time_ps(wake_ps);
+    }
     return s;
 }
 
@@ -416,7 +437,8 @@ ucc_status_t parse_network(const char *spec, NetworkModel *out, std::string *err
             }
         } else if (key == "lat" || key == "lat_intra" || key == "lat_inter" || key == "o" ||
                    key == "o_send" || key == "o_recv" || key == "g" || key == "jitter" ||
-                   key == "sharp_lat" || key == "o_bcopy" || key == "o_call" || key == "dma_read") {
+                   key == "sharp_lat" || key == "o_bcopy" || key == "o_call" || key == "dma_read" ||
+                   key == "wake" || key == "o_cma") {
             if (!parse_time(val, &t)) {
                 return bad_value(time_expect);
             }
@@ -442,6 +464,10 @@ ucc_status_t parse_network(const char *spec, NetworkModel *out, std::string *err
                 m.o_call_ps = t;
             } else if (key == "dma_read") {
                 m.dma_read_ps = t;
+            } else if (key == "wake") {
+                m.wake_ps = t;
+            } else if (key == "o_cma") {
+                m.o_cma_ps = t;
             } else {
                 m.jitter_max_ps = t;
             }
@@ -451,10 +477,14 @@ ucc_status_t parse_network(const char *spec, NetworkModel *out, std::string *err
             }
         } else if (key == "rndv" || key == "rndv_inter" || key == "rndv_intra" || key == "zcopy" ||
                    key == "zcopy_inter" || key == "zcopy_intra" || key == "short" ||
-                   key == "short_inter" || key == "short_intra") {
+                   key == "short_inter" || key == "short_intra" || key == "cache") {
             uint64_t size = 0;
             if (!parse_size(val, &size)) {
                 return bad_value("a size in bytes like 8K (K, M, G: powers of 1024) or inf");
+            }
+            if (key == "cache") {
+                m.cache_bytes = size == NetworkModel::kNoRndv ? 0 : size;  // inf: no limit
+                continue;
             }
             uint64_t *inter = key.starts_with("rndv")    ? &m.rndv_inter
                               : key.starts_with("zcopy") ? &m.zcopy_inter
@@ -468,13 +498,23 @@ ucc_status_t parse_network(const char *spec, NetworkModel *out, std::string *err
             if (!key.ends_with("_inter")) {
                 *intra = size;
             }
-        } else if (key == "nic_bw" || key == "node_bw" || key == "sharp_bw") {
+        } else if (key == "cores") {
+            uint32_t cores = 0;
+            if (val != "0" && !parse_count(val, &cores)) {
+                return bad_value("a core count (0: a core per rank)");
+            }
+            m.cores = cores;
+        } else if (key == "nic_bw" || key == "node_bw" || key == "sharp_bw" || key == "cma" ||
+                   key == "cma_mem" || key == "copy_mem") {
             if (!parse_bandwidth(val, &bw)) {
                 return bad_value(bw_expect);
             }
-            (key == "nic_bw"    ? m.nic_bw_bps
-             : key == "node_bw" ? m.node_bw_bps
-                                : m.sharp_bw_bps) = bw;
+            (key == "nic_bw"     ? m.nic_bw_bps
+             : key == "node_bw"  ? m.node_bw_bps
+             : key == "cma"      ? m.cma_bps
+             : key == "cma_mem"  ? m.cma_mem_bps
+             : key == "copy_mem" ? m.copy_mem_bps
+                                 : m.sharp_bw_bps) = bw;
         } else if (key == "bcopy" || key == "bcopy_intra" || key == "bcopy_inter") {
             if (!parse_bandwidth(val, &bw)) {
                 return bad_value(bw_expect);
@@ -514,7 +554,8 @@ cost::Params cost_params(const NetworkModel &m) {
     auto per_byte = [](uint64_t bps) { return bps == 0 ? 0.0 : 1.0 / static_cast<double>(bps); };
     cost::Params p;
     p.ppn = m.ranks_per_node;
-    p.intra = {seconds(m.lat_intra_ps), per_byte(m.bw_intra_bps)};
+    // Within a node a receiver that pulls (cma) moves a long message's bytes.
+    p.intra = {seconds(m.lat_intra_ps), per_byte(m.cma_bps != 0 ? m.cma_bps : m.bw_intra_bps)};
     p.inter = {seconds(m.lat_inter_ps), per_byte(m.bw_inter_bps)};
     p.o_send = seconds(m.o_send_ps);
     p.o_recv = seconds(m.o_recv_ps);

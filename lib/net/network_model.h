@@ -15,7 +15,8 @@
 //   within a node: its memory, one message at a time, bytes / node_bw.
 // A message longer than the rendezvous threshold (rndv_inter, rndv_intra)
 // waits one more round trip (2 L) before its data moves, as a rendezvous
-// protocol's request and answer do.
+// protocol's request and answer do, and its send completes only when its
+// receiver, having matched it, says so (L after the receiver took it in).
 // Protocols by size, as UCX's: a message of up to `short` bytes (short_intra,
 // short_inter) travels inline with its header, for o alone; a longer one, up
 // to the zero-copy threshold (zcopy_intra, zcopy_inter), is copied by the
@@ -31,8 +32,18 @@
 // (as SHARP). Each member's contribution leaves through its node's NIC; when
 // the last is in, the result reaches every member sharp_lat + bytes /
 // sharp_bw later, through its node's NIC.
+// Within a node, a zero-copy message (longer than zcopy_intra) may instead
+// be copied by the receiver's CPU out of the sender's memory (cma; 0: it
+// crosses the intra-node link): o_cma + bytes / cma when it is matched, no
+// wire. A copy of more than `cache` bytes (0: no such limit) no longer fits
+// the caches: it runs at cma_mem (a pull) or copy_mem (a local copy)
+// instead, each 0 for the same as within.
 // Local compute (copies, reductions) costs bytes / bandwidth, and every
 // collective posted costs its rank o_call of the library's own time.
+// A node of more ranks than cores (cores; 0: a core per rank) runs them in
+// turns: every CPU time above is stretched by ranks / cores, and a rank that
+// waited for a message, giving its core away, pays `wake` when it comes
+// (the operating system's switch back to it).
 //
 // Every time is an integer number of picoseconds; bandwidths are integer
 // bytes per second (0 means infinitely fast), so costs are exact integers.
@@ -81,6 +92,17 @@ struct NetworkModel {
     // In-network reduction (0: none).
     int64_t sharp_lat_ps = 0;
     uint64_t sharp_bw_bps = 0;  // 0: no per-byte cost
+    // The receiver's copy of a zero-copy message within a node (0: a wire),
+    // its fixed cost, and the bandwidths of copies beyond `cache` bytes.
+    uint64_t cma_bps = 0;
+    int64_t o_cma_ps = 0;
+    uint64_t cache_bytes = 0;   // 0: every copy at its own bandwidth
+    uint64_t cma_mem_bps = 0;   // 0: cma
+    uint64_t copy_mem_bps = 0;  // 0: copy
+    // A node's cores (0: one per rank) and the switch back to a rank that
+    // waited off its core.
+    uint32_t cores = 0;
+    int64_t wake_ps = 0;
 
     uint32_t node_of(uint32_t rank) const {
         return ranks_per_node == 0 ? rank : rank / ranks_per_node;
@@ -89,9 +111,37 @@ struct NetworkModel {
     int64_t latency_ps(uint32_t a, uint32_t b) const {
         return same_node(a, b) ? lat_intra_ps : lat_inter_ps;
     }
-    // bytes * G between ranks a and b.
+    // bytes * G between ranks a and b (0 for a message the receiver pulls).
     int64_t wire_ps(uint32_t a, uint32_t b, uint64_t bytes) const {
-        return bytes_cost_ps(bytes, same_node(a, b) ? bw_intra_bps : bw_inter_bps);
+        if (same_node(a, b)) {
+            return pulled(bytes) ? 0 : bytes_cost_ps(bytes, bw_intra_bps);
+        }
+        return bytes_cost_ps(bytes, bw_inter_bps);
+    }
+    // Whether a message within a node is copied by its receiver (cma).
+    bool pulled(uint64_t bytes) const {
+        return cma_bps != 0 && bytes > zcopy_intra && bytes > short_intra;
+    }
+    // The receiver's copy of a message from a to b it pulls (0: none).
+    int64_t cma_ps(uint32_t a, uint32_t b, uint64_t bytes) const {
+        return pulled(bytes) && same_node(a, b)
+                   ? o_cma_ps + bytes_cost_ps(bytes, beyond_cache(bytes, cma_bps, cma_mem_bps))
+                   : 0;
+    }
+    // A copy's bandwidth: `bw`, or `mem` (when set) beyond the cache.
+    uint64_t beyond_cache(uint64_t bytes, uint64_t bw, uint64_t mem) const {
+        return cache_bytes != 0 && bytes > cache_bytes && mem != 0 ? mem : bw;
+    }
+    // CPU time `ps` of a rank on a node of `node_ranks` ranks.
+    int64_t cpu_ps(int64_t ps, uint32_t node_ranks) const {
+        if (cores == 0 || node_ranks <= cores) {
+            return ps;
+        }
+        return ps / cores * node_ranks + ps % cores * node_ranks / cores;
+    }
+    // What a rank of such a node pays when a message ends its wait.
+    int64_t woken_ps(uint32_t node_ranks) const {
+        return cores == 0 || node_ranks <= cores ? 0 : wake_ps;
     }
     // The node NIC's time for one message (0: not modelled).
     int64_t nic_ps(uint64_t bytes) const {
@@ -99,6 +149,11 @@ struct NetworkModel {
                bytes_cost_ps(bytes, nic_bw_bps);
     }
     bool shares_nic() const { return nic_bw_bps != 0 || nic_rate != 0; }
+    // Whether a message of `bytes` from a to b goes by rendezvous: its send
+    // completes only once its receiver has the data.
+    bool rendezvous(uint32_t a, uint32_t b, uint64_t bytes) const {
+        return bytes > (same_node(a, b) ? rndv_intra : rndv_inter);
+    }
     // The extra wait of a rendezvous for a message of `bytes` from a to b.
     int64_t rndv_ps(uint32_t a, uint32_t b, uint64_t bytes) const {
         const bool same = same_node(a, b);
@@ -128,7 +183,9 @@ struct NetworkModel {
     uint32_t nodes(uint32_t ranks) const {
         return ranks_per_node == 0 ? ranks : (ranks + ranks_per_node - 1) / ranks_per_node;
     }
-    int64_t copy_ps(uint64_t bytes) const { return bytes_cost_ps(bytes, copy_bps); }
+    int64_t copy_ps(uint64_t bytes) const {
+        return bytes_cost_ps(bytes, beyond_cache(bytes, copy_bps, copy_mem_bps));
+    }
     int64_t reduce_ps(uint64_t bytes) const { return bytes_cost_ps(bytes, reduce_bps); }
 
     // ceil(bytes * 1e12 / bandwidth) picoseconds; 0 when bandwidth is 0 (infinite).
@@ -149,16 +206,19 @@ bool network_preset(const std::string &name, NetworkModel *out);
 // o_recv; o_call; g; copy; reduce; jitter; nic_bw, nic_rate, node_bw; rndv,
 // rndv_inter, rndv_intra; bcopy, bcopy_intra, bcopy_inter, o_bcopy; short,
 // short_intra, short_inter; zcopy, zcopy_intra, zcopy_inter; dma_read;
-// sharp_lat, sharp_bw. Times take a unit (ps, ns, us, ms, s; a bare 0 is
+// sharp_lat, sharp_bw; cma, o_cma, cache, cma_mem, copy_mem; cores, wake.
+// Times take a unit (ps, ns, us, ms, s; a bare 0 is
 // allowed); bandwidths take B/s, KB/s, MB/s, GB/s (or KiB/s, MiB/s, GiB/s),
-// or "inf"; nic_rate a count per second (215M, 1.5G; 0: off); rndv, short
+// or "inf"; nic_rate a count per second (215M, 1.5G; 0: off); cores a
+// count (0: a core per rank); rndv, short
 // and zcopy sizes bytes with K, M, G (powers of 1024) or "inf". A bad spec gives
 // UCC_ERR_INVALID_PARAM and a message in *error (if not null); *out is then unchanged.
 ucc_status_t parse_network(const char *spec, NetworkModel *out, std::string *error);
 
 // The model's parameters as the cost formulas take them (lib/cost/cost.h):
 // what they predict leaves out the NIC and memory a node shares, the
-// protocols by size and the jitter.
+// protocols by size, the cores and the jitter; within a node the per-byte
+// cost is the receiver's pull where cma is set.
 cost::Params cost_params(const NetworkModel &m);
 
 // Exact decimal renderings used by describe(): "1.3us", "12.5GB/s".

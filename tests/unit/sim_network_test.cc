@@ -126,7 +126,9 @@ TEST(SimNetwork, DescribeParsesBack) {
                              "hdr,rndv_inter=16K,rndv_intra=inf",
                              "hdr,short_intra=100,short_inter=2K,o_bcopy=200ns,bcopy_intra=4GB/s,"
                              "bcopy_inter=10GB/s,zcopy=8K,o_call=1us,dma_read=500ns,"
-                             "sharp_lat=2.4us,sharp_bw=350MB/s"}) {
+                             "sharp_lat=2.4us,sharp_bw=350MB/s",
+                             "hdr,zcopy_intra=8K,cma=7.5GB/s,o_cma=1.5us,cache=512K,cma_mem=4GB/s,"
+                             "copy_mem=9GB/s,cores=2,wake=1.5us"}) {
         NetworkModel m = parse_ok(spec);
         std::string d = m.describe();
         NetworkModel back = parse_ok(d.c_str());
@@ -150,7 +152,31 @@ TEST(SimNetwork, DescribeParsesBack) {
         EXPECT_EQ(back.dma_read_ps, m.dma_read_ps);
         EXPECT_EQ(back.sharp_lat_ps, m.sharp_lat_ps);
         EXPECT_EQ(back.sharp_bw_bps, m.sharp_bw_bps);
+        EXPECT_EQ(back.cma_bps, m.cma_bps);
+        EXPECT_EQ(back.o_cma_ps, m.o_cma_ps);
+        EXPECT_EQ(back.cache_bytes, m.cache_bytes);
+        EXPECT_EQ(back.cma_mem_bps, m.cma_mem_bps);
+        EXPECT_EQ(back.copy_mem_bps, m.copy_mem_bps);
+        EXPECT_EQ(back.cores, m.cores);
+        EXPECT_EQ(back.wake_ps, m.wake_ps);
     }
+    const NetworkModel c = parse_ok("hdr,cores=2,wake=1us,cma=1GB/s");
+    EXPECT_EQ(c.cores, 2u);
+    EXPECT_EQ(c.wake_ps, 1'000'000);
+    EXPECT_EQ(c.cpu_ps(1000, 2), 1000);  // a core each
+    EXPECT_EQ(c.cpu_ps(1000, 3), 1500);
+    EXPECT_EQ(c.woken_ps(2), 0);
+    EXPECT_EQ(c.woken_ps(3), 1'000'000);
+    EXPECT_EQ(parse_ok("hdr,cores=0").cores, 0u);
+    // Beyond the cache a copy runs at its _mem bandwidth (when set).
+    const NetworkModel k = parse_ok("ideal,copy=4GB/s,copy_mem=1GB/s,cache=1K");
+    EXPECT_EQ(k.copy_ps(1024), 256'000);
+    EXPECT_EQ(k.copy_ps(2048), 2'048'000);
+    EXPECT_EQ(parse_ok("ideal,copy=4GB/s,cache=1K").copy_ps(2048), 512'000);
+    EXPECT_EQ(parse_ok("ideal,copy=4GB/s,copy_mem=1GB/s,cache=inf").copy_ps(2048), 512'000);
+    EXPECT_NE(parse_err("hdr,cores=-1").find("cores"), std::string::npos);
+    EXPECT_NE(parse_err("hdr,cma=fast").find("cma"), std::string::npos);
+    EXPECT_EQ(parse_ok("hdr").describe().find("cores"), std::string::npos);
     const NetworkModel p = parse_ok("hdr,short=64,bcopy=2GB/s,zcopy_inter=16K");
     EXPECT_EQ(p.short_intra, 64u);
     EXPECT_EQ(p.short_inter, 64u);

@@ -661,6 +661,83 @@ TEST(SimTransport, ProtocolsBySizeChargeTheirCopiesAndReads) {
     EXPECT_NEAR(one_way("ideal,ppn=2,lat=1us,dma_read=500ns", 1, 4096).virtual_time_s, 1e-6, 1e-15);
 }
 
+// A rendezvous send (above rndv) completes once its receiver matched it,
+// a latency later; an eager one at once. The receiver posts at 5us.
+TEST(SimTransport, RendezvousSendsCompleteWhenTheirReceiverMatches) {
+    for (size_t bytes : {512u, 513u}) {
+        double sent_s = -1;
+        double cancelled_s = -1;
+        RunResult res = run(params(2, "ideal,ppn=1,lat_inter=1us,rndv=512"), [&](uint32_t r) {
+            auto t = make_transport();
+            std::vector<uint8_t> buf(bytes, 1);
+            Xfer x;
+            if (r == 0) {
+                ASSERT_EQ(t->isend(1, 7, buf.data(), bytes, UCC_MEMORY_TYPE_HOST, &x), UCC_OK);
+                wait(t.get(), &x);
+                EXPECT_EQ(x.status, UCC_OK);
+                EXPECT_EQ(x.bytes, bytes);
+                sent_s = t->now();
+                // A cancelled one is never touched again, even once matched.
+                Xfer y;
+                ASSERT_EQ(t->isend(1, 8, buf.data(), bytes, UCC_MEMORY_TYPE_HOST, &y), UCC_OK);
+                t->cancel(&y);
+                wait_until(t.get(), 20e-6);
+                if (bytes > 512) {
+                    EXPECT_EQ(y.status, UCC_INPROGRESS);
+                }
+                cancelled_s = t->now();
+                return;
+            }
+            Cluster::current()->advance(1, 5'000'000);
+            Xfer rx;
+            t->irecv(0, 7, buf.data(), bytes, UCC_MEMORY_TYPE_HOST, &rx);
+            wait(t.get(), &rx);
+            EXPECT_EQ(rx.status, UCC_OK);
+            Xfer ry;
+            t->irecv(0, 8, buf.data(), bytes, UCC_MEMORY_TYPE_HOST, &ry);
+            wait(t.get(), &ry);
+        });
+        EXPECT_EQ(res.status, UCC_OK) << bytes;
+        // Eager: at once. Rendezvous: matched at 5us (the data came at 3us:
+        // the round trip, then the latency), acknowledged at 6us.
+        EXPECT_NEAR(sent_s, bytes > 512 ? 6e-6 : 0, 1e-15) << bytes;
+        EXPECT_GE(cancelled_s, 20e-6);
+    }
+}
+
+// Within a node a zero-copy message may be copied by its receiver (cma):
+// no wire, bytes / cma on the receiver's CPU.
+TEST(SimTransport, PulledMessagesCostTheReceiversCopy) {
+    const char *spec = "ideal,ppn=2,lat_intra=1us,bw_intra=1GB/s,zcopy_intra=4000,cma=2GB/s";
+    EXPECT_NEAR(one_way(spec, 1, 4000).virtual_time_s, 5e-6, 1e-15);       // L + the wire
+    EXPECT_NEAR(one_way(spec, 1, 4001).virtual_time_s, 3.0005e-6, 1e-15);  // L + the copy
+    // Its fixed cost, and beyond the cache the memory's bandwidth.
+    const char *cached =
+        "ideal,ppn=2,lat_intra=1us,zcopy_intra=4000,cma=2GB/s,o_cma=1us,cache=8000,cma_mem=1GB/s";
+    EXPECT_NEAR(one_way(cached, 1, 8000).virtual_time_s, 6e-6, 1e-15);       // 1 + 1 + 4us
+    EXPECT_NEAR(one_way(cached, 1, 8001).virtual_time_s, 10.001e-6, 1e-15);  // 1 + 1 + 8.001us
+    // Between nodes, and without cma, the wire.
+    EXPECT_NEAR(
+        one_way("ideal,ppn=1,lat=1us,bw=1GB/s,zcopy_intra=4000,cma=2GB/s", 1, 4001).virtual_time_s,
+        5.001e-6, 1e-15);
+    EXPECT_NEAR(one_way("ideal,ppn=2,lat_intra=1us,bw_intra=1GB/s,zcopy_intra=4000", 1, 4001)
+                    .virtual_time_s,
+                5.001e-6, 1e-15);
+}
+
+// A node of more ranks than cores: CPU time stretched by ranks / cores, and
+// a rank that waited pays `wake` when its message comes.
+TEST(SimTransport, RanksBeyondTheCoresTakeTurns) {
+    const char *spec = "ideal,ppn=4,lat_intra=1us,o=1us,cores=2,wake=3us";
+    // Four ranks on the node: o_send 2us, L 1us, wake 3us, o_recv 2us.
+    EXPECT_NEAR(one_way(spec, 2, 8).virtual_time_s, 8e-6, 1e-15);
+    // Two ranks (the run's last node holds only them): a core each.
+    EXPECT_NEAR(one_way(spec, 1, 8).virtual_time_s, 3e-6, 1e-15);
+    // cores=0: a core per rank.
+    EXPECT_NEAR(one_way("ideal,ppn=4,lat_intra=1us,o=1us,wake=3us", 2, 8).virtual_time_s, 3e-6,
+                1e-15);
+}
+
 // The switches reduce (network.h sharp_lat): every member gets the sum of
 // all contributions, folded in member order, sharp_lat + bytes / sharp_bw
 // after the last is in, whatever order they arrived in.

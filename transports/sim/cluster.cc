@@ -101,7 +101,16 @@ int64_t Cluster::clock_ps(uint32_t r) {
 }
 
 void Cluster::advance(uint32_t r, int64_t ps) {
-    ranks_[r].clock_ps = clock_ps(r) + ps;
+    ranks_[r].clock_ps = clock_ps(r) + cpu_ps(r, ps);
+}
+
+uint32_t Cluster::node_ranks(uint32_t r) const {
+    const uint32_t ppn = params_.net.ranks_per_node;
+    const auto n = static_cast<uint32_t>(ranks_.size());
+    if (ppn == 0) {
+        return n;
+    }
+    return std::min(ppn, n - r / ppn * ppn);
 }
 
 void Cluster::fold(uint64_t v) {
@@ -175,6 +184,11 @@ Message *Cluster::alloc_message() {
 
 void Cluster::free_message(Message *m) {
     taken_in(m);
+    if (m->kind == PacketKind::kTagged && m->xfer != nullptr) {
+        // A rendezvous send never matched (its receiver left): its sender
+        // waits for its timeout, and a cancel no longer reaches this record.
+        m->xfer->transport_priv = nullptr;
+    }
     if (m->claim != nullptr) {
         m->claim->claim = nullptr;  // its receive stays posted, waiting for nothing
     }
@@ -220,7 +234,8 @@ void Cluster::send_packet(uint32_t src_rank, Message *m, uint64_t wire_bytes) {
     if (dst_rank == kNoRank) {
         dst_rank = src_rank;
     }
-    int64_t t = clock_ps(src_rank) + net.o_send_ps + net.bcopy_ps(src_rank, dst_rank, wire_bytes);
+    int64_t t = clock_ps(src_rank) +
+                cpu_ps(src_rank, net.o_send_ps + net.bcopy_ps(src_rank, dst_rank, wire_bytes));
     rs.clock_ps = t;
     int64_t wire = net.wire_ps(src_rank, dst_rank, wire_bytes);
     // A rendezvous: the request and its answer before the data moves.
@@ -283,6 +298,26 @@ void Cluster::send_reply(Message *m, uint64_t wire_bytes) {
     int64_t jitter = net.jitter_max_ps > 0 ? static_cast<int64_t>(rng_.upto(net.jitter_max_ps)) : 0;
     schedule_arrival(m, now_ps_ + net.latency_ps(src_rank, dst_rank) +
                             net.wire_ps(src_rank, dst_rank, wire_bytes) + jitter);
+}
+
+void Cluster::send_ack(uint32_t receiver, Message *m) {
+    taken_in(m);
+    if (m->claim != nullptr) {
+        m->claim->claim = nullptr;
+        m->claim = nullptr;
+    }
+    m->payload.clear();
+    m->kind = PacketKind::kSendAck;
+    m->channel = Channel::kRmaReply;
+    m->tag = 0;
+    m->bytes = 0;
+    m->status = UCC_OK;
+    std::swap(m->src, m->dst);
+    uint32_t sender = rank_of_endpoint(m->dst);
+    if (sender == kNoRank) {
+        sender = receiver;
+    }
+    schedule_arrival(m, clock_ps(receiver) + params_.net.latency_ps(receiver, sender));
 }
 
 void Cluster::apply(const Event &e) {
@@ -427,6 +462,7 @@ void Cluster::deliver_packet(Message *m) {
         case PacketKind::kTagged:
         case PacketKind::kGetReply:
         case PacketKind::kRmaAck:
+        case PacketKind::kSendAck:
         case PacketKind::kPeerDown:
             if (ep == nullptr) {
                 ++dropped_;
@@ -491,7 +527,8 @@ void Cluster::wake(uint32_t r, const SimTransport *via) {
     rs.blocked = false;
     rs.ahead_ps = 0;
     if (rs.clock_ps < now_ps_) {
-        rs.clock_ps = now_ps_;
+        // It waited: on a node of more ranks than cores, off its core.
+        rs.clock_ps = now_ps_ + (params_.net.cores == 0 ? 0 : params_.net.woken_ps(node_ranks(r)));
     }
     ready_.push_back(r);
 }

@@ -167,6 +167,7 @@ struct OpBase {
 
 // kPeerDown: not a packet but the news that endpoint `src` is dead (faults.h).
 // kSwitch: a contribution to an in-network reduction (cluster_switch.cc).
+// kSendAck: a rendezvous send's completion, from its receiver once matched.
 enum class PacketKind : uint8_t {
     kTagged,
     kPut,
@@ -175,7 +176,8 @@ enum class PacketKind : uint8_t {
     kGetReply,
     kRmaAck,
     kPeerDown,
-    kSwitch
+    kSwitch,
+    kSendAck
 };
 
 // Ordering channels: packets on one (src, dst, tag, channel) arrive in order.
@@ -199,9 +201,10 @@ struct Message : OpBase {
     uint64_t region = 0;        // RMA target region id
     uint64_t value = 0;         // atomic add operand; kSwitch: the element count
     void *local_buf = nullptr;  // get: where the reply lands
-    Xfer *xfer = nullptr;       // get: the origin's request (null once cancelled)
-    uint64_t signature = 0;     // the sending operation's signature (Xfer::signature)
-    uint64_t flow = 0;          // timeline flow id (0: none); never affects the run
+    // get, and a rendezvous send: the origin's request (null once cancelled).
+    Xfer *xfer = nullptr;
+    uint64_t signature = 0;  // the sending operation's signature (Xfer::signature)
+    uint64_t flow = 0;       // timeline flow id (0: none); never affects the run
     // A tagged message sent while its receive was already posted carries no
     // payload: the send wrote its bytes into that receive's buffer (`claim`).
     // One that carries its payload is `counted` among its rank's unclaimed
@@ -366,7 +369,14 @@ class Cluster {
     }
     // The rank's local clock, first raised to the global clock.
     int64_t clock_ps(uint32_t r);
+    // Rank r's CPU busy for `ps` (stretched where its node has fewer cores
+    // than ranks: NetworkModel::cpu_ps).
     void advance(uint32_t r, int64_t ps);
+    int64_t cpu_ps(uint32_t r, int64_t ps) const {
+        return params_.net.cores == 0 ? ps : params_.net.cpu_ps(ps, node_ranks(r));
+    }
+    // How many ranks of this run share rank r's node.
+    uint32_t node_ranks(uint32_t r) const;
     // See Transport::idle(); `deadline_s` in virtual seconds (+inf: none).
     // `lazy`: the caller only waits for something to arrive (a message, an
     // OOB completion) or for its deadline, never for its own clock: a rank
@@ -403,6 +413,9 @@ class Cluster {
     void free_message(Message *m);
     void send_packet(uint32_t src_rank, Message *m, uint64_t wire_bytes);
     void send_reply(Message *m, uint64_t wire_bytes);
+    // A rendezvous send's message, matched by rank `receiver`: back to its
+    // sender as kSendAck, a latency after the receiver's clock.
+    void send_ack(uint32_t receiver, Message *m);
     // An in-network reduction's contribution (cluster_switch.cc): charges
     // the sender as send_packet does and schedules its arrival at the switches.
     void send_to_switch(uint32_t src_rank, Message *m);

@@ -239,6 +239,17 @@ ucc_status_t SimTransport::isend(Peer peer, Tag tag, const void *buf, size_t byt
         record_message(*x, true, peer, bytes);
     }
     launch(m, false);
+    const uint32_t to = cluster_->rank_of_endpoint(peer);
+    if (to != kNoRank && cluster_->net().rendezvous(rank_, to, bytes)) {
+        // Done when its receiver acknowledges it (kSendAck; cancel: kGet's way).
+        ++stats_.msgs_sent;
+        stats_.bytes_sent += bytes;
+        m->xfer = x;
+        x->transport_priv = m;
+        x->bytes = bytes;
+        x->status = UCC_INPROGRESS;
+        return UCC_OK;
+    }
     return sent(x, bytes);
 }
 
@@ -263,6 +274,14 @@ void SimTransport::launch(Message *m, bool to_switch) {
     } catch (...) {
         cluster_->free_message(m);  // not scheduled: nobody else holds it
         throw;
+    }
+}
+
+void SimTransport::taken(Message *m) {
+    if (m->xfer != nullptr) {
+        cluster_->send_ack(rank_, m);  // a rendezvous: its sender waits for this
+    } else {
+        cluster_->free_message(m);
     }
 }
 
@@ -372,11 +391,12 @@ ucc_status_t SimTransport::match(const Message &m, void *buf, size_t capacity, X
     const NetworkModel &net = cluster_->net();
     const uint32_t from = cluster_->rank_of_endpoint(m.src);
     // A result of the switches (members != 0) came from the network, not
-    // through this node's memory.
-    cluster_->advance(
-        rank_,
-        net.o_recv_ps +
-            (m.members != 0 ? 0 : net.bcopy_ps(from == kNoRank ? rank_ : from, rank_, m.bytes)));
+    // through this node's memory; a pulled message is copied here (cma).
+    const uint32_t sender = from == kNoRank ? rank_ : from;
+    cluster_->advance(rank_,
+                      net.o_recv_ps + (m.members != 0 ? 0
+                                                      : net.bcopy_ps(sender, rank_, m.bytes) +
+                                                            net.cma_ps(sender, rank_, m.bytes)));
     ++stats_.msgs_recv;
     if (m.signature != 0 && x->signature != 0 && m.signature != x->signature) {
         // The two sides run different operations under one tag: desync.
@@ -427,7 +447,7 @@ ucc_status_t SimTransport::irecv(Peer peer, Tag tag, void *buf, size_t bytes,
         }
         --unexpected_count_;
         x->status = match(*m, buf, bytes, x);
-        cluster_->free_message(m);
+        taken(m);
         return UCC_OK;
     }
     if (!dead_.empty() && peer_dead(peer)) [[unlikely]] {
@@ -910,10 +930,20 @@ int SimTransport::progress() {
                     m->claim = nullptr;
                 }
                 cluster_->recv_ops().put(op);
-                cluster_->free_message(m);
+                taken(m);
                 x->transport_priv = nullptr;
                 complete(x, st);
                 ++completed;
+                break;
+            }
+            case PacketKind::kSendAck: {
+                Xfer *x = m->xfer;
+                cluster_->free_message(m);
+                if (x != nullptr) {  // not cancelled
+                    x->transport_priv = nullptr;
+                    complete(x, UCC_OK);
+                    ++completed;
+                }
                 break;
             }
             case PacketKind::kGetReply: {

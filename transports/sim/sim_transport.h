@@ -194,6 +194,9 @@ class SimTransport final : public ucc::Transport, public ucc::SimulatedWorld {
     bool copy_payload(Message *m, const void *buf);
     void launch(Message *m, bool to_switch);
     ucc_status_t sent(Xfer *x, size_t bytes);
+    // A tagged message this endpoint matched: freed, or (a rendezvous send's)
+    // sent back as its sender's acknowledgement.
+    void taken(Message *m);
     // The first receive posted for key that no message in flight has claimed.
     RecvOp *first_unclaimed(const Key &key);
     // A claimed receive leaves before its message arrived (cancelled, its peer

@@ -1,0 +1,142 @@
+// yield_pingpong: what it costs this host to switch between two processes
+// that share one CPU, waiting as the UCX transport waits when a host runs
+// more processes of a job than it has CPUs (sched_yield in its idle loop:
+// transports/ucx/ucx_transport.h). Two processes pass a token back and forth
+// through shared memory, first pinned to one CPU, then (where there are two)
+// each to its own; the difference of the one-way times is the switch, the
+// simulator's `wake` (lib/net/network_model.h; scripts/fit_network.sh).
+// Each placement runs five trials of N round trips and reports their median
+// (this host's neighbours come and go). One JSON line per placement:
+//   {"bench":"yield_pingpong","cpus":1|2,"rounds":N,"one_way_us":...}
+//
+//   yield_pingpong [--rounds 5000] [--quick]
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace {
+
+// The CPUs this process may run on, in order.
+std::vector<int> allowed_cpus() {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    std::vector<int> cpus;
+    if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+        for (int c = 0; c < CPU_SETSIZE; ++c) {
+            if (CPU_ISSET(c, &set)) {
+                cpus.push_back(c);
+            }
+        }
+    }
+    return cpus;
+}
+
+bool pin(int cpu) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    return sched_setaffinity(0, sizeof(set), &set) == 0;
+}
+
+// Waits until the token is `want` (bounded: gives up after 10 s).
+bool await_token(const std::atomic<uint64_t> &token, uint64_t want,
+                 std::chrono::steady_clock::time_point limit) {
+    uint32_t spins = 0;
+    while (token.load(std::memory_order_acquire) != want) {
+        sched_yield();
+        if (++spins % 4096 == 0 && std::chrono::steady_clock::now() > limit) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// One-way microseconds of `rounds` round trips between this process on
+// cpu_a and a child on cpu_b; negative on failure.
+double one_way_us(int cpu_a, int cpu_b, uint64_t rounds) {
+    void *mem = mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (mem == MAP_FAILED) {
+        return -1;
+    }
+    auto *token = new (mem) std::atomic<uint64_t>(0);
+    const auto limit = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    const pid_t child = fork();
+    if (child < 0) {
+        munmap(mem, 4096);
+        return -1;
+    }
+    if (child == 0) {
+        bool ok = pin(cpu_b);
+        for (uint64_t i = 0; ok && i < rounds; ++i) {
+            ok = await_token(*token, 2 * i + 1, limit);
+            token->store(2 * i + 2, std::memory_order_release);
+        }
+        _exit(ok ? 0 : 1);
+    }
+    bool ok = pin(cpu_a);
+    const auto start = std::chrono::steady_clock::now();
+    for (uint64_t i = 0; ok && i < rounds; ++i) {
+        token->store(2 * i + 1, std::memory_order_release);
+        ok = await_token(*token, 2 * i + 2, limit);
+    }
+    const double us =
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+    if (!ok) {
+        token->store(UINT64_MAX, std::memory_order_release);
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
+    munmap(mem, 4096);
+    if (!ok || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        return -1;
+    }
+    return us / static_cast<double>(2 * rounds);
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    uint64_t rounds = 5000;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--rounds" && i + 1 < argc) {
+            rounds = std::strtoull(argv[++i], nullptr, 10);
+        } else if (a == "--quick") {
+            rounds = 200;
+        } else {
+            std::fprintf(stderr, "usage: yield_pingpong [--rounds N] [--quick]\n");
+            return 2;
+        }
+    }
+    const std::vector<int> cpus = allowed_cpus();
+    if (cpus.empty() || rounds == 0) {
+        std::fprintf(stderr, "yield_pingpong: no CPU to run on, or no rounds\n");
+        return 1;
+    }
+    // One CPU, then two where there are (the first two this process may use).
+    for (size_t k = 1; k <= 2 && k <= cpus.size(); ++k) {
+        std::vector<double> trials;
+        for (int i = 0; i < 5; ++i) {
+            trials.push_back(one_way_us(cpus[0], cpus[k - 1], rounds));
+            if (trials.back() < 0) {
+                std::fprintf(stderr, "yield_pingpong: the ping-pong on %zu CPU(s) failed\n", k);
+                return 1;
+            }
+        }
+        std::sort(trials.begin(), trials.end());
+        const double us = trials[trials.size() / 2];
+        std::printf(
+            "{\"bench\":\"yield_pingpong\",\"cpus\":%zu,\"rounds\":%llu,\"one_way_us\":%.4f}\n", k,
+            static_cast<unsigned long long>(rounds), us);
+    }
+    return 0;
+}

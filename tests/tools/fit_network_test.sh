@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# scripts/fit_network.py recovers a known model from its own curve, and
+# scripts/fit_network.sh writes a file that ucc_sim runs.
+#   fit_network_test.sh BUILD_DIR
+set -euo pipefail
+build="$1"
+here="$(cd "$(dirname "$0")/../.." && pwd)"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# A curve from o = 0.2us, L = 0.1us, inline up to 92 B, buffered up to 16 KiB
+# (o_bcopy 0.3us, bcopy 20 GB/s a side), then pulled (o_cma 1.5us) at
+# 16 GB/s up to 512 KiB, at 8 GB/s beyond.
+lats="$(python3 - <<'PY'
+o, L, z, ob, bc = 0.2, 0.1, 16384, 0.3, 20e3  # us; bytes per us
+oc, cma, cache, mem = 1.5, 16e3, 512 << 10, 8e3
+out = []
+b = 8
+while b <= 4 << 20:
+    if b <= 92:
+        t = 2 * o + L
+    elif b <= z:
+        t = 2 * o + L + 2 * (ob + b / bc)
+    else:
+        t = 2 * o + 3 * L + oc + b / (cma if b <= cache else mem)
+    out.append(f"{b}:{t:.6f}")
+    b *= 2
+print(" ".join(out))
+PY
+)"
+net="$(python3 "$here/scripts/fit_network.py" --lat "$lats" --rate 5e6 --am-short 100 \
+    --copy 30 --copy-mem 10 --reduce 5 --yield "1.2 0.2" --cores 2 --call-ns 500)"
+want() { grep -qx "$1" <<<"$net" || fail "expected \"$1\" in the fit:"$'\n'"$net"; }
+want "lat_intra = 100ns"
+want "o_send = 200ns"
+want "short_intra = 92"
+want "zcopy_intra = 16384"
+want "rndv_intra = 16384"
+want "o_bcopy = 300ns"
+want "bcopy_intra = 20.000GB/s"
+want "o_cma = 1500ns"
+want "cma = 16.000GB/s"
+want "cache = 524288"
+want "cma_mem = 8.000GB/s"
+want "copy = 30.000GB/s"
+want "copy_mem = 10.000GB/s"
+want "cores = 2"
+want "wake = 1000ns"
+grep -q "rms relative error 0.000" <<<"$net" || fail "the fit is not exact on its own curve"
+
+# This host: a file the simulator takes.
+if command -v ucx_perftest >/dev/null; then
+    file="$(mktemp /tmp/fit_network_test.XXXXXX)"
+    trap 'rm -f "$file"' EXIT
+    bash "$here/scripts/fit_network.sh" "$build" "$file"
+    for key in cma o_cma cores wake zcopy_intra; do
+        grep -q "^$key = " "$file" || fail "no $key in the fitted file"
+    done
+    "$build/ucc_sim" -np 4 --network "$file" -c allgather -b 8 -e 1M --timing-only >/dev/null ||
+        fail "ucc_sim refused the fitted file"
+fi
+echo "fit_network_test: OK"
