@@ -2,9 +2,10 @@
 // scripts/ucx_latency.sh measures beside the collectives. One JSON line per
 // size: {"bench":"memcpy","bytes":...,"iters":...,"avg_us":...,"GBps":...},
 // GBps = bytes copied / time / 1e9 (each byte is read once and written once).
-// --reduce times a float32 sum into the destination instead (dst += src, what
-// a reduction step does; "bench":"reduce", GBps = bytes of dst / time), for
-// the simulator's `reduce` cost (scripts/fit_network.sh).
+// --reduce times a float32 sum into the destination instead (dst = dst + src
+// by the library's own kernel, what a reduction step does; "bench":"reduce",
+// GBps = bytes of dst / time), for the simulator's `reduce` cost
+// (scripts/fit_network.sh).
 // Buffers are page-aligned and touched beforehand; a warm-up pass precedes each
 // size.
 //
@@ -14,6 +15,7 @@
 #include <string>
 
 #include "bench/coll_bench.h"
+#include "lib/dt/dt.h"
 
 int main(int argc, char **argv) {
     uint64_t min_bytes = uint64_t{4} << 20;
@@ -50,15 +52,12 @@ int main(int argc, char **argv) {
     ucc::bench::Buffer dst(elems);
     src.fill(1.0f);
     dst.fill(0.0f);
+    const ucc::dt::ReduceFn kernel = ucc::dt::reduce_fn(UCC_DT_FLOAT32, UCC_OP_SUM);
     auto pass = [&](uint64_t b) {
         if (!reduce) {
             std::memcpy(dst.data(), src.data(), b);
         } else {
-            float *d = dst.data();
-            const float *s = src.data();
-            for (uint64_t k = 0; k < b / sizeof(float); ++k) {
-                d[k] += s[k];
-            }
+            kernel(dst.data(), dst.data(), src.data(), b / sizeof(float));
         }
         // Keep the passes from being merged or dropped.
         asm volatile("" : : "r"(dst.data()) : "memory");

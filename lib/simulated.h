@@ -71,8 +71,13 @@ class SimulatedWorld {
   public:
     virtual ~SimulatedWorld() = default;
 
-    // Charge local compute (copies, reductions) to the rank's virtual clock.
-    virtual void charge(Work kind, size_t bytes) = 0;
+    // Charge local compute (copies, reductions) to the rank's virtual clock;
+    // `working`: the bytes of the rank's buffers of the collective it is
+    // for (0: unknown), which decide whether it runs within the caches.
+    virtual void charge(Work kind, size_t bytes, uint64_t working = 0) = 0;
+    // Whether charges and transfers depend on their working set (a modelled
+    // cache): else callers need not compute it.
+    virtual bool wants_working_set() const { return false; }
     // True when payload bytes are not moved (timing-only simulation).
     virtual bool timing_only() const = 0;
     // True once the world has given up (a deadlock): nothing will ever

@@ -83,6 +83,9 @@ struct Xfer {
     // The library's own data (a team split's membership): a simulated world
     // moves it even in a timing-only run, where payloads are not moved.
     bool carry = false;
+    // A simulated world that models caches: the bytes of the rank's buffers
+    // of the collective this transfer belongs to (0: unknown).
+    uint64_t working_set = 0;
     // Event trace (recording transports only): the request this transfer
     // belongs to (0: none), and which user buffer `buf` lies in, at what offset.
     uint64_t trace_req = 0;

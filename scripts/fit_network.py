@@ -16,10 +16,11 @@ latency t(b) that ucx_perftest measured at sizes 8 B .. 4 MiB:
                         t = 2 o + L + 2 (o_bcopy + b / bcopy)
   rndv_intra = Z        above Z the receiver pulls the payload out of the
                         sender's memory (CMA) after a round trip:
-                        t = 2 o + 3 L + o_cma + b / cma, up to `cache`
-                        bytes; beyond, b / cma_mem (the copy no longer
-                        fits the caches)
-Z (1 KiB .. 256 KiB) and `cache` (above Z) are the measured sizes whose
+                        t = 2 o + 3 L + o_cma + b / cma up to a size C;
+                        beyond, b / cma_mem (the copy no longer fits the
+                        caches): `cache` is 2 C, the working set of a
+                        ping-pong (a buffer on each side)
+Z (1 KiB .. 256 KiB) and C (above Z) are the measured sizes whose
 splits give the least squared relative error over all sizes; o_bcopy,
 bcopy, o_cma, cma and cma_mem are least squares (relative error) on their
 pieces.
@@ -29,7 +30,8 @@ pieces.
                         one CPU less that on two (yield_pingpong): the
                         switch a rank waiting off its core pays
   copy, copy_mem        memcpy_bw at 256 KiB and at 4 MiB
-  reduce                memcpy_bw --reduce at 4 MiB
+  reduce, reduce_mem    memcpy_bw --reduce (the library's kernel) at 256 KiB
+                        and at 4 MiB
   o_call                the library's own time per collective (recorded)
 """
 import argparse
@@ -103,7 +105,8 @@ def main():
     ap.add_argument("--am-short", type=int, default=0)
     ap.add_argument("--copy", type=float, required=True, help="GB/s within the cache")
     ap.add_argument("--copy-mem", type=float, default=0, help="GB/s beyond it")
-    ap.add_argument("--reduce", type=float, required=True, help="GB/s")
+    ap.add_argument("--reduce", type=float, required=True, help="GB/s within the cache")
+    ap.add_argument("--reduce-mem", type=float, default=0, help="GB/s beyond it")
     ap.add_argument("--yield", dest="yields", default="", help="one-way us on 1 CPU, on 2")
     ap.add_argument("--cores", type=int, required=True)
     ap.add_argument("--call-ns", type=float, default=0)
@@ -118,7 +121,8 @@ def main():
     gbps = lambda k: f"{1e-3 / k:.3f}GB/s" if k > 0 else "inf"  # k: us per byte
     print("# this host over UCX shared memory (scripts/fit_network.sh, scripts/fit_network.py):")
     print(f"#   one-way 8 B {lat[0][1]} us, {a.rate:.0f} msg/s, inline up to {short} B, "
-          f"copy {a.copy} / {a.copy_mem} GB/s, reduce {a.reduce} GB/s, {a.call_ns:.0f} ns per "
+          f"copy {a.copy} / {a.copy_mem} GB/s, reduce {a.reduce} / {a.reduce_mem} GB/s, "
+          f"{a.call_ns:.0f} ns per "
           f"call, {a.cores} CPUs, switch {wake * 1e3:.0f} ns")
     print("#   one-way latency by size, measured / fitted (us): " +
           ", ".join(f"{b}: {t:g} / {model(b, p):.3g}" for b, t in lat))
@@ -139,10 +143,12 @@ def main():
     print(f"o_cma = {p['oc'] * 1e3:.0f}ns")
     print(f"cma = {gbps(p['kc'])}")
     if p["cache"]:
-        print(f"cache = {p['cache']}")
+        print(f"cache = {2 * p['cache']}")  # a buffer on each side
         print(f"cma_mem = {gbps(p['km'])}")
         if a.copy_mem > 0:
             print(f"copy_mem = {a.copy_mem:.3f}GB/s")
+        if a.reduce_mem > 0:
+            print(f"reduce_mem = {a.reduce_mem:.3f}GB/s")
     print(f"copy = {a.copy:.3f}GB/s")
     print(f"reduce = {a.reduce:.3f}GB/s")
     print(f"cores = {a.cores}")

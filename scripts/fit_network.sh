@@ -9,8 +9,9 @@
 #   ucx_perftest tag_lat 8 B .. 4 MiB  one-way latency by size (p50)
 #   ucx_perftest tag_bw 8 B            message rate: each side's per-message cost
 #   ucx_info -d                        shared memory's inline limit (am_short)
-#   memcpy_bw, memcpy_bw --reduce      copy bandwidth (256 KiB, 4 MiB), float32 sum
-#                                      bandwidth (4 MiB)
+#   memcpy_bw, memcpy_bw --reduce      copy and float32-sum bandwidth (the library's
+#                                      kernel), within the cache (256 KiB) and beyond
+#                                      it (4 MiB)
 #   yield_pingpong                     the switch between two processes on one
 #                                      CPU (what a rank waiting off its core pays)
 #   nproc                              the cores
@@ -47,7 +48,8 @@ am_short="$( (ucx_info -d 2>/dev/null || true) |
 gbps() { python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["GBps"])'; }
 copy="$("$build/memcpy_bw" --min-bytes 256K --max-bytes 256K | gbps)"
 copy_mem="$("$build/memcpy_bw" --min-bytes 4M --max-bytes 4M | gbps)"
-reduce="$("$build/memcpy_bw" --min-bytes 4M --max-bytes 4M --reduce | gbps)"
+reduce="$("$build/memcpy_bw" --min-bytes 256K --max-bytes 256K --reduce | gbps)"
+reduce_mem="$("$build/memcpy_bw" --min-bytes 4M --max-bytes 4M --reduce | gbps)"
 yields="$("$build/yield_pingpong" | python3 -c 'import json,sys; print(" ".join(str(json.loads(l)["one_way_us"]) for l in sys.stdin))')"
 calls="$(mktemp -d /tmp/fit_network.XXXXXX)"
 UCC_TRACE="$calls" "$build/ucc_perftest" -c allreduce -b 1 -e 1 -n 20000 -w 2000 --no-check \
@@ -67,4 +69,4 @@ PY
 )"
 rm -rf "$calls"
 python3 "$(dirname "$0")/fit_network.py" --lat "$lats" --rate "$rate" --am-short "${am_short:-0}" \
-    --copy "$copy" --copy-mem "$copy_mem" --reduce "$reduce" --yield "$yields" --cores "$(nproc)" --call-ns "$call_ns" >"$out"
+    --copy "$copy" --copy-mem "$copy_mem" --reduce "$reduce" --reduce-mem "$reduce_mem" --yield "$yields" --cores "$(nproc)" --call-ns "$call_ns" >"$out"

@@ -113,6 +113,10 @@ uint64_t Coll::dst_extent() const {
     return mul_sat(dst_extent_elems(args_, size_, rank_), args_.esize);
 }
 
+uint64_t Coll::working_set() const {
+    return add_sat(args_.inplace ? 0 : src_extent(), dst_extent());
+}
+
 void Coll::inherit(const Coll &parent) {
     alg_space_ = parent.alg_space_;
     step_space_ = parent.alg_space_;
@@ -275,6 +279,7 @@ Req Coll::recv_on(uint32_t peer, uint32_t step, void *buf, size_t bytes, ucc_mem
     x->peer_index = peer;
     x->stage = may_end_early_ && mem == UCC_MEMORY_TYPE_HOST;
     x->carry = carry_ || carry;
+    x->working_set = working_set_;
     if (trace_req_ != 0) [[unlikely]] {
         tag_xfer(*x, buf);
     }
@@ -317,7 +322,7 @@ WaitAll Coll::wait_all(std::span<Req> reqs) {
 
 ucc_status_t Coll::reduce(void *dst, const void *a, const void *b, size_t count) {
     if (sim_ != nullptr) {
-        sim_->charge(Work::kReduce, count * args_.esize);
+        sim_->charge(Work::kReduce, count * args_.esize, working_set_);
     }
     if (timing_only_ || count == 0) {
         return UCC_OK;
@@ -354,7 +359,7 @@ void Coll::finalize_result(void *buf, size_t count) {
     if (avg) {
         // Charged in timing-only runs too: timing must not depend on the mode.
         if (sim_ != nullptr) {
-            sim_->charge(Work::kReduce, count * args_.esize);
+            sim_->charge(Work::kReduce, count * args_.esize, working_set_);
         }
         if (!timing_only_) {
             dt::avg_finalize(args_.dt, buf, count, size_);
@@ -370,7 +375,7 @@ void Coll::finalize_result(void *buf, size_t count) {
 
 void Coll::copy(void *dst, const void *src, size_t bytes) {
     if (sim_ != nullptr) {
-        sim_->charge(Work::kCopy, bytes);
+        sim_->charge(Work::kCopy, bytes, working_set_);
     }
     if (timing_only_ || bytes == 0 || dst == src) {
         return;

@@ -392,6 +392,9 @@ class Coll : public FrameSource {
           timing_only_(sim_ != nullptr && sim_->timing_only()),
           reduce_fn_(args.reduce_kernel) {
         frame_pool = env.pool();
+        if (sim_ != nullptr && sim_->wants_working_set()) [[unlikely]] {
+            working_set_ = working_set();
+        }
     }
     Coll(const Coll &) = delete;
     Coll &operator=(const Coll &) = delete;
@@ -494,6 +497,8 @@ class Coll : public FrameSource {
     // User buffer extents in bytes, from the arguments (v: the furthest block end).
     uint64_t src_extent() const;
     uint64_t dst_extent() const;
+    // The bytes of this rank's buffers (src unless in place, dst).
+    uint64_t working_set() const;
 
   private:
     struct Range {
@@ -528,8 +533,9 @@ class Coll : public FrameSource {
     bool timing_only_;
     bool refused_together_ = false;
     bool may_end_early_ = false;
-    dt_reduce_fn reduce_fn_;  // args_.reduce_kernel, or looked up at the first reduce
-    uint64_t trace_req_ = 0;  // 0: not recording
+    uint64_t working_set_ = 0;  // simulated caches only (SimulatedWorld::wants_working_set)
+    dt_reduce_fn reduce_fn_;    // args_.reduce_kernel, or looked up at the first reduce
+    uint64_t trace_req_ = 0;    // 0: not recording
     Range src_range_;
     Range dst_range_;
 };

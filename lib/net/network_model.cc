@@ -22,7 +22,8 @@ const char *const kKnownKeys =
     "ppn, lat, lat_intra, lat_inter, bw, bw_intra, bw_inter, o, o_send, o_recv, o_call, g, copy, "
     "reduce, jitter, nic_bw, nic_rate, node_bw, rndv, rndv_inter, rndv_intra, bcopy, bcopy_intra, "
     "bcopy_inter, o_bcopy, short, short_intra, short_inter, zcopy, zcopy_intra, zcopy_inter, "
-    "dma_read, sharp_lat, sharp_bw, cma, o_cma, cache, cma_mem, copy_mem, cores, wake";
+    "dma_read, sharp_lat, sharp_bw, cma, o_cma, cache, cma_mem, copy_mem, reduce_mem, cores, "
+    "wake";
 const char *const kKnownPresets = "ideal, hdr, eth100, slow";
 
 struct Unit {
@@ -330,6 +331,9 @@ std::string NetworkModel::describe() const {
     if (copy_mem_bps != 0) {
         s += ",copy_mem=" + format_bandwidth(copy_mem_bps);
     }
+    if (reduce_mem_bps != 0) {
+        s += ",reduce_mem=" + format_bandwidth(reduce_mem_bps);
+    }
     if (cores != 0) {
         s += ",cores=" + std::to_string(cores);
     }
@@ -505,16 +509,17 @@ ucc_status_t parse_network(const char *spec, NetworkModel *out, std::string *err
             }
             m.cores = cores;
         } else if (key == "nic_bw" || key == "node_bw" || key == "sharp_bw" || key == "cma" ||
-                   key == "cma_mem" || key == "copy_mem") {
+                   key == "cma_mem" || key == "copy_mem" || key == "reduce_mem") {
             if (!parse_bandwidth(val, &bw)) {
                 return bad_value(bw_expect);
             }
-            (key == "nic_bw"     ? m.nic_bw_bps
-             : key == "node_bw"  ? m.node_bw_bps
-             : key == "cma"      ? m.cma_bps
-             : key == "cma_mem"  ? m.cma_mem_bps
-             : key == "copy_mem" ? m.copy_mem_bps
-                                 : m.sharp_bw_bps) = bw;
+            (key == "nic_bw"       ? m.nic_bw_bps
+             : key == "node_bw"    ? m.node_bw_bps
+             : key == "cma"        ? m.cma_bps
+             : key == "cma_mem"    ? m.cma_mem_bps
+             : key == "copy_mem"   ? m.copy_mem_bps
+             : key == "reduce_mem" ? m.reduce_mem_bps
+                                   : m.sharp_bw_bps) = bw;
         } else if (key == "bcopy" || key == "bcopy_intra" || key == "bcopy_inter") {
             if (!parse_bandwidth(val, &bw)) {
                 return bad_value(bw_expect);

@@ -35,9 +35,11 @@
 // Within a node, a zero-copy message (longer than zcopy_intra) may instead
 // be copied by the receiver's CPU out of the sender's memory (cma; 0: it
 // crosses the intra-node link): o_cma + bytes / cma when it is matched, no
-// wire. A copy of more than `cache` bytes (0: no such limit) no longer fits
-// the caches: it runs at cma_mem (a pull) or copy_mem (a local copy)
-// instead, each 0 for the same as within.
+// wire. A copy whose working set (the rank's buffers of the collective it
+// belongs to; a lone message: its bytes twice, a buffer on each side) is
+// larger than `cache` bytes (0: no such limit) no longer fits the caches: it
+// runs at cma_mem (a pull), copy_mem (a local copy) or reduce_mem (a
+// reduction) instead, each 0 for the same as within.
 // Local compute (copies, reductions) costs bytes / bandwidth, and every
 // collective posted costs its rank o_call of the library's own time.
 // A node of more ranks than cores (cores; 0: a core per rank) runs them in
@@ -96,9 +98,10 @@ struct NetworkModel {
     // its fixed cost, and the bandwidths of copies beyond `cache` bytes.
     uint64_t cma_bps = 0;
     int64_t o_cma_ps = 0;
-    uint64_t cache_bytes = 0;   // 0: every copy at its own bandwidth
-    uint64_t cma_mem_bps = 0;   // 0: cma
-    uint64_t copy_mem_bps = 0;  // 0: copy
+    uint64_t cache_bytes = 0;     // 0: every copy at its own bandwidth
+    uint64_t cma_mem_bps = 0;     // 0: cma
+    uint64_t copy_mem_bps = 0;    // 0: copy
+    uint64_t reduce_mem_bps = 0;  // 0: reduce
     // A node's cores (0: one per rank) and the switch back to a rank that
     // waited off its core.
     uint32_t cores = 0;
@@ -123,14 +126,22 @@ struct NetworkModel {
         return cma_bps != 0 && bytes > zcopy_intra && bytes > short_intra;
     }
     // The receiver's copy of a message from a to b it pulls (0: none).
-    int64_t cma_ps(uint32_t a, uint32_t b, uint64_t bytes) const {
+    // `working`: the working set (0: the lone message's, 2 * bytes).
+    int64_t cma_ps(uint32_t a, uint32_t b, uint64_t bytes, uint64_t working = 0) const {
         return pulled(bytes) && same_node(a, b)
-                   ? o_cma_ps + bytes_cost_ps(bytes, beyond_cache(bytes, cma_bps, cma_mem_bps))
+                   ? o_cma_ps +
+                         bytes_cost_ps(bytes, beyond_cache(bytes, working, cma_bps, cma_mem_bps))
                    : 0;
     }
-    // A copy's bandwidth: `bw`, or `mem` (when set) beyond the cache.
-    uint64_t beyond_cache(uint64_t bytes, uint64_t bw, uint64_t mem) const {
-        return cache_bytes != 0 && bytes > cache_bytes && mem != 0 ? mem : bw;
+    // A copy's bandwidth: `bw`, or `mem` (when set) where the working set
+    // (0: 2 * bytes) exceeds the cache.
+    uint64_t beyond_cache(uint64_t bytes, uint64_t working, uint64_t bw, uint64_t mem) const {
+        if (cache_bytes == 0 || mem == 0) {
+            return bw;
+        }
+        const uint64_t w =
+            working != 0 ? working : (bytes > UINT64_MAX / 2 ? UINT64_MAX : 2 * bytes);
+        return w > cache_bytes ? mem : bw;
     }
     // CPU time `ps` of a rank on a node of `node_ranks` ranks.
     int64_t cpu_ps(int64_t ps, uint32_t node_ranks) const {
@@ -183,10 +194,12 @@ struct NetworkModel {
     uint32_t nodes(uint32_t ranks) const {
         return ranks_per_node == 0 ? ranks : (ranks + ranks_per_node - 1) / ranks_per_node;
     }
-    int64_t copy_ps(uint64_t bytes) const {
-        return bytes_cost_ps(bytes, beyond_cache(bytes, copy_bps, copy_mem_bps));
+    int64_t copy_ps(uint64_t bytes, uint64_t working = 0) const {
+        return bytes_cost_ps(bytes, beyond_cache(bytes, working, copy_bps, copy_mem_bps));
     }
-    int64_t reduce_ps(uint64_t bytes) const { return bytes_cost_ps(bytes, reduce_bps); }
+    int64_t reduce_ps(uint64_t bytes, uint64_t working = 0) const {
+        return bytes_cost_ps(bytes, beyond_cache(bytes, working, reduce_bps, reduce_mem_bps));
+    }
 
     // ceil(bytes * 1e12 / bandwidth) picoseconds; 0 when bandwidth is 0 (infinite).
     static int64_t bytes_cost_ps(uint64_t bytes, uint64_t bandwidth_bps);
@@ -206,7 +219,8 @@ bool network_preset(const std::string &name, NetworkModel *out);
 // o_recv; o_call; g; copy; reduce; jitter; nic_bw, nic_rate, node_bw; rndv,
 // rndv_inter, rndv_intra; bcopy, bcopy_intra, bcopy_inter, o_bcopy; short,
 // short_intra, short_inter; zcopy, zcopy_intra, zcopy_inter; dma_read;
-// sharp_lat, sharp_bw; cma, o_cma, cache, cma_mem, copy_mem; cores, wake.
+// sharp_lat, sharp_bw; cma, o_cma, cache, cma_mem, copy_mem, reduce_mem;
+// cores, wake.
 // Times take a unit (ps, ns, us, ms, s; a bare 0 is
 // allowed); bandwidths take B/s, KB/s, MB/s, GB/s (or KiB/s, MiB/s, GiB/s),
 // or "inf"; nic_rate a count per second (215M, 1.5G; 0: off); cores a

@@ -9,7 +9,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # A curve from o = 0.2us, L = 0.1us, inline up to 92 B, buffered up to 16 KiB
 # (o_bcopy 0.3us, bcopy 20 GB/s a side), then pulled (o_cma 1.5us) at
-# 16 GB/s up to 512 KiB, at 8 GB/s beyond.
+# 16 GB/s up to 512 KiB (a working set of 1 MiB), at 8 GB/s beyond.
 lats="$(python3 - <<'PY'
 o, L, z, ob, bc = 0.2, 0.1, 16384, 0.3, 20e3  # us; bytes per us
 oc, cma, cache, mem = 1.5, 16e3, 512 << 10, 8e3
@@ -28,7 +28,7 @@ print(" ".join(out))
 PY
 )"
 net="$(python3 "$here/scripts/fit_network.py" --lat "$lats" --rate 5e6 --am-short 100 \
-    --copy 30 --copy-mem 10 --reduce 5 --yield "1.2 0.2" --cores 2 --call-ns 500)"
+    --copy 30 --copy-mem 10 --reduce 15 --reduce-mem 9 --yield "1.2 0.2" --cores 2 --call-ns 500)"
 want() { grep -qx "$1" <<<"$net" || fail "expected \"$1\" in the fit:"$'\n'"$net"; }
 want "lat_intra = 100ns"
 want "o_send = 200ns"
@@ -39,10 +39,12 @@ want "o_bcopy = 300ns"
 want "bcopy_intra = 20.000GB/s"
 want "o_cma = 1500ns"
 want "cma = 16.000GB/s"
-want "cache = 524288"
+want "cache = 1048576"
 want "cma_mem = 8.000GB/s"
 want "copy = 30.000GB/s"
 want "copy_mem = 10.000GB/s"
+want "reduce = 15.000GB/s"
+want "reduce_mem = 9.000GB/s"
 want "cores = 2"
 want "wake = 1000ns"
 grep -q "rms relative error 0.000" <<<"$net" || fail "the fit is not exact on its own curve"

@@ -128,7 +128,7 @@ TEST(SimNetwork, DescribeParsesBack) {
                              "bcopy_inter=10GB/s,zcopy=8K,o_call=1us,dma_read=500ns,"
                              "sharp_lat=2.4us,sharp_bw=350MB/s",
                              "hdr,zcopy_intra=8K,cma=7.5GB/s,o_cma=1.5us,cache=512K,cma_mem=4GB/s,"
-                             "copy_mem=9GB/s,cores=2,wake=1.5us"}) {
+                             "copy_mem=9GB/s,reduce_mem=3GB/s,cores=2,wake=1.5us"}) {
         NetworkModel m = parse_ok(spec);
         std::string d = m.describe();
         NetworkModel back = parse_ok(d.c_str());
@@ -157,6 +157,7 @@ TEST(SimNetwork, DescribeParsesBack) {
         EXPECT_EQ(back.cache_bytes, m.cache_bytes);
         EXPECT_EQ(back.cma_mem_bps, m.cma_mem_bps);
         EXPECT_EQ(back.copy_mem_bps, m.copy_mem_bps);
+        EXPECT_EQ(back.reduce_mem_bps, m.reduce_mem_bps);
         EXPECT_EQ(back.cores, m.cores);
         EXPECT_EQ(back.wake_ps, m.wake_ps);
     }
@@ -169,10 +170,14 @@ TEST(SimNetwork, DescribeParsesBack) {
     EXPECT_EQ(c.woken_ps(3), 1'000'000);
     EXPECT_EQ(parse_ok("hdr,cores=0").cores, 0u);
     // Beyond the cache a copy runs at its _mem bandwidth (when set).
-    const NetworkModel k = parse_ok("ideal,copy=4GB/s,copy_mem=1GB/s,cache=1K");
+    // The working set decides: a lone copy's is its bytes twice.
+    const NetworkModel k = parse_ok("ideal,copy=4GB/s,copy_mem=1GB/s,cache=2K");
     EXPECT_EQ(k.copy_ps(1024), 256'000);
     EXPECT_EQ(k.copy_ps(2048), 2'048'000);
+    EXPECT_EQ(k.copy_ps(1024, 2048), 256'000);
+    EXPECT_EQ(k.copy_ps(1024, 2049), 1'024'000);
     EXPECT_EQ(parse_ok("ideal,copy=4GB/s,cache=1K").copy_ps(2048), 512'000);
+    EXPECT_EQ(parse_ok("ideal,reduce=2GB/s,reduce_mem=1GB/s,cache=1K").reduce_ps(2048), 2'048'000);
     EXPECT_EQ(parse_ok("ideal,copy=4GB/s,copy_mem=1GB/s,cache=inf").copy_ps(2048), 512'000);
     EXPECT_NE(parse_err("hdr,cores=-1").find("cores"), std::string::npos);
     EXPECT_NE(parse_err("hdr,cma=fast").find("cma"), std::string::npos);

@@ -711,9 +711,10 @@ TEST(SimTransport, PulledMessagesCostTheReceiversCopy) {
     const char *spec = "ideal,ppn=2,lat_intra=1us,bw_intra=1GB/s,zcopy_intra=4000,cma=2GB/s";
     EXPECT_NEAR(one_way(spec, 1, 4000).virtual_time_s, 5e-6, 1e-15);       // L + the wire
     EXPECT_NEAR(one_way(spec, 1, 4001).virtual_time_s, 3.0005e-6, 1e-15);  // L + the copy
-    // Its fixed cost, and beyond the cache the memory's bandwidth.
+    // Its fixed cost, and beyond the cache the memory's bandwidth (a lone
+    // message's working set: its bytes twice).
     const char *cached =
-        "ideal,ppn=2,lat_intra=1us,zcopy_intra=4000,cma=2GB/s,o_cma=1us,cache=8000,cma_mem=1GB/s";
+        "ideal,ppn=2,lat_intra=1us,zcopy_intra=4000,cma=2GB/s,o_cma=1us,cache=16000,cma_mem=1GB/s";
     EXPECT_NEAR(one_way(cached, 1, 8000).virtual_time_s, 6e-6, 1e-15);       // 1 + 1 + 4us
     EXPECT_NEAR(one_way(cached, 1, 8001).virtual_time_s, 10.001e-6, 1e-15);  // 1 + 1 + 8.001us
     // Between nodes, and without cma, the wire.

@@ -393,10 +393,11 @@ ucc_status_t SimTransport::match(const Message &m, void *buf, size_t capacity, X
     // A result of the switches (members != 0) came from the network, not
     // through this node's memory; a pulled message is copied here (cma).
     const uint32_t sender = from == kNoRank ? rank_ : from;
-    cluster_->advance(rank_,
-                      net.o_recv_ps + (m.members != 0 ? 0
-                                                      : net.bcopy_ps(sender, rank_, m.bytes) +
-                                                            net.cma_ps(sender, rank_, m.bytes)));
+    cluster_->advance(
+        rank_,
+        net.o_recv_ps + (m.members != 0 ? 0
+                                        : net.bcopy_ps(sender, rank_, m.bytes) +
+                                              net.cma_ps(sender, rank_, m.bytes, x->working_set)));
     ++stats_.msgs_recv;
     if (m.signature != 0 && x->signature != 0 && m.signature != x->signature) {
         // The two sides run different operations under one tag: desync.
@@ -1098,14 +1099,18 @@ bool SimTransport::can_wait() const {
     return cluster_ == nullptr || !cluster_->fiberless();
 }
 
-void SimTransport::charge(Work kind, size_t bytes) {
+void SimTransport::charge(Work kind, size_t bytes, uint64_t working) {
     if (cluster_ == nullptr) {
         return;
     }
     const NetworkModel &net = cluster_->net();
-    cluster_->advance(rank_, kind == Work::kCopy     ? net.copy_ps(bytes)
-                             : kind == Work::kReduce ? net.reduce_ps(bytes)
+    cluster_->advance(rank_, kind == Work::kCopy     ? net.copy_ps(bytes, working)
+                             : kind == Work::kReduce ? net.reduce_ps(bytes, working)
                                                      : net.o_call_ps);
+}
+
+bool SimTransport::wants_working_set() const {
+    return cluster_ != nullptr && cluster_->net().cache_bytes != 0;
 }
 
 void SimTransport::trace_begin(const SpanInfo &span) {
