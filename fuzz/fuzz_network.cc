@@ -26,7 +26,10 @@ bool same(const NetworkModel &a, const NetworkModel &b) {
            a.bw_intra_bps == b.bw_intra_bps && a.bw_inter_bps == b.bw_inter_bps &&
            a.o_send_ps == b.o_send_ps && a.o_recv_ps == b.o_recv_ps && a.gap_ps == b.gap_ps &&
            a.copy_bps == b.copy_bps && a.reduce_bps == b.reduce_bps &&
-           a.jitter_max_ps == b.jitter_max_ps;
+           a.jitter_max_ps == b.jitter_max_ps && a.cma_bps == b.cma_bps &&
+           a.o_cma_ps == b.o_cma_ps && a.cache_bytes == b.cache_bytes &&
+           a.cma_mem_bps == b.cma_mem_bps && a.copy_mem_bps == b.copy_mem_bps &&
+           a.reduce_mem_bps == b.reduce_mem_bps && a.cores == b.cores && a.wake_ps == b.wake_ps;
 }
 
 }  // namespace
