@@ -12,7 +12,8 @@
 #   bench/machine_table.sh [BUILD_DIR] [NETWORK]
 # NETWORK: a file, preset or spec instead of fitting one. MACHINE_TABLE_NP and
 # MACHINE_TABLE_COLLS narrow the process counts and collectives (ctest's
-# smoke run).
+# smoke run); MACHINE_TABLE_RUNS sets how many times each is measured
+# (default 3: a cell is the median run's).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build="${1:-build}"
@@ -29,24 +30,42 @@ if [[ -f "$net" ]]; then
 fi
 colls="${MACHINE_TABLE_COLLS:-allreduce bcast reduce barrier allgather allgatherv alltoall
   alltoallv gather gatherv scatter scatterv reduce_scatter reduce_scatterv fanin fanout}"
-for np in ${MACHINE_TABLE_NP:-2 3 4}; do
+runs="${MACHINE_TABLE_RUNS:-3}"
+nps="${MACHINE_TABLE_NP:-2 3 4}"
+for np in $nps; do
     for c in $colls; do
-        # ucc_perftest counts elements: 2 .. 1M float32 are 8 B .. 4 MiB.
-        UCC_NETWORK="$net" timeout 600 "$build/ucc_run" -n "$np" "$build/ucc_perftest" -c "$c" \
-            -b 2 -e 1048576 --json "$work/m_${np}_$c.json" >/dev/null 2>&1 ||
-            echo "machine_table: ucc_perftest -c $c on $np processes failed" >&2
         "$build/ucc_sim" -np "$np" --network "$net" -c "$c" -b 8 -e 4M -i 10 -w 2 --timing-only \
             --json 2>/dev/null >"$work/p_${np}_$c.json" ||
             echo "machine_table: ucc_sim -c $c -np $np failed" >&2
+    done
+done
+# Measured several times, each pass over every collective (the machine's
+# noise comes and goes); a cell takes the median of its runs.
+for ((run = 0; run < runs; run++)); do
+    for np in $nps; do
+        for c in $colls; do
+            # ucc_perftest counts elements: 2 .. 1M float32 are 8 B .. 4 MiB.
+            UCC_NETWORK="$net" timeout 600 "$build/ucc_run" -n "$np" "$build/ucc_perftest" \
+                -c "$c" -b 2 -e 1048576 --json "$work/m_${np}_$c.json.$run" >/dev/null 2>&1 ||
+                echo "machine_table: ucc_perftest -c $c on $np processes failed" >&2
+        done
     done
 done
 python3 - "$work" <<'PY'
 import glob, json, os, sys
 work = sys.argv[1]
 cells = []
-for path in sorted(glob.glob(os.path.join(work, "m_*.json"))):
-    np_, coll = os.path.basename(path)[2:-5].split("_", 1)
-    measured = {r["bytes"]: r for r in map(json.loads, open(path))}
+runs = {}
+for path in sorted(glob.glob(os.path.join(work, "m_*.json.*"))):
+    key = os.path.basename(path)[2:].split(".json.")[0]
+    for r in map(json.loads, open(path)):
+        runs.setdefault(key, {}).setdefault(r["bytes"], []).append(r)
+for key in sorted(runs):
+    np_, coll = key.split("_", 1)
+    measured = {}
+    for b, rs in runs[key].items():
+        rs = sorted(rs, key=lambda r: r["avg_us"])
+        measured[b] = rs[len(rs) // 2]  # the median run's
     ppath = os.path.join(work, f"p_{np_}_{coll}.json")
     predicted = {r["bytes"]: r for r in map(json.loads, open(ppath))} if os.path.exists(ppath) else {}
     for b, m in sorted(measured.items()):
