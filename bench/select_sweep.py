@@ -112,7 +112,8 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--colls", default=",".join(COLLS))
     ap.add_argument("--sizes", default="")
-    ap.add_argument("--networks", default=",".join(NETWORKS))
+    ap.add_argument("--networks", default=",".join(NETWORKS),
+                    help="names of NETWORKS, or ucc_sim network specs or files")
     ap.add_argument("--prune", type=float, default=0,
                     help="run a candidate only at the sizes where it is predicted within this "
                          "factor of the cheapest (0: everywhere; big teams need it)")
@@ -129,15 +130,15 @@ def main():
         for net in nets:
             for n in teams:
                 for coll in colls:
-                    algs, _, _ = explain(args.build, coll, MIN_BYTES, n, NETWORKS[net])
+                    algs, _, _ = explain(args.build, coll, MIN_BYTES, n, NETWORKS.get(net, net))
                     ranges = {alg: (None, None) for alg in algs}
                     if args.prune > 0:
-                        ranges = ranges_within(args.build, coll, n, NETWORKS[net], algs,
+                        ranges = ranges_within(args.build, coll, n, NETWORKS.get(net, net), algs,
                                                args.prune)
                     for alg in list(ranges) + [None]:
                         lo, hi = ranges.get(alg, (None, None))
                         jobs[(net, n, coll, alg)] = pool.submit(simulate, args.build, coll, n,
-                                                                NETWORKS[net], alg, lo, hi)
+                                                                NETWORKS.get(net, net), alg, lo, hi)
         cells = []
         for net in nets:
             for n in teams:
@@ -150,7 +151,7 @@ def main():
                         if not timed:
                             continue
                         best = min(timed, key=lambda a: (timed[a], a))
-                        _, predicted, bound = explain(args.build, coll, nbytes, n, NETWORKS[net])
+                        _, predicted, bound = explain(args.build, coll, nbytes, n, NETWORKS.get(net, net))
                         cell = {"network": net, "ranks": n, "collective": coll, "bytes": nbytes,
                                 "chosen": chosen, "chosen_us": chosen_us, "best": best,
                                 "best_us": timed[best],
