@@ -27,25 +27,6 @@ bool exists(const std::string &path) {
     return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
-// The directory above the one libucc.so (or the program it is linked into)
-// was loaded from: the install prefix.
-std::string install_prefix() {
-    Dl_info info;
-    if (dladdr(reinterpret_cast<void *>(&install_prefix), &info) == 0 ||
-        info.dli_fname == nullptr) {
-        return "";
-    }
-    std::string path = info.dli_fname;
-    for (int up = 0; up < 2; ++up) {
-        const size_t slash = path.rfind('/');
-        if (slash == std::string::npos) {
-            return "";
-        }
-        path.resize(slash);
-    }
-    return path.empty() ? "/" : path;
-}
-
 // A section header's keys must be the reference's; values are N or a-b.
 bool valid_section(const std::string &header, std::string *why) {
     static constexpr const char *kKeys[] = {"vendor", "model", "team_size",
@@ -79,6 +60,23 @@ bool valid_section(const std::string &header, std::string *why) {
 }
 
 }  // namespace
+
+std::string install_prefix() {
+    Dl_info info;
+    if (dladdr(reinterpret_cast<void *>(&install_prefix), &info) == 0 ||
+        info.dli_fname == nullptr) {
+        return "";
+    }
+    std::string path = info.dli_fname;
+    for (int up = 0; up < 2; ++up) {
+        const size_t slash = path.rfind('/');
+        if (slash == std::string::npos) {
+            return "";
+        }
+        path.resize(slash);
+    }
+    return path.empty() ? "/" : path;
+}
 
 std::string config_file_path() {
     const char *v = std::getenv("UCC_CONFIG_FILE");

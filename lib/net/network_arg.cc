@@ -6,6 +6,7 @@
 #include <fstream>
 #include <vector>
 
+#include "lib/core/config.h"  // install_prefix
 #include "lib/net/network_model.h"
 #include "lib/util/parse.h"
 
@@ -35,12 +36,33 @@ bool is_preset(const std::string &s) {
     return s == "hdr" || s == "eth100" || s == "slow" || s == "ideal";
 }
 
-bool read_file(const std::string &path, NetworkArg *out, std::string *error) {
+// A bare name of an installed network file: <prefix>/share/ucc/networks/NAME
+// or NAME.net ("" when there is none).
+std::string installed(const std::string &name) {
+    if (name.empty() || name.find('/') != std::string::npos) {
+        return "";
+    }
+    const std::string prefix = core::install_prefix();
+    if (prefix.empty()) {
+        return "";
+    }
+    for (const std::string &p : {prefix + "/share/ucc/networks/" + name,
+                                 prefix + "/share/ucc/networks/" + name + ".net"}) {
+        if (std::ifstream(p)) {
+            return p;
+        }
+    }
+    return "";
+}
+
+bool read_file(const std::string &arg, NetworkArg *out, std::string *error) {
+    const std::string found = std::ifstream(arg) ? "" : installed(arg);
+    const std::string &path = found.empty() ? arg : found;
     std::ifstream in(path);
     if (!in) {
         *error = path +
-                 ": not a preset (hdr, eth100, slow, ideal), not a spec (key=value,...), and not "
-                 "a readable file";
+                 ": not a preset (hdr, eth100, slow, ideal), not a spec (key=value,...), not "
+                 "a readable file, and not a network installed in <prefix>/share/ucc/networks";
         return false;
     }
     std::string preset = "hdr";

@@ -3,7 +3,9 @@
 // ("hdr,ppn=16,lat_inter=2us") or a file of key = value lines with '#'
 // comments. A file's keys are the spec's plus `preset` (the base, default hdr)
 // and `nodes` ("128", or "128x8", which also sets ppn); it becomes the
-// equivalent spec string, and its nodes x ppn bounds the number of ranks.
+// equivalent spec string, and its nodes x ppn bounds the number of ranks. A
+// bare name that is no file here may name an installed one:
+// <prefix>/share/ucc/networks/NAME or NAME.net (e.g. "hdr-32x40").
 #pragma once
 
 #include <cstdint>

@@ -46,7 +46,8 @@ tree)
         include/ucc/api/ucc_version.h include/ucc/sim/ucc_sim.h include/ucc/boot/ucc_boot.h \
         lib/libucc.so lib/pkgconfig/ucc.pc lib/cmake/ucc/ucc-config.cmake \
         lib/cmake/ucc/ucc-config-version.cmake bin/ucc_run bin/ucc_sim \
-        share/ucc/examples/ucc_sim_demo.c share/ucc/examples/ucc_sim_callbacks.c share/ucc/ucc.conf bin/ucc_info bin/ucc_perftest \
+        share/ucc/examples/ucc_sim_demo.c share/ucc/examples/ucc_sim_callbacks.c share/ucc/ucc.conf \
+        share/ucc/networks/hdr-32x40.net bin/ucc_info bin/ucc_perftest \
         bin/ucc_replay; do
         [[ -e "$prefix/$f" ]] || fail "missing $f"
     done
@@ -61,6 +62,9 @@ tree)
         fail "ucc_version.h does not say $pcver"
     # The installed tools run from bin/ (their RUNPATH finds lib/).
     "$prefix/bin/ucc_sim" -np 4 -c allreduce -b 8 -e 8 -i 1 >/dev/null || fail "bin/ucc_sim"
+    # An installed network by its bare name (share/ucc/networks), from anywhere.
+    (cd / && "$prefix/bin/ucc_sim" -np 80 --network hdr-32x40 -c allreduce -b 8 -e 8 -i 1 \
+        --timing-only >/dev/null) || fail "bin/ucc_sim --network hdr-32x40 (installed)"
     "$prefix/bin/ucc_info" -v >"$work/info"
     grep -q "UCC version=$pcver" "$work/info" || fail "bin/ucc_info -v"
     # The installed ucc.conf is found next to the install ("auto"); it sets nothing.
