@@ -148,7 +148,8 @@ struct NetworkModel {
         if (cores == 0 || node_ranks <= cores) {
             return ps;
         }
-        return ps / cores * node_ranks + ps % cores * node_ranks / cores;
+        const __int128 t = static_cast<__int128>(ps) * node_ranks / cores;
+        return t > INT64_MAX ? INT64_MAX : static_cast<int64_t>(t);
     }
     // What a rank of such a node pays when a message ends its wait.
     int64_t woken_ps(uint32_t node_ranks) const {
