@@ -12,6 +12,7 @@
 // which prints the configuration tables of docs/configuration.md from the same tables as -c.
 #include <getopt.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -157,23 +158,37 @@ void print_scores(const ucc::core::Tuning &t) {
                       "(with UCC_CLS=basic,hier\n  the hierarchical ones compete too; "
                       "ucc_info --explain)\n"
                     : "  UCC_SELECT=rules: the rules below everywhere\n");
+    // The names right-aligned in one column, as wide as the longest.
+    int w = 16;
+    for (const ucc::select::AutoRule &r : ucc::select::auto_rules()) {
+        w = std::max(w, static_cast<int>(std::strlen(r.alg)));
+    }
+    for (const ucc::perf::CollDesc &cd : ucc::perf::colls()) {
+        const uint32_t bit = ucc::coll::type_index(cd.type);
+        if (t.forced[bit] != nullptr) {
+            w = std::max(w, static_cast<int>(t.forced[bit]->size()));
+        }
+        w = std::max(w, static_cast<int>(std::strlen(ucc::coll::algorithms(cd.type)[0].name)));
+    }
     for (const ucc::perf::CollDesc &cd : ucc::perf::colls()) {
         std::printf("  %s\n", capitalised(cd.name).c_str());
         const uint32_t bit = ucc::coll::type_index(cd.type);
         if (t.forced[bit] != nullptr) {
-            std::printf("    %16s : forced by UCC_%s_ALG\n", t.forced[bit]->c_str(),
-                        ucc::core::coll_type_name(cd.type));
+            std::string var = ucc::core::coll_type_name(cd.type);
+            std::transform(var.begin(), var.end(), var.begin(),
+                           [](unsigned char ch) { return static_cast<char>(std::toupper(ch)); });
+            std::printf("    %*s : forced by UCC_%s_ALG\n", w, t.forced[bit]->c_str(), var.c_str());
             continue;
         }
         bool any = false;
         for (const ucc::select::AutoRule &r : ucc::select::auto_rules()) {
             if (r.type == cd.type) {
-                std::printf("    %16s : %s\n", r.alg, r.when);
+                std::printf("    %*s : %s\n", w, r.alg, r.when);
                 any = true;
             }
         }
         if (!any) {
-            std::printf("    %16s : always\n", ucc::coll::algorithms(cd.type)[0].name);
+            std::printf("    %*s : always\n", w, ucc::coll::algorithms(cd.type)[0].name);
         }
     }
     std::printf("  thresholds: ALLREDUCE_LARGE_MSG=%llu ALLGATHER_LARGE_MSG=%llu\n",

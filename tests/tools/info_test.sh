@@ -29,6 +29,11 @@ done
 grep -q "^    1 :      sra_knomial : runs sra_knomial$" "$work/algs" || fail "-A reference names"
 grep -q "^    0 :              rab : two levels" "$work/algs" || fail "-A cl/hier algorithms"
 "$info" -s | grep -c "recursive_doubling : bytes < ALLREDUCE_LARGE_MSG" >/dev/null || fail "-s"
+# One column, as wide as the longest name; a forced algorithm names its
+# variable as it is spelled (it said UCC_allreduce_ALG).
+"$info" -s | grep -q "^                   rab : UCC_CLS has hier" || fail "-s column"
+UCC_ALLREDUCE_ALG=ring "$info" -s | grep -q "^                  ring : forced by UCC_ALLREDUCE_ALG$" ||
+    fail "-s forced"
 set +e
 "$info" >/dev/null 2>&1; rc=$?
 set -e
