@@ -212,7 +212,8 @@ UCC_PROP(CollProps, ReplayIsDeterministic, 400, ()) {
 // point included: each algorithm reduces in an order fixed by ranks and
 // steps, never by arrival order. The nodes stay (ppn): where the ranks run
 // is no schedule, and a hierarchical algorithm's order follows the nodes.
-// The algorithm stays too: "auto" selects by the built-in rules here, since
+// The algorithm stays too (and so do switches that reduce, for sharp): "auto"
+// selects by the built-in rules here, since
 // selection by cost picks by the network (every algorithm is drawn by name
 // as well).
 UCC_PROP(CollProps, ResultsIndependentOfTheSchedule, 300, ()) {
@@ -230,6 +231,10 @@ UCC_PROP(CollProps, ResultsIndependentOfTheSchedule, 300, ()) {
     std::string err;
     RC_ASSERT(ucc::net::parse_network(s.network.c_str(), &placed, &err) == UCC_OK);
     other.network = ucc::proptest::draw_network() + ",ppn=" + std::to_string(placed.ranks_per_node);
+    if (placed.reduces_in_network()) {  // and the same switches (sharp stays possible)
+        other.network += ",sharp_lat=" + ucc::net::format_time_ps(placed.sharp_lat_ps) +
+                         ",sharp_bw=" + ucc::net::format_bandwidth(placed.sharp_bw_bps);
+    }
     other.skew_ps = *rc::gen::element<uint64_t>(0, 1'000'000, 100'000'000);
     const Outcome p = run_checked(other);
     for (uint32_t r = 0; r < o.dst.size(); ++r) {

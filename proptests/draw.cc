@@ -234,6 +234,11 @@ Scenario draw_scenario(const DrawOptions &o) {
                                                       {1, rc::gen::just<int64_t>(0)},
                                                       {2, rc::gen::inRange<int64_t>(1, 300)}});
     }
+    if (s.alg == "sharp") {
+        // Switches that reduce, and one rank per node: where it runs.
+        s.network = "hdr,ppn=1,sharp_lat=" + std::to_string(*rc::gen::inRange(100, 5000)) +
+                    "ns,sharp_bw=" + *rc::gen::element<std::string>("inf", "350MB/s", "10GB/s");
+    }
     if (!testkit::alg_can_run(s)) {
         s.alg = "auto";  // refused by the algorithm (allgather neighbor on odd teams)
     }

@@ -928,6 +928,27 @@ bool is_member(const Scenario &s, uint32_t r) {
     return std::find(members.begin(), members.end(), r) != members.end();
 }
 
+namespace {
+
+// Whether the core lets the collective reduce in the network's switches
+// (lib/core/api_coll.cc): the network reduces, no active set, and no two
+// members share a node.
+bool net_reduces(const Scenario &s) {
+    net::NetworkModel m;
+    if (s.active_set || net::parse_network(s.network.c_str(), &m, nullptr) != UCC_OK ||
+        !m.reduces_in_network()) {
+        return false;
+    }
+    std::vector<uint32_t> nodes;
+    for (uint32_t r : members_of(s)) {
+        nodes.push_back(m.node_of(r));
+    }
+    std::sort(nodes.begin(), nodes.end());
+    return std::adjacent_find(nodes.begin(), nodes.end()) == nodes.end();
+}
+
+}  // namespace
+
 bool alg_can_run(const Scenario &s) {
     for (const coll::Algorithm &a : coll::algorithms(s.type)) {
         if (s.alg != a.name || a.hierarchical) {
@@ -940,6 +961,7 @@ bool alg_can_run(const Scenario &s) {
         args.op = s.op;
         args.count = s.count;
         args.inplace = s.inplace;
+        args.net_reduce = net_reduces(s);
         return a.supports(args, static_cast<uint32_t>(members_of(s).size()));
     }
     return true;
