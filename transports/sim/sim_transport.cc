@@ -238,19 +238,18 @@ ucc_status_t SimTransport::isend(Peer peer, Tag tag, const void *buf, size_t byt
     if (x->trace_req != 0 && cluster_->recording()) [[unlikely]] {
         record_message(*x, true, peer, bytes);
     }
-    launch(m, false);
+    // A rendezvous send is done when its receiver acknowledges it
+    // (kSendAck; a cancel goes kGet's way).
     const uint32_t to = cluster_->rank_of_endpoint(peer);
-    if (to != kNoRank && cluster_->net().rendezvous(rank_, to, bytes)) {
-        // Done when its receiver acknowledges it (kSendAck; cancel: kGet's way).
-        ++stats_.msgs_sent;
-        stats_.bytes_sent += bytes;
-        m->xfer = x;
+    const bool rndv = to != kNoRank && cluster_->net().rendezvous(rank_, to, bytes);
+    m->xfer = rndv ? x : nullptr;
+    launch(m, false);
+    const ucc_status_t st = sent(x, bytes);
+    if (rndv) {
         x->transport_priv = m;
-        x->bytes = bytes;
         x->status = UCC_INPROGRESS;
-        return UCC_OK;
     }
-    return sent(x, bytes);
+    return st;
 }
 
 bool SimTransport::copy_payload(Message *m, const void *buf) {

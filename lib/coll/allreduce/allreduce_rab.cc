@@ -42,8 +42,7 @@ Task allreduce_rab(Coll &c) {
     const bool leader = t.local_index(me) == 0;
     const Group local = Group::node(t, node);
     uint32_t depth = 1;
-    const uint32_t frags =
-        a.pipelines != nullptr ? pipeline_fragments(a.pipelines->rab, a.count, a.esize, &depth) : 1;
+    const uint32_t frags = pipeline_fragments(a, &Pipelines::rab, &depth);
     auto slice = [&](uint32_t f, const Args &x) { return fragment(x, a.count, frags, f); };
     auto reduce = [&](uint32_t f) {
         Args r = level_args(a, UCC_COLL_TYPE_REDUCE);

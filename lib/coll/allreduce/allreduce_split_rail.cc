@@ -122,9 +122,7 @@ Task allreduce_split_rail(Coll &c) {
     const uint32_t blocks = t.max_node_size();
     const Group local = Group::node(t, node);
     uint32_t depth = 1;
-    const uint32_t frags = a.pipelines != nullptr ? pipeline_fragments(a.pipelines->split_rail,
-                                                                       a.count, a.esize, &depth)
-                                                  : 1;
+    const uint32_t frags = pipeline_fragments(a, &Pipelines::split_rail, &depth);
     auto slice = [&](uint32_t f) { return fragment(a, a.count, frags, f); };
     auto scatter = [&](uint32_t f) { return scatter_in_node(c, local, slice(f), j, blocks); };
     auto rails = [&](uint32_t f) { return along_rails(c, t, slice(f), j, m, blocks); };

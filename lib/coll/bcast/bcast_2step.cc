@@ -27,9 +27,7 @@ Task bcast_2step(Coll &c) {
     // This node's leader: the root on the root's node, else local index 0.
     const uint32_t lead = node == t.node_of(a.root) ? a.root : t.member(node, 0);
     uint32_t depth = 1;
-    const uint32_t frags = a.pipelines != nullptr ? pipeline_fragments(a.pipelines->bcast_2step,
-                                                                       a.count, a.esize, &depth)
-                                                  : 1;
+    const uint32_t frags = pipeline_fragments(a, &Pipelines::bcast_2step, &depth);
     Args b = level_args(a, UCC_COLL_TYPE_BCAST);
     b.src = a.src;
     b.dst = a.src;

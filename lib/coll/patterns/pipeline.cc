@@ -155,6 +155,14 @@ uint32_t pipeline_fragments(const PipelineSetting &s, uint64_t count, uint64_t e
     return static_cast<uint32_t>(frags);
 }
 
+uint32_t pipeline_fragments(const Args &a, PipelineSetting Pipelines::*which, uint32_t *depth) {
+    if (a.pipelines == nullptr) {
+        *depth = 1;
+        return 1;
+    }
+    return pipeline_fragments(a.pipelines->*which, a.count, a.esize, depth);
+}
+
 Args fragment(Args x, uint64_t count, uint32_t frags, uint32_t f) {
     const uint64_t base = count / frags;
     const uint64_t extra = count % frags;

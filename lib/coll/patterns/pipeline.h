@@ -51,6 +51,9 @@ struct Pipelines {
 // flight (*depth, at least 1).
 uint32_t pipeline_fragments(const PipelineSetting &s, uint64_t count, uint64_t esize,
                             uint32_t *depth);
+// The same for a's vector under its algorithm's setting `which` of
+// a.pipelines (none set: 1 fragment, depth 1).
+uint32_t pipeline_fragments(const Args &a, PipelineSetting Pipelines::*which, uint32_t *depth);
 
 // A level's arguments `x` over the whole vector of `count` elements, for
 // fragment f of `frags`: its slice of src and dst (those set) and its count.

@@ -40,9 +40,7 @@ Task reduce_2step(Coll &c) {
     const uint32_t lead = root_node ? a.root : t.member(node, 0);
     uint8_t *partial = me == lead && me != a.root ? c.scratch(a.count * a.esize) : nullptr;
     uint32_t depth = 1;
-    const uint32_t frags = a.pipelines != nullptr ? pipeline_fragments(a.pipelines->reduce_2step,
-                                                                       a.count, a.esize, &depth)
-                                                  : 1;
+    const uint32_t frags = pipeline_fragments(a, &Pipelines::reduce_2step, &depth);
     auto in_node = [&](uint32_t f) {
         Args r = level_args(a, UCC_COLL_TYPE_REDUCE);
         r.root = t.local_index(lead);
