@@ -14,7 +14,8 @@
 // rank-order schedule needs): allreduce 2 (n-1)/n b, reduce and reduce
 // scatter (n-1)/n of the whole vector with as much reduced, bcast b, and
 // (n-1) blocks for allgather, alltoall, gather and scatter; moving and
-// reducing may overlap (a pipelined ring), so the larger of the two counts.
+// reducing may overlap (a pipelined ring), so the larger of the two counts;
+// a byte costs the wire and the cheaper of the protocols' copies (per_byte).
 // The bound is the larger of latency and bandwidth, the bandwidth term after
 // one message's latency.
 #include <algorithm>
@@ -53,7 +54,8 @@ double logp_broadcast(const Params &p, const Link &l, uint32_t n) {
 
 }  // namespace
 
-double lower_bound(const coll::Args &a, uint32_t n, const Params &p) {
+double lower_bound(const coll::Args &a, uint32_t n, const Params &net) {
+    const Params p = net.for_team(n, working_set(a, n));
     if (n <= 1) {
         return p.o_call;
     }
@@ -63,23 +65,23 @@ double lower_bound(const coll::Args &a, uint32_t n, const Params &p) {
     if (spans) {
         latency = std::max(latency, p.o_send + p.inter.L + p.o_recv);
     }
-    const Link l = p.ring(n);
+    const double g = per_byte(p, p.ring(n));
     const double b = bytes_of(a);
     const double share = static_cast<double>(n - 1) / n;
     double bw = 0;
     switch (a.type) {
         case UCC_COLL_TYPE_ALLREDUCE:
-            bw = std::max(2 * share * b * l.G, share * b * p.reduce);
+            bw = std::max(2 * share * b * g, share * b * p.reduce);
             break;
         case UCC_COLL_TYPE_REDUCE:
-            bw = share * b * std::max(l.G, p.reduce);
+            bw = share * b * std::max(g, p.reduce);
             break;
         case UCC_COLL_TYPE_REDUCE_SCATTER:
         case UCC_COLL_TYPE_REDUCE_SCATTERV:
-            bw = (n - 1) * b * std::max(l.G, p.reduce);
+            bw = (n - 1) * b * std::max(g, p.reduce);
             break;
         case UCC_COLL_TYPE_BCAST:
-            bw = b * l.G;
+            bw = b * g;
             break;
         case UCC_COLL_TYPE_ALLGATHER:
         case UCC_COLL_TYPE_ALLGATHERV:
@@ -89,7 +91,7 @@ double lower_bound(const coll::Args &a, uint32_t n, const Params &p) {
         case UCC_COLL_TYPE_GATHERV:
         case UCC_COLL_TYPE_SCATTER:
         case UCC_COLL_TYPE_SCATTERV:
-            bw = (n - 1) * b * l.G;
+            bw = (n - 1) * b * g;
             break;
         default:
             break;

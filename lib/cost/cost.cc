@@ -1,12 +1,54 @@
-// Predicted times: the formula of an algorithm by (type, name).
+// Predicted times: the formula of an algorithm by (type, name), on the
+// network as the team and the collective see it (Params::for_team).
 #include "lib/cost/cost.h"
 
+#include <algorithm>
 #include <cstring>
 
+#include "lib/coll/coll_types.h"
 #include "lib/coll/radix.h"
 #include "lib/cost/formulas.h"
+#include "lib/cost/loggp.h"
 
 namespace ucc::cost {
+
+Params Params::for_team(uint32_t n, double working) const {
+    Params q = *this;
+    const uint32_t node_ranks = ppn == 0 ? n : std::min(ppn, n);
+    if (cores != 0 && node_ranks > cores) {
+        const double s = static_cast<double>(node_ranks) / cores;
+        for (double *cpu : {&q.o_send, &q.o_recv, &q.copy, &q.reduce, &q.o_call,
+                            &q.intra_msgs.o_bcopy, &q.intra_msgs.bcopy_G, &q.intra_msgs.o_pull,
+                            &q.intra_msgs.pull_G, &q.inter_msgs.o_bcopy, &q.inter_msgs.bcopy_G,
+                            &q.copy_mem, &q.reduce_mem, &q.pull_mem}) {
+            *cpu *= s;
+        }
+    } else {
+        q.wake = 0;
+    }
+    q.cores = 0;
+    if (cache > 0 && working > cache) {
+        for (auto [bw, mem] : {std::pair{&q.copy, q.copy_mem}, std::pair{&q.reduce, q.reduce_mem},
+                               std::pair{&q.intra_msgs.pull_G, q.pull_mem}}) {
+            *bw = mem > 0 ? mem : *bw;
+        }
+    }
+    q.cache = 0;
+    return q;
+}
+
+double working_set(const coll::Args &a, uint32_t n) {
+    // dst: every block, or the vector (coll_types.h); src beside it unless
+    // in place: as large for alltoall(v) and the reductions of a vector, one
+    // block for the others, none for bcast (one buffer).
+    const double dst = static_cast<double>(coll::message_bytes(a.type, a.count, a.esize, n));
+    if (a.inplace || a.type == UCC_COLL_TYPE_BCAST) {
+        return dst;
+    }
+    const bool whole = a.type == UCC_COLL_TYPE_ALLTOALL || a.type == UCC_COLL_TYPE_ALLTOALLV ||
+                       a.type == UCC_COLL_TYPE_ALLREDUCE || a.type == UCC_COLL_TYPE_REDUCE;
+    return dst + (whole ? dst : bytes_of(a));
+}
 
 double predict(const coll::Algorithm &alg, const coll::Args &a, uint32_t n, const Params &p) {
     if (n == 0) {
@@ -16,12 +58,13 @@ double predict(const coll::Algorithm &alg, const coll::Args &a, uint32_t n, cons
                         level_formulas}) {
         for (const Formula &f : family()) {
             if (f.type == alg.type && std::strcmp(f.name, alg.name) == 0) {
+                const Params q = p.for_team(n, working_set(a, n));
                 if (a.radixes == nullptr) {
-                    return p.o_call + f.fn(a, n, p);
+                    return q.o_call + f.fn(a, n, q);
                 }
                 coll::Args b = a;  // with the radix this algorithm runs with
                 b.radix = coll::radix_for(alg, a, n);
-                return p.o_call + f.fn(b, n, p);
+                return q.o_call + f.fn(b, n, q);
             }
         }
     }

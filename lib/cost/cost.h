@@ -7,11 +7,18 @@
 // A message of b bytes between ranks a and b costs the sender o_send, its
 // port gap + b G, the wire L + b G and the receiver o_recv; a copy or a
 // reduction of b bytes costs b / its bandwidth. L and G are the link's:
-// within a node (ranks a / ppn = b / ppn) or between nodes. The formulas
-// leave out what the model shares per node (NIC, memory), its protocol
-// thresholds and its jitter: they predict an uncontended network, but for
-// the node's NIC, which a round's messages across nodes share
-// (multiply_round, distance_round, shared).
+// within a node (ranks a / ppn = b / ppn) or between nodes. A path's
+// protocols by size (Protocol: UCX's inline, buffered and zero-copy
+// messages, the receiver's pull within a node, the rendezvous's round trip)
+// add to each side's CPU and to the wait (loggp.h's send_cpu, recv_cpu,
+// wait, wire). A node of more ranks than cores stretches every CPU time and
+// makes a rank that waited pay the switch back, and a working set beyond
+// the cache runs copies, reductions and pulls at the memory's bandwidth:
+// predict() applies both for the team and the collective (for_team). The
+// formulas leave out what the model shares per node (NIC, memory) and its
+// jitter: they predict an uncontended network, but for the node's NIC,
+// which a round's messages across nodes share (multiply_round,
+// distance_round, shared).
 #pragma once
 
 #include <algorithm>
@@ -22,8 +29,33 @@
 namespace ucc::cost {
 
 struct Link {
-    double L = 0;  // seconds
-    double G = 0;  // seconds per byte
+    double L = 0;       // seconds
+    double G = 0;       // seconds per byte on the wire
+    double across = 0;  // the share of its messages between nodes (0: within a node)
+};
+
+// How a path moves a message by its size (network_model.h's protocols), in
+// seconds; the defaults: every message a plain LogGP one.
+struct Protocol {
+    static constexpr double kNever = 1e300;
+    double inline_max = 0;  // bytes a message carries with its header (o alone)
+    double zcopy = kNever;  // above, zero-copy; up to it, buffered: each side
+    double o_bcopy = 0;     // copies through the transport's buffers
+    double bcopy_G = 0;     // (0: copies nothing)
+    bool pulls = false;     // zero-copy within a node: the receiver's CPU pulls
+    double o_pull = 0;      // (no wire), o_pull + b pull_G at its match
+    double pull_G = 0;
+    double rndv = kNever;  // above: a round trip (rndv_wait) before the data moves
+    double rndv_wait = 0;
+    double dma = 0;  // above inline_max: the NIC's read of the payload
+
+    // One side's copy of a buffered message.
+    double bcopy(double b) const {
+        return bcopy_G > 0 && b > inline_max && b <= zcopy ? o_bcopy + b * bcopy_G : 0;
+    }
+    bool pulled(double b) const { return pulls && b > zcopy && b > inline_max; }
+    double pull(double b) const { return pulled(b) ? o_pull + b * pull_G : 0; }
+    double wait(double b) const { return (b > rndv ? rndv_wait : 0) + (b > inline_max ? dma : 0); }
 };
 
 struct Params {
@@ -42,6 +74,18 @@ struct Params {
     // byte and per message through it, each direction.
     double nic_G = 0;
     double nic_msg = 0;
+    // The protocols of messages within a node and between nodes.
+    Protocol intra_msgs;
+    Protocol inter_msgs;
+    // A node's cores (0: a core per rank) and the switch back to a rank that
+    // waited off its core; the cache and the bandwidths beyond it (seconds
+    // per byte; 0: as within), for_team's.
+    uint32_t cores = 0;
+    double wake = 0;
+    double cache = 0;  // bytes (0: no limit)
+    double copy_mem = 0;
+    double reduce_mem = 0;
+    double pull_mem = 0;
 
     bool same_node(uint32_t a, uint32_t b) const { return ppn == 0 || a / ppn == b / ppn; }
     const Link &link(uint32_t a, uint32_t b) const { return same_node(a, b) ? intra : inter; }
@@ -50,7 +94,9 @@ struct Params {
     const Link &team(uint32_t n) const { return ppn == 0 || n <= ppn ? intra : inter; }
     // A node's k ranks sending across its NIC at once (k >= 1): the
     // inter-node link, each message behind the others' through the NIC.
-    Link crossing(double k) const { return {inter.L + k * nic_msg, std::max(inter.G, k * nic_G)}; }
+    Link crossing(double k) const {
+        return {inter.L + k * nic_msg, std::max(inter.G, k * nic_G), 1};
+    }
     // team(n) for a round in which every rank sends across nodes at once
     // (the alltoalls): once the team spans nodes, all ppn ranks of a node.
     Link shared(uint32_t n) const {
@@ -86,7 +132,7 @@ struct Params {
         }
         const double k = static_cast<double>(std::min<uint64_t>({d, n - d, ppn}));
         const Link c = crossing(k);
-        return {intra.L + k / ppn * (c.L - intra.L), c.G};
+        return {intra.L + k / ppn * (c.L - intra.L), c.G, k / ppn};
     }
     // A ring over n ranks in rank order: a step waits for its left
     // neighbour's, so a block's path crosses nodes once per node and the
@@ -96,8 +142,14 @@ struct Params {
             return intra;
         }
         const double f = static_cast<double>((n + ppn - 1) / ppn) / n;
-        return {intra.L + f * (inter.L - intra.L), intra.G + f * (inter.G - intra.G)};
+        return {intra.L + f * (inter.L - intra.L), intra.G + f * (inter.G - intra.G), f};
     }
+    // These terms for a team of n ranks running a collective whose buffers
+    // at a rank span `working` bytes: CPU times stretched by a node's ranks
+    // over its cores (a rank that waited pays `wake`), and beyond the cache
+    // the memory's bandwidths. Applied once (what it returns has no cores
+    // and no cache left to apply).
+    Params for_team(uint32_t n, double working) const;
 };
 
 // Predicted seconds of `alg` running `a` on a team of `n` ranks (v-variants
@@ -110,5 +162,10 @@ double predict(const coll::Algorithm &alg, const coll::Args &a, uint32_t n, cons
 // What no algorithm of `a` on n ranks can beat in these terms (bounds.cc):
 // the selection sweep's yardstick.
 double lower_bound(const coll::Args &a, uint32_t n, const Params &p);
+
+// The bytes a rank's buffers of `a` span on n ranks (its src unless in
+// place, and its dst; a rooted collective's root's): the working set that
+// for_team compares with the cache.
+double working_set(const coll::Args &a, uint32_t n);
 
 }  // namespace ucc::cost

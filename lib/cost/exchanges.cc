@@ -17,7 +17,8 @@ namespace pat = coll::patterns;
 // copied while it is in flight.
 double first_step(const Args &a, const Params &p, const Link &l, double out) {
     const double c = a.inplace ? 0 : bytes_of(a) * p.copy;
-    return p.o_send + std::max(c, l.L + out * l.G) + p.o_recv;
+    return send_cpu(p, l, out) + std::max(c, l.L + wait(p, l, out) + wire(p, l, out)) +
+           recv_cpu(p, l, out) + ack(p, l, out);
 }
 
 // Every step waits for the slowest pair's: across nodes its bytes move at
@@ -29,14 +30,14 @@ double allgather_ring(const Args &a, uint32_t n, const Params &p) {
     }
     Link l = p.ring(n);
     l.G = p.team(n).G;
-    return first_step(a, p, l, b) + (n - 2) * msg(p, l, b);
+    return first_step(a, p, l, b) + (n - 2) * step(p, l, b);
 }
 
 double allgather_bruck(const Args &a, uint32_t n, const Params &p) {
     const double b = bytes_of(a);
     double t = b * p.copy + n * b * p.copy;
     for (uint64_t d = 1; d < n; d *= 2) {
-        t += msg(p, p.distance_round(n, d), std::min<uint64_t>(d, n - d) * b);
+        t += step(p, p.distance_round(n, d), std::min<uint64_t>(d, n - d) * b);
     }
     return t;
 }
@@ -56,7 +57,7 @@ double allgather_neighbor(const Args &a, uint32_t n, const Params &p) {
     };
     double t = first_step(a, p, link(0), b);
     for (uint32_t k = 1; k < n / 2; ++k) {
-        t += msg(p, link(k), 2 * b);
+        t += step(p, link(k), 2 * b);
     }
     return t;
 }
@@ -73,16 +74,18 @@ double allgather_knomial(const Args &a, uint32_t n, const Params &p) {
         t += fan_in(p, l, b, extras) - (n - s.p == 1 ? l.L : 0);
     }
     double rounds = 0;
-    uint32_t count = 0;
-    for (uint32_t w = 1; w < s.p; w *= s.k, ++count) {
+    double cpu = 0;
+    for (uint32_t w = 1; w < s.p; w *= s.k) {
         uint64_t off;
         uint64_t len;
         pat::blocks_range(n, s.p, 0, w, &off, &len);
-        rounds += round(p, p.multiply_round(n, w, s.k), len * b, s.k - 1);
+        const Link rl = p.multiply_round(n, w, s.k);
+        rounds += round(p, rl, len * b, s.k - 1);
+        cpu += (s.k - 1) * (send_cpu(p, rl, len * b) + recv_cpu(p, rl, len * b));
     }
     // The only proxy: the others' runs are in when it starts, its own go
     // out while it sorts the blocks.
-    t += n - s.p == 1 ? count * (s.k - 1) * (p.o_send + p.o_recv) : rounds;
+    t += n - s.p == 1 ? cpu : rounds;
     if (n != s.p) {
         t += n * b * p.copy + (extras > 0 ? fan_out(p, l, n * b, extras) : 0);
     }
@@ -98,7 +101,7 @@ double pairwise_steps(uint32_t n, const Params &p, double b) {
     double steps = 0;
     double nic = 0;
     for (uint32_t i = 1; i < n; ++i) {
-        steps += msg(p, own.distance_round(n, i), b);
+        steps += step(p, own.distance_round(n, i), b);
         if (p.ppn != 0 && n > p.ppn) {
             nic += std::min<uint32_t>({i, n - i, p.ppn}) * (p.nic_msg + b * p.nic_G);
         }
@@ -118,7 +121,7 @@ double alltoall_linear(const Args &a, uint32_t n, const Params &p) {
     const double b = bytes_of(a);
     const Link l = p.shared(n);
     const double net = fan_out(p, l, b, n - 1);
-    const double cpu = (n - 1) * (p.o_send + p.o_recv);
+    const double cpu = (n - 1) * (send_cpu(p, l, b) + recv_cpu(p, l, b));
     if (a.inplace) {
         return n * b * p.copy + std::max(net, cpu);
     }
@@ -134,7 +137,7 @@ double alltoall_bruck(const Args &a, uint32_t n, const Params &p) {
         for (uint64_t i = d; i < n; i += 2 * d) {
             blocks += std::min<uint64_t>(d, n - i);
         }
-        t += msg(p, p.distance_round(n, d), blocks * b) + 2 * blocks * b * p.copy;
+        t += step(p, p.distance_round(n, d), blocks * b) + 2 * blocks * b * p.copy;
     }
     return t + 3.0 * (n / 2) * b * p.copy;  // up to n/2 swaps of three copies
 }
@@ -160,7 +163,8 @@ double alltoallv_hybrid(const Args &a, uint32_t n, const Params &p) {
         const Link l = p.distance_round(n, d);
         t += msg(p, l, 4.0 * m);
         if (small && b > 0) {
-            t += p.o_send + p.o_recv + m * b * (l.G + 2 * p.copy);
+            t += send_cpu(p, l, m * b) + recv_cpu(p, l, m * b) + wire(p, l, m * b) +
+                 2 * m * b * p.copy;
         }
     }
     if (small) {
@@ -172,7 +176,7 @@ double alltoallv_hybrid(const Args &a, uint32_t n, const Params &p) {
     for (uint64_t i = 1; i < n; i += w) {
         const uint64_t k = std::min<uint64_t>(w, n - i);
         const Link l = p.distance_round(n, i);
-        t += k * (p.o_send + p.o_recv) + l.L + k * b * l.G;
+        t += k * (send_cpu(p, l, b) + recv_cpu(p, l, b)) + l.L + wait(p, l, b) + k * wire(p, l, b);
     }
     return t;
 }

@@ -161,11 +161,11 @@ double alltoall_node_split(const Args &a, uint32_t n, const Params &p) {
     }
     const Link l = p.crossing(s.p);
     // The rank's port also sends the node part's blocks.
-    const double net = fan_out(p, l, b, remote) + (s.p - 1) * (p.gap + b * p.intra.G);
+    const double net = fan_out(p, l, b, remote) + (s.p - 1) * port(p, p.intra, b);
     const double nic = p.nic_G == 0 && p.nic_msg == 0
                            ? 0
                            : msg(p, p.inter, b) + s.p * remote * (p.nic_msg + b * p.nic_G);
-    const double cpu = remote * (p.o_send + p.o_recv) + node;
+    const double cpu = remote * (send_cpu(p, l, b) + recv_cpu(p, l, b)) + node;
     const double staging = a.inplace ? remote * b * p.copy : 0;
     return staging + std::max({net, nic, cpu});
 }

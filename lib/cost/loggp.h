@@ -21,45 +21,108 @@ inline double reduce(const Params &p, double b) {
     return b * p.reduce;
 }
 
-// One message of b bytes from its send to its receiver's match.
-inline double msg(const Params &p, const Link &l, double b) {
-    return p.o_send + l.L + b * l.G + p.o_recv;
+// A path's protocol term f(Protocol) for a message on l: within a node,
+// between nodes, or the share of each a mixed link (a ring's) carries.
+template <class F>
+double by_path(const Params &p, const Link &l, F f) {
+    const double within = l.across >= 1 ? 0 : f(p.intra_msgs);
+    const double between = l.across <= 0 ? 0 : f(p.inter_msgs);
+    return (1 - l.across) * within + l.across * between;
 }
 
-// The time between two sends of b bytes from one rank: its CPU's o_send or
-// its port's gap and bytes, whichever is longer.
+// Each side's CPU per message of b bytes on l: its o and its protocol's
+// copies (buffered on both sides; a pull on the receiver's).
+inline double send_cpu(const Params &p, const Link &l, double b) {
+    return p.o_send + by_path(p, l, [b](const Protocol &x) { return x.bcopy(b); });
+}
+inline double recv_cpu(const Params &p, const Link &l, double b) {
+    return p.o_recv + by_path(p, l, [b](const Protocol &x) { return x.bcopy(b) + x.pull(b); });
+}
+
+// What a message of b bytes on l waits beyond L: a rendezvous's round trip,
+// the NIC's read, and the switch back to a rank that waited for it.
+inline double wait(const Params &p, const Link &l, double b) {
+    return by_path(p, l, [b](const Protocol &x) { return x.wait(b); }) + p.wake;
+}
+
+// A rendezvous send completes when its receiver's answer comes back: L
+// after the receiver matched it (0 for an eager one).
+inline double ack(const Params &p, const Link &l, double b) {
+    return by_path(p, l, [b](const Protocol &x) { return b > x.rndv ? x.rndv_wait / 2 : 0.0; });
+}
+
+// b bytes on l's wire: none for the messages a receiver within a node pulls.
+inline double wire(const Params &p, const Link &l, double b) {
+    if (l.across < 1 && p.intra_msgs.pulled(b)) {
+        return b * std::max(0.0, l.G - (1 - l.across) * p.intra.G);
+    }
+    return b * l.G;
+}
+
+// One message of b bytes from its send to its receiver's match.
+inline double msg(const Params &p, const Link &l, double b) {
+    return send_cpu(p, l, b) + l.L + wait(p, l, b) + wire(p, l, b) + recv_cpu(p, l, b);
+}
+
+// A step that sends b bytes and receives as much, and ends when both are
+// done: a message, and a rendezvous send's answer.
+inline double step(const Params &p, const Link &l, double b) {
+    return msg(p, l, b) + ack(p, l, b);
+}
+
+// How long a rank's port is busy with a message of b bytes: the gap, the
+// wait before its data moves and its bytes.
+inline double port(const Params &p, const Link &l, double b) {
+    return p.gap + wire(p, l, b) + by_path(p, l, [b](const Protocol &x) { return x.wait(b); });
+}
+
+// The time between two sends of b bytes from one rank: its CPU's or its
+// port's, whichever is longer.
 inline double spacing(const Params &p, const Link &l, double b) {
-    return std::max(p.o_send, p.gap + b * l.G);
+    return std::max(send_cpu(p, l, b), port(p, l, b));
 }
 
 // A rank that sends b bytes to each of `dests` in turn: when the last one
-// has it.
+// has it (and a rendezvous's answer is back).
 inline double fan_out(const Params &p, const Link &l, double b, uint32_t dests) {
     if (dests == 0) {
         return 0;
     }
-    return p.o_send + (dests - 1) * spacing(p, l, b) + l.L + b * l.G + p.o_recv;
+    return send_cpu(p, l, b) + (dests - 1) * spacing(p, l, b) + l.L + wait(p, l, b) +
+           wire(p, l, b) + recv_cpu(p, l, b) + ack(p, l, b);
 }
 
 // A round in which every rank of a group sends b bytes to each of `peers`
 // others and receives as much from each, all in the same order: the member
 // last in everyone's order gets its messages last and together, and matches
-// them one o_recv after another.
+// them one receive after another; the round ends with its sends' answers.
 inline double round(const Params &p, const Link &l, double b, uint32_t peers) {
     if (peers == 0) {
         return 0;
     }
-    return p.o_send + (peers - 1) * spacing(p, l, b) + l.L + b * l.G + peers * p.o_recv;
+    return send_cpu(p, l, b) + (peers - 1) * spacing(p, l, b) + l.L + wait(p, l, b) +
+           wire(p, l, b) + peers * recv_cpu(p, l, b) + ack(p, l, b);
 }
 
 // A rank that receives b bytes from each of `srcs` sending at once, after
-// `busy` seconds of its own work: when it has matched them all (one o_recv
-// each; each sender's port is its own).
+// `busy` seconds of its own work: when it has matched them all (one receive
+// each; each sender's port is its own), and the last sender has its answer.
 inline double fan_in(const Params &p, const Link &l, double b, uint32_t srcs, double busy = 0) {
     if (srcs == 0) {
         return busy;
     }
-    return std::max(busy, p.o_send + l.L + b * l.G) + srcs * p.o_recv;
+    return std::max(busy, send_cpu(p, l, b) + l.L + wait(p, l, b) + wire(p, l, b)) +
+           srcs * recv_cpu(p, l, b) + ack(p, l, b);
+}
+
+// What a rank pays per byte it receives on l at the least (the bounds'):
+// the wire and the cheaper of the protocols' copies.
+inline double per_byte(const Params &p, const Link &l) {
+    return l.G + by_path(p, l, [](const Protocol &x) {
+               const double zero_copy =
+                   x.zcopy >= Protocol::kNever ? x.bcopy_G : (x.pulls ? x.pull_G : 0.0);
+               return std::min(x.bcopy_G, zero_copy);
+           });
 }
 
 inline uint32_t ceil_log(uint64_t n, uint32_t k) {

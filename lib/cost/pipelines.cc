@@ -49,7 +49,7 @@ double bcast_dbt(const Args &a, uint32_t n, const Params &p) {
     const Link &l = p.team(n);
     const double send = spacing(p, l, s.seg);
     const double fill = s.depth * msg(p, l, s.seg) + s.forks * send;
-    return fill + (s.segs - 1) * (p.o_recv + send);
+    return fill + (s.segs - 1) * (recv_cpu(p, l, s.seg) + send) + ack(p, l, s.seg);
 }
 
 double reduce_dbt(const Args &a, uint32_t n, const Params &p) {
@@ -61,8 +61,9 @@ double reduce_dbt(const Args &a, uint32_t n, const Params &p) {
     const Link &l = p.team(n);
     const double send = spacing(p, l, s.seg);
     const double combine = reduce(p, s.seg);
-    const double fill = s.depth * (msg(p, l, s.seg) + combine) + s.forks * (p.o_recv + combine);
-    return fill + (s.segs - 1) * (p.o_recv + combine + send);
+    const double recv = recv_cpu(p, l, s.seg);
+    const double fill = s.depth * (msg(p, l, s.seg) + combine) + s.forks * (recv + combine);
+    return fill + (s.segs - 1) * (recv + combine + send);
 }
 
 constexpr Formula kFormulas[] = {

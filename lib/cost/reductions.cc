@@ -21,8 +21,9 @@ namespace pat = coll::patterns;
 double ring_reduce_step(const Params &p, const Link &l, const Args &a, double b) {
     const double chunk = a.chunk_bytes == 0 ? b : std::min<double>(b, a.chunk_bytes);
     const double chunks = chunk <= 0 ? 1 : std::ceil(b / chunk);
-    const double each = std::max({p.o_send, p.gap + chunk * l.G, p.o_recv + reduce(p, chunk)});
-    return msg(p, l, chunk) + reduce(p, chunk) + (chunks - 1) * each;
+    const double each = std::max(
+        {send_cpu(p, l, chunk), port(p, l, chunk), recv_cpu(p, l, chunk) + reduce(p, chunk)});
+    return msg(p, l, chunk) + reduce(p, chunk) + (chunks - 1) * each + ack(p, l, chunk);
 }
 
 // Recursive multiplying's extra ranks (allreduce_extras.cc): the proxy with
@@ -35,8 +36,8 @@ double fold_in(const Params &p, const Link &l, double b, uint32_t n, uint32_t pw
     if (n == pw || extras == 0) {
         return 0;
     }
-    return msg(p, l, b) + extras * reduce(p, b) + (extras - 1) * p.o_recv -
-           (n - pw == 1 && pw > 1 ? l.L + first * l.G : 0);
+    return msg(p, l, b) + extras * reduce(p, b) + (extras - 1) * recv_cpu(p, l, b) -
+           (n - pw == 1 && pw > 1 ? l.L + wait(p, l, first) + wire(p, l, first) : 0);
 }
 double fold_out(const Params &p, const Link &l, double b, uint32_t n, uint32_t pw) {
     const uint32_t extras = (n - 1) / pw;
@@ -77,7 +78,7 @@ double allreduce_recursive_doubling(const Args &a, uint32_t n, const Params &p) 
     const Link &l = p.team(n);
     double t = c + fold_in(p, l, m, n, pw, m) + fold_out(p, l, m, n, pw);
     for (uint32_t w = 1; w < pw; w *= 2) {
-        t += msg(p, p.multiply_round(n, w, 2), m) + reduce(p, m);
+        t += step(p, p.multiply_round(n, w, 2), m) + reduce(p, m);
     }
     return t;
 }
@@ -108,7 +109,7 @@ double allreduce_rabenseifner(const Args &a, uint32_t n, const Params &p) {
     double t = c + fold_in(p, l, m, n, pw, m / 2) + fold_out(p, l, m, n, pw);
     for (uint32_t w = pw / 2; w >= 1; w /= 2) {
         const double half = run_bytes(a.count, pw, w, static_cast<double>(a.esize));
-        t += 2 * msg(p, p.multiply_round(n, w, 2), half) + reduce(p, half);
+        t += 2 * step(p, p.multiply_round(n, w, 2), half) + reduce(p, half);
     }
     return t;
 }
@@ -120,7 +121,7 @@ double allreduce_ring(const Args &a, uint32_t n, const Params &p) {
     }
     const Link l = p.ring(n);
     const double b = run_bytes(a.count, n, 1, static_cast<double>(a.esize));
-    return (n - 1) * (ring_reduce_step(p, l, a, b) + msg(p, l, b));
+    return (n - 1) * (ring_reduce_step(p, l, a, b) + step(p, l, b));
 }
 
 double allreduce_sra_knomial(const Args &a, uint32_t n, const Params &p) {

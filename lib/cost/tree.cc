@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "lib/cost/loggp.h"
+
 namespace ucc::cost {
 
 namespace {
@@ -57,11 +59,13 @@ class Walk {
         double done = 0;
         for (const Child &c : children(pos, span, t_.k)) {
             const double b = t_.bytes(c.span);
-            cpu += p.o_send;
+            const Link &l = *t_.link;
+            cpu += send_cpu(p, l, b);
             const double dep = std::max(cpu, port);
-            port = dep + p.gap + b * t_.link->G;
-            done =
-                std::max(done, dep + t_.link->L + b * t_.link->G + p.o_recv + down(c.pos, c.span));
+            port = dep + cost::port(p, l, b);
+            // The child's subtree, or this rank's rendezvous send's answer.
+            done = std::max(done, dep + l.L + wait(p, l, b) + wire(p, l, b) + recv_cpu(p, l, b) +
+                                      std::max(down(c.pos, c.span), ack(p, l, b)));
         }
         if (span == pos) {
             remember(pos, done);
@@ -79,15 +83,18 @@ class Walk {
         const std::vector<Child> kids = children(pos, span, t_.k);
         double t = 0;
         if (!kids.empty()) {
-            std::vector<double> arrivals;
+            const Link &l = *t_.link;
+            std::vector<std::pair<double, double>> arrivals;  // when, and the receive's CPU
             for (const Child &c : kids) {
                 const double b = t_.bytes(c.span);
-                arrivals.push_back(up(c.pos, c.span) + p.o_send + t_.link->L + b * t_.link->G);
+                arrivals.push_back(
+                    {up(c.pos, c.span) + send_cpu(p, l, b) + l.L + wait(p, l, b) + wire(p, l, b),
+                     recv_cpu(p, l, b)});
             }
             std::sort(arrivals.begin(), arrivals.end());
             t = t_.before ? t_.before(span) : 0;
-            for (double a : arrivals) {
-                t = std::max(t, a) + p.o_recv;
+            for (const auto &[when, cpu] : arrivals) {
+                t = std::max(t, when) + cpu;
             }
             if (t_.per_child) {
                 t += kids.size() * t_.per_child(span);

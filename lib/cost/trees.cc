@@ -2,6 +2,7 @@
 // fanin, fanout, gather(v), scatter(v).
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "lib/coll/patterns/knomial.h"
 #include "lib/cost/formulas.h"
@@ -33,7 +34,8 @@ double bcast_knomial(const Args &a, uint32_t n, const Params &p) {
 
 // Scatter of n blocks down the tree, then a chain from the root: the chain
 // starts when the root has sent its scatter messages and takes n-1 steps,
-// the scatter below the root overlapping it.
+// the scatter below the root overlapping it but for the copies the
+// protocols make a receiver do.
 double bcast_sag_knomial(const Args &a, uint32_t n, const Params &p) {
     const double b = std::ceil(static_cast<double>(a.count) / n) * a.esize;
     const Link &l = p.team(n);
@@ -42,11 +44,14 @@ double bcast_sag_knomial(const Args &a, uint32_t n, const Params &p) {
     for (uint64_t span : root_subtrees(n, a.radix)) {
         root += spacing(p, l, span * b);
     }
-    return root + (n - 1) * msg(p, chain, b);
+    // A rank's copy of its scattered blocks (buffered or pulled) is CPU work
+    // its step of the chain waits for; the receive's o overlaps the wait.
+    const double scattered = recv_cpu(p, l, b) - p.o_recv;
+    return root + scattered + (n - 1) * step(p, chain, b);
 }
 
 double barrier_dissemination(const Args &, uint32_t n, const Params &p) {
-    return pat::log2_ceil(n) * msg(p, p.team(n), 0);
+    return pat::log2_ceil(n) * step(p, p.team(n), 0);
 }
 
 double barrier_knomial(const Args &a, uint32_t n, const Params &p) {
@@ -80,11 +85,18 @@ double gather_linear(const Args &a, uint32_t n, const Params &p) {
 }
 
 // The root orders the blocks by virtual rank, subtrees take theirs down
-// (leaves straight into dst; the root copies its own while they fly).
+// (leaves straight into dst); the root copies its own once its sends are
+// done: while they fly, or after the answer of a rendezvous.
 double scatter_knomial(const Args &a, uint32_t n, const Params &p) {
     const double b = bytes_of(a);
     const double down = tree_down(tree(p, a, n, [b](uint64_t span) { return span * b; }), n);
-    const double root = root_subtrees(n, a.radix).size() * p.o_send + (a.inplace ? 0 : b * p.copy);
+    const std::vector<uint64_t> spans = root_subtrees(n, a.radix);
+    double sends = 0;
+    for (uint64_t span : spans) {
+        sends += send_cpu(p, p.team(n), span * b);
+    }
+    const bool answered = !spans.empty() && ack(p, p.team(n), spans.front() * b) > 0;
+    const double root = (answered ? down : sends) + (a.inplace ? 0 : b * p.copy);
     return n * b * p.copy + std::max(down, root);
 }
 

@@ -557,11 +557,13 @@ ucc_status_t parse_network(const char *spec, NetworkModel *out, std::string *err
 cost::Params cost_params(const NetworkModel &m) {
     auto seconds = [](int64_t ps) { return static_cast<double>(ps) * 1e-12; };
     auto per_byte = [](uint64_t bps) { return bps == 0 ? 0.0 : 1.0 / static_cast<double>(bps); };
+    auto size = [](uint64_t bytes) {
+        return bytes == NetworkModel::kNoRndv ? cost::Protocol::kNever : static_cast<double>(bytes);
+    };
     cost::Params p;
     p.ppn = m.ranks_per_node;
-    // Within a node a receiver that pulls (cma) moves a long message's bytes.
-    p.intra = {seconds(m.lat_intra_ps), per_byte(m.cma_bps != 0 ? m.cma_bps : m.bw_intra_bps)};
-    p.inter = {seconds(m.lat_inter_ps), per_byte(m.bw_inter_bps)};
+    p.intra = {seconds(m.lat_intra_ps), per_byte(m.bw_intra_bps), 0};
+    p.inter = {seconds(m.lat_inter_ps), per_byte(m.bw_inter_bps), 1};
     p.o_send = seconds(m.o_send_ps);
     p.o_recv = seconds(m.o_recv_ps);
     p.gap = seconds(m.gap_ps);
@@ -572,6 +574,25 @@ cost::Params cost_params(const NetworkModel &m) {
     p.sharp_G = per_byte(m.sharp_bw_bps);
     p.nic_G = per_byte(m.nic_bw_bps);
     p.nic_msg = m.nic_rate == 0 ? 0.0 : 1.0 / static_cast<double>(m.nic_rate);
+    for (const bool within : {true, false}) {
+        cost::Protocol &x = within ? p.intra_msgs : p.inter_msgs;
+        x.inline_max = static_cast<double>(within ? m.short_intra : m.short_inter);
+        x.zcopy = size(within ? m.zcopy_intra : m.zcopy_inter);
+        x.bcopy_G = per_byte(within ? m.bcopy_intra_bps : m.bcopy_inter_bps);
+        x.o_bcopy = x.bcopy_G > 0 ? seconds(m.o_bcopy_ps) : 0;
+        x.rndv = size(within ? m.rndv_intra : m.rndv_inter);
+        x.rndv_wait = 2 * seconds(within ? m.lat_intra_ps : m.lat_inter_ps);
+    }
+    p.intra_msgs.pulls = m.cma_bps != 0;
+    p.intra_msgs.o_pull = seconds(m.o_cma_ps);
+    p.intra_msgs.pull_G = per_byte(m.cma_bps);
+    p.inter_msgs.dma = seconds(m.dma_read_ps);
+    p.cores = m.cores;
+    p.wake = seconds(m.wake_ps);
+    p.cache = static_cast<double>(m.cache_bytes);
+    p.copy_mem = per_byte(m.copy_mem_bps);
+    p.reduce_mem = per_byte(m.reduce_mem_bps);
+    p.pull_mem = per_byte(m.cma_mem_bps);
     return p;
 }
 

@@ -230,10 +230,10 @@ bool network_preset(const std::string &name, NetworkModel *out);
 // UCC_ERR_INVALID_PARAM and a message in *error (if not null); *out is then unchanged.
 ucc_status_t parse_network(const char *spec, NetworkModel *out, std::string *error);
 
-// The model's parameters as the cost formulas take them (lib/cost/cost.h):
-// what they predict leaves out the NIC and memory a node shares, the
-// protocols by size, the cores and the jitter; within a node the per-byte
-// cost is the receiver's pull where cma is set.
+// The model's parameters as the cost formulas take them (lib/cost/cost.h),
+// the protocols by size, cores and caches included: what they predict
+// leaves out the memory a node shares, the NIC but where a round's messages
+// share it, and the jitter.
 cost::Params cost_params(const NetworkModel &m);
 
 // Exact decimal renderings used by describe(): "1.3us", "12.5GB/s".

@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "lib/coll/algorithms.h"
 #include "lib/coll/patterns/knomial.h"
@@ -114,41 +115,93 @@ double ratio_to_simulator(const Scenario &s, double predicted, bool verbose) {
     return ratio;
 }
 
+// Every flat algorithm with a formula on network `spec`, team sizes 2 to 32,
+// `sizes` bytes per rank: the ratio's allowed distance from 1 is `slack`,
+// `extras` where recursive multiplying has extra ranks, and at least 0.15
+// for an incomplete dbt. Returns the cells checked.
+uint32_t check_flat(const char *spec, std::initializer_list<uint64_t> sizes, double slack,
+                    double extras, bool verbose) {
+    ucc::net::NetworkModel net;
+    EXPECT_EQ(ucc::net::parse_network(spec, &net, nullptr), UCC_OK);
+    const ucc::cost::Params p = ucc::net::cost_params(net);
+    uint32_t cells = 0;
+    for (ucc_coll_type_t t : ucc::testkit::kAllCollTypes) {
+        for (const ucc::coll::Algorithm &alg : ucc::coll::algorithms(t)) {
+            if (alg.hierarchical || alg.onesided || is_v(t)) {
+                continue;
+            }
+            for (uint32_t n : {2u, 3u, 5u, 8u, 13u, 16u, 32u}) {
+                for (uint64_t bytes : sizes) {
+                    if (!has_data(t) && bytes > 8) {
+                        continue;
+                    }
+                    const Scenario s = cell(alg, n, bytes, spec);
+                    const double predicted = ucc::cost::predict(alg, args_of(s), n, p);
+                    if (predicted < 0 || !ucc::testkit::alg_can_run(s)) {
+                        continue;
+                    }
+                    const double ratio = ratio_to_simulator(s, predicted, verbose);
+                    EXPECT_NEAR(ratio, 1.0,
+                                has_extras(alg, n, s.radix) ? extras
+                                : incomplete_dbt(alg, n)    ? std::max(slack, 0.15)
+                                                            : slack)
+                        << spec << " " << alg.name << " n=" << n << " bytes=" << bytes;
+                    ++cells;
+                }
+            }
+        }
+    }
+    return cells;
+}
+
 }  // namespace
 
 TEST(CostModel, FormulasPredictTheSimulatorWithinTenPercent) {
     const bool verbose = std::getenv("COST_MODEL_VERBOSE") != nullptr;
     uint32_t cells = 0;
     for (const char *spec : {"hdr,ppn=1,jitter=0", "hdr,ppn=64,jitter=0"}) {
-        ucc::net::NetworkModel net;
-        ASSERT_EQ(ucc::net::parse_network(spec, &net, nullptr), UCC_OK);
-        const ucc::cost::Params p = ucc::net::cost_params(net);
-        for (ucc_coll_type_t t : ucc::testkit::kAllCollTypes) {
-            for (const ucc::coll::Algorithm &alg : ucc::coll::algorithms(t)) {
-                if (alg.hierarchical || alg.onesided || is_v(t)) {
-                    continue;
-                }
-                for (uint32_t n : {2u, 3u, 5u, 8u, 13u, 16u, 32u}) {
-                    for (uint64_t bytes : {8ull, 2048ull, 65536ull}) {
-                        if (!has_data(t) && bytes > 8) {
-                            continue;
-                        }
-                        const Scenario s = cell(alg, n, bytes, spec);
-                        const double predicted = ucc::cost::predict(alg, args_of(s), n, p);
-                        if (predicted < 0 || !ucc::testkit::alg_can_run(s)) {
-                            continue;
-                        }
-                        const double ratio = ratio_to_simulator(s, predicted, verbose);
-                        EXPECT_NEAR(ratio, 1.0,
-                                    has_extras(alg, n, s.radix) ? 0.30
-                                    : incomplete_dbt(alg, n)    ? 0.15
-                                                                : 0.10)
-                            << spec << " " << alg.name << " n=" << n << " bytes=" << bytes;
-                        ++cells;
-                    }
-                }
-            }
-        }
+        cells += check_flat(spec, {8, 2048, 65536}, 0.10, 0.30, verbose);
+    }
+    EXPECT_GT(cells, 0u);
+}
+
+// UCX's protocols by size (inline, buffered copies on both sides, then
+// zero-copy: within a node the receiver's pull, between nodes the NIC's
+// read; rendezvous above a threshold), on one node and across nodes, at
+// sizes on every side of the thresholds: 1,383 of the 1,414 cells within
+// 10 %; held to 20 %, 35 % with extra ranks (the worst, 0.665: allgather
+// knomial of 64 KiB on 5 ranks, whose proxy's pulls and answers the formula
+// takes whole). The misses: sag_knomial of 2 ranks (its scattered block's
+// copy overlaps the chain or not, by size) and sra_knomial of 16 (each
+// round's pulls one after another). Then a network as scripts/fit_network.sh
+// writes one for a 2-core machine (docs/benchmarks.md), whose cores, switch
+// and caches for_team applies: 684 of 707 cells within 10 %, 704 within
+// 25 %, held to 35 % (the worst, 1.35: a 32-rank scatter knomial of 64 KiB,
+// 16 ranks a core). COST_MODEL_PROTOCOL_SPEC replaces the networks.
+TEST(CostModel, ProtocolsBySize) {
+    const bool verbose = std::getenv("COST_MODEL_VERBOSE") != nullptr;
+    struct Net {
+        const char *spec;
+        double slack;
+    };
+    std::vector<Net> nets = {
+        {"hdr,ppn=64,jitter=0,g=0,bw_intra=inf,short_intra=92,zcopy_intra=8K,rndv_intra=8K,"
+         "o_bcopy=194ns,bcopy_intra=10GB/s,o_cma=1.9us,cma=16GB/s",
+         0.20},
+        {"hdr,ppn=1,jitter=0,short_inter=256,zcopy_inter=16K,rndv_inter=16K,o_bcopy=200ns,"
+         "bcopy_inter=8GB/s,dma_read=500ns",
+         0.20},
+        {"hdr,ppn=1024,jitter=0,g=0,lat_intra=62ns,o=172ns,o_call=367ns,bw_intra=inf,"
+         "short_intra=92,zcopy_intra=8K,rndv_intra=8K,o_bcopy=194ns,bcopy_intra=10.23GB/s,"
+         "o_cma=1.892us,cma=16.293GB/s,cache=2M,cma_mem=7.614GB/s,copy=31.46GB/s,"
+         "copy_mem=10.79GB/s,reduce=18.654GB/s,reduce_mem=10.168GB/s,cores=2,wake=736ns",
+         0.35}};
+    if (const char *env = std::getenv("COST_MODEL_PROTOCOL_SPEC")) {
+        nets = {{env, 0.35}};
+    }
+    uint32_t cells = 0;
+    for (const Net &n : nets) {
+        cells += check_flat(n.spec, {8, 512, 4096, 65536}, n.slack, 0.35, verbose);
     }
     EXPECT_GT(cells, 0u);
 }
