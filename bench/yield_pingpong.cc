@@ -100,15 +100,11 @@ double one_way_us(int cpu_a, int cpu_b, uint64_t rounds, std::chrono::millisecon
     bool ok = pin(cpu_a);
     uint64_t done = 0;
     auto end = start;
-    for (; ok && done < rounds; ++done) {
-        if (done > 0 && (end = std::chrono::steady_clock::now()) > stop_at) {
-            break;
-        }
+    while (ok && done < rounds && end <= stop_at) {
         token->store(2 * done + 1, std::memory_order_release);
         ok = await_token(*token, 2 * done + 2, limit);
-    }
-    if (done == rounds) {
         end = std::chrono::steady_clock::now();
+        done += ok ? 1 : 0;
     }
     token->store(kStop, std::memory_order_release);
     int status = 0;

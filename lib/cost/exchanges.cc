@@ -17,8 +17,8 @@ namespace pat = coll::patterns;
 // copied while it is in flight.
 double first_step(const Args &a, const Params &p, const Link &l, double out) {
     const double c = a.inplace ? 0 : bytes_of(a) * p.copy;
-    return send_cpu(p, l, out) + std::max(c, l.L + wait(p, l, out) + wire(p, l, out)) +
-           recv_cpu(p, l, out) + ack(p, l, out);
+    return send_cpu(p, l, out) + std::max(c, flight(p, l, out)) + recv_cpu(p, l, out) +
+           ack(p, l, out);
 }
 
 // Every step waits for the slowest pair's: across nodes its bytes move at
@@ -176,7 +176,8 @@ double alltoallv_hybrid(const Args &a, uint32_t n, const Params &p) {
     for (uint64_t i = 1; i < n; i += w) {
         const uint64_t k = std::min<uint64_t>(w, n - i);
         const Link l = p.distance_round(n, i);
-        t += k * (send_cpu(p, l, b) + recv_cpu(p, l, b)) + l.L + wait(p, l, b) + k * wire(p, l, b);
+        t +=
+            k * (send_cpu(p, l, b) + recv_cpu(p, l, b)) + flight(p, l, b) + (k - 1) * wire(p, l, b);
     }
     return t;
 }

@@ -39,10 +39,10 @@ inline double recv_cpu(const Params &p, const Link &l, double b) {
     return p.o_recv + by_path(p, l, [b](const Protocol &x) { return x.bcopy(b) + x.pull(b); });
 }
 
-// What a message of b bytes on l waits beyond L: a rendezvous's round trip,
-// the NIC's read, and the switch back to a rank that waited for it.
-inline double wait(const Params &p, const Link &l, double b) {
-    return by_path(p, l, [b](const Protocol &x) { return x.wait(b); }) + p.wake;
+// What a message of b bytes on l waits before its data moves: a
+// rendezvous's round trip, the NIC's read.
+inline double delay(const Params &p, const Link &l, double b) {
+    return by_path(p, l, [b](const Protocol &x) { return x.wait(b); });
 }
 
 // A rendezvous send completes when its receiver's answer comes back: L
@@ -59,9 +59,16 @@ inline double wire(const Params &p, const Link &l, double b) {
     return b * l.G;
 }
 
+// A message of b bytes from its sender's CPU to its receiver's: the wait
+// before its data moves, L, its bytes, and the switch back to a rank that
+// waited for it.
+inline double flight(const Params &p, const Link &l, double b) {
+    return l.L + delay(p, l, b) + wire(p, l, b) + p.wake;
+}
+
 // One message of b bytes from its send to its receiver's match.
 inline double msg(const Params &p, const Link &l, double b) {
-    return send_cpu(p, l, b) + l.L + wait(p, l, b) + wire(p, l, b) + recv_cpu(p, l, b);
+    return send_cpu(p, l, b) + flight(p, l, b) + recv_cpu(p, l, b);
 }
 
 // A step that sends b bytes and receives as much, and ends when both are
@@ -73,7 +80,7 @@ inline double step(const Params &p, const Link &l, double b) {
 // How long a rank's port is busy with a message of b bytes: the gap, the
 // wait before its data moves and its bytes.
 inline double port(const Params &p, const Link &l, double b) {
-    return p.gap + wire(p, l, b) + by_path(p, l, [b](const Protocol &x) { return x.wait(b); });
+    return p.gap + wire(p, l, b) + delay(p, l, b);
 }
 
 // The time between two sends of b bytes from one rank: its CPU's or its
@@ -88,8 +95,8 @@ inline double fan_out(const Params &p, const Link &l, double b, uint32_t dests) 
     if (dests == 0) {
         return 0;
     }
-    return send_cpu(p, l, b) + (dests - 1) * spacing(p, l, b) + l.L + wait(p, l, b) +
-           wire(p, l, b) + recv_cpu(p, l, b) + ack(p, l, b);
+    return send_cpu(p, l, b) + (dests - 1) * spacing(p, l, b) + flight(p, l, b) +
+           recv_cpu(p, l, b) + ack(p, l, b);
 }
 
 // A round in which every rank of a group sends b bytes to each of `peers`
@@ -100,8 +107,8 @@ inline double round(const Params &p, const Link &l, double b, uint32_t peers) {
     if (peers == 0) {
         return 0;
     }
-    return send_cpu(p, l, b) + (peers - 1) * spacing(p, l, b) + l.L + wait(p, l, b) +
-           wire(p, l, b) + peers * recv_cpu(p, l, b) + ack(p, l, b);
+    return send_cpu(p, l, b) + (peers - 1) * spacing(p, l, b) + flight(p, l, b) +
+           peers * recv_cpu(p, l, b) + ack(p, l, b);
 }
 
 // A rank that receives b bytes from each of `srcs` sending at once, after
@@ -111,8 +118,8 @@ inline double fan_in(const Params &p, const Link &l, double b, uint32_t srcs, do
     if (srcs == 0) {
         return busy;
     }
-    return std::max(busy, send_cpu(p, l, b) + l.L + wait(p, l, b) + wire(p, l, b)) +
-           srcs * recv_cpu(p, l, b) + ack(p, l, b);
+    return std::max(busy, send_cpu(p, l, b) + flight(p, l, b)) + srcs * recv_cpu(p, l, b) +
+           ack(p, l, b);
 }
 
 // What a rank pays per byte it receives on l at the least (the bounds'):

@@ -37,7 +37,7 @@ double fold_in(const Params &p, const Link &l, double b, uint32_t n, uint32_t pw
         return 0;
     }
     return msg(p, l, b) + extras * reduce(p, b) + (extras - 1) * recv_cpu(p, l, b) -
-           (n - pw == 1 && pw > 1 ? l.L + wait(p, l, first) + wire(p, l, first) : 0);
+           (n - pw == 1 && pw > 1 ? flight(p, l, first) : 0);
 }
 double fold_out(const Params &p, const Link &l, double b, uint32_t n, uint32_t pw) {
     const uint32_t extras = (n - 1) / pw;

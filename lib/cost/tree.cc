@@ -64,7 +64,7 @@ class Walk {
             const double dep = std::max(cpu, port);
             port = dep + cost::port(p, l, b);
             // The child's subtree, or this rank's rendezvous send's answer.
-            done = std::max(done, dep + l.L + wait(p, l, b) + wire(p, l, b) + recv_cpu(p, l, b) +
+            done = std::max(done, dep + flight(p, l, b) + recv_cpu(p, l, b) +
                                       std::max(down(c.pos, c.span), ack(p, l, b)));
         }
         if (span == pos) {
@@ -88,8 +88,7 @@ class Walk {
             for (const Child &c : kids) {
                 const double b = t_.bytes(c.span);
                 arrivals.push_back(
-                    {up(c.pos, c.span) + send_cpu(p, l, b) + l.L + wait(p, l, b) + wire(p, l, b),
-                     recv_cpu(p, l, b)});
+                    {up(c.pos, c.span) + send_cpu(p, l, b) + flight(p, l, b), recv_cpu(p, l, b)});
             }
             std::sort(arrivals.begin(), arrivals.end());
             t = t_.before ? t_.before(span) : 0;
