@@ -250,10 +250,10 @@ TEST(CostModel, LevelsSumTheirPredictions) {
 // The exchanges on a team over nodes whose ranks share the node's NIC:
 // rounds within a node on the node's link, rounds across on the NIC's share
 // (cost.h: multiply_round, distance_round). Nodes of 8 ranks, HDR's NIC
-// (12.5 GB/s, 215 M messages/s) shared by them: 39 of the 48 cells within
-// 10 %, all but one within 25 %; held to 30 % (the worst, 0.74: a 64-rank
-// reduce_scatter knomial of 64 KiB blocks, whose first round moves 3 MiB
-// per rank across). COST_MODEL_SPEC replaces the network.
+// (12.5 GB/s, 215 M messages/s) shared by them: 42 of the 48 cells within
+// 10 %, all within 25 % (the worst, 1.23: 64-rank allreduces of 2 KiB by
+// recursive doubling and knomial); held to 25 %. COST_MODEL_SPEC replaces
+// the network.
 TEST(CostModel, ExchangesAcrossNodesShareTheNic) {
     const bool verbose = std::getenv("COST_MODEL_VERBOSE") != nullptr;
     const char *spec = std::getenv("COST_MODEL_SPEC") != nullptr
@@ -289,7 +289,7 @@ TEST(CostModel, ExchangesAcrossNodesShareTheNic) {
                 const double predicted = ucc::cost::predict(*alg, args_of(s), n, p);
                 ASSERT_GE(predicted, 0) << e.alg;
                 const double ratio = ratio_to_simulator(s, predicted, verbose);
-                EXPECT_NEAR(ratio, 1.0, 0.30) << e.alg << " n=" << n << " bytes=" << bytes;
+                EXPECT_NEAR(ratio, 1.0, 0.25) << e.alg << " n=" << n << " bytes=" << bytes;
                 ++cells;
             }
         }

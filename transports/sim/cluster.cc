@@ -256,11 +256,10 @@ void Cluster::send_packet(uint32_t src_rank, Message *m, uint64_t wire_bytes) {
 
 // Through what the nodes share: across nodes the sender's NIC, then the
 // receiver's, each one message at a time; within a node its memory. A
-// message waits for the resource, holds it for its time (1 / nic_rate +
-// bytes / nic_bw, or bytes / node_bw), and arrives when both its own
-// link (wire) and the shared path are done. Requests are served in the
-// order the ranks make them (a rank running ahead of virtual time takes
-// its place first: the model's approximation).
+// message books the resource (calendar.h) for its time (1 / nic_rate +
+// bytes / nic_bw, or bytes / node_bw) at the earliest free stretch from
+// its departure, and arrives when both its own link (wire) and the shared
+// path are done.
 int64_t Cluster::shared_arrival(uint32_t src, uint32_t dst, uint64_t bytes, int64_t departure,
                                 int64_t latency, int64_t wire) {
     const NetworkModel &net = params_.net;
@@ -268,19 +267,14 @@ int64_t Cluster::shared_arrival(uint32_t src, uint32_t dst, uint64_t bytes, int6
     const uint32_t b = net.node_of(dst);
     if (a != b && net.shares_nic()) {
         const int64_t hold = net.nic_ps(bytes);
-        NodeState &out = nodes_[a];
-        const int64_t sent = std::max(departure, out.nic_out_free_ps);
-        out.nic_out_free_ps = sent + hold;
-        NodeState &in = nodes_[b];
-        const int64_t in_start = std::max(sent + latency, in.nic_in_free_ps);
-        in.nic_in_free_ps = in_start + hold;
+        const int64_t sent = nodes_[a].nic_out.book(departure, hold, now_ps_);
+        const int64_t in_start = nodes_[b].nic_in.book(sent + latency, hold, now_ps_);
         return std::max(departure + latency + wire, in_start + hold);
     }
     if (a == b && net.node_bw_bps != 0) {
-        NodeState &mem = nodes_[a];
-        const int64_t start = std::max(departure, mem.mem_free_ps);
-        mem.mem_free_ps = start + NetworkModel::bytes_cost_ps(bytes, net.node_bw_bps);
-        return std::max(departure + latency + wire, mem.mem_free_ps + latency);
+        const int64_t hold = NetworkModel::bytes_cost_ps(bytes, net.node_bw_bps);
+        const int64_t start = nodes_[a].mem.book(departure, hold, now_ps_);
+        return std::max(departure + latency + wire, start + hold + latency);
     }
     return departure + latency + wire;
 }

@@ -44,6 +44,7 @@
 #include "lib/net/network_model.h"
 #include "lib/simulated.h"
 #include "lib/transport.h"
+#include "transports/sim/calendar.h"
 #include "transports/sim/event_queue.h"
 #include "transports/sim/faults.h"
 #include "transports/sim/rng.h"
@@ -610,11 +611,11 @@ class Cluster {
     int64_t spike_ps_ = 0;
     std::vector<RankState> ranks_;
     // What the ranks of one node share (NetworkModel: nic_bw, nic_rate,
-    // node_bw): when each is free next. Empty when nothing is shared.
+    // node_bw), each booked on its calendar. Empty when nothing is shared.
     struct NodeState {
-        int64_t nic_out_free_ps = 0;
-        int64_t nic_in_free_ps = 0;
-        int64_t mem_free_ps = 0;
+        Calendar nic_out;
+        Calendar nic_in;
+        Calendar mem;
     };
     std::vector<NodeState> nodes_;
     std::vector<SimTransport *> primary_;                 // endpoint id r < n

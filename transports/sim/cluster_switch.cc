@@ -30,10 +30,9 @@ void Cluster::send_to_switch(uint32_t src_rank, Message *m) {
     rs.nic_free_ps = departure + net.gap_ps + wire;
     int64_t arrival = departure + wire;
     if (!nodes_.empty() && net.shares_nic()) {
-        NodeState &out = nodes_[net.node_of(src_rank)];
-        const int64_t sent = std::max(departure, out.nic_out_free_ps);
-        out.nic_out_free_ps = sent + net.nic_ps(m->bytes);
-        arrival = std::max(arrival, out.nic_out_free_ps);
+        const int64_t hold = net.nic_ps(m->bytes);
+        const int64_t sent = nodes_[net.node_of(src_rank)].nic_out.book(departure, hold, now_ps_);
+        arrival = std::max(arrival, sent + hold);
     }
     const int64_t jitter =
         net.jitter_max_ps > 0 ? static_cast<int64_t>(rng_.upto(net.jitter_max_ps)) : 0;
@@ -93,10 +92,9 @@ void Cluster::switch_arrival(Message *m) {
         int64_t arrival = leaves + NetworkModel::bytes_cost_ps(bytes, net.bw_inter_bps);
         const uint32_t to = rank_of_endpoint(member);
         if (!nodes_.empty() && net.shares_nic() && to != kNoRank) {
-            NodeState &in = nodes_[net.node_of(to)];
-            const int64_t start = std::max(leaves, in.nic_in_free_ps);
-            in.nic_in_free_ps = start + net.nic_ps(bytes);
-            arrival = std::max(arrival, in.nic_in_free_ps);
+            const int64_t hold = net.nic_ps(bytes);
+            const int64_t start = nodes_[net.node_of(to)].nic_in.book(leaves, hold, now_ps_);
+            arrival = std::max(arrival, start + hold);
         }
         schedule_arrival(r, arrival);
     }

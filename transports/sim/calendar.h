@@ -1,0 +1,122 @@
+// The bookings of one resource the ranks of a node share (its NIC, each
+// way, or its memory), in virtual time.
+//
+// The ranks of the simulator run one at a time, each as far as it can, so
+// they ask for a shared resource out of time order: a rank running ahead
+// asks for a slot far in the future before a rank behind it asks for one
+// now. A queue served in the order of the requests would make the second
+// wait behind the first's future slot. A calendar instead gives each request
+// the earliest stretch, from its own time on, that is free for as long as it
+// holds the resource: the gaps before a booking stay usable. A booking never
+// moves once made (a request earlier in virtual time that comes later in
+// the run can still find the resource taken: the model's approximation).
+//
+// Cost: a request at or after every booking (the usual case) is O(1); one
+// that falls among them, a search plus a shift of at most kMaxBookings.
+// Bookings that ended by the global time are forgotten (no request starts
+// before it); beyond kMaxBookings live ones, the two earliest merge, the
+// gap between them counted busy, so the memory per resource stays bounded.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <vector>
+
+namespace ucc::sim {
+
+class Calendar {
+  public:
+    static constexpr size_t kMaxBookings = 1024;
+
+    // Books the resource for `hold` ps from the earliest time >= `at` at
+    // which it is free that long, and returns that time. `now` is the
+    // global virtual time: bookings that ended by then are dropped.
+    int64_t book(int64_t at, int64_t hold, int64_t now) {
+        forget(now);
+        const auto live = busy_.begin() + static_cast<std::ptrdiff_t>(head_);
+        if (live == busy_.end() || at >= busy_.back().end) {
+            if (hold > 0) {
+                append(at, at + hold);
+            }
+            return at;
+        }
+        // The first booking that ends after `at`, then the first gap that fits.
+        auto it = std::upper_bound(live, busy_.end(), at,
+                                   [](int64_t t, const Span &s) { return t < s.end; });
+        const int64_t need = std::max<int64_t>(hold, 1);
+        int64_t start = at;
+        while (it != busy_.end() && it->start < start + need) {
+            start = std::max(start, it->end);
+            ++it;
+        }
+        if (hold > 0) {
+            insert(it, start, start + hold);
+        }
+        return start;
+    }
+
+    // Live bookings (tests).
+    size_t bookings() const { return busy_.size() - head_; }
+
+  private:
+    struct Span {
+        int64_t start;
+        int64_t end;
+    };
+
+    void forget(int64_t now) {
+        while (head_ < busy_.size() && busy_[head_].end <= now) {
+            ++head_;
+        }
+        if (head_ == busy_.size()) {
+            busy_.clear();
+            head_ = 0;
+        } else if (head_ >= kMaxBookings) {
+            busy_.erase(busy_.begin(), busy_.begin() + static_cast<std::ptrdiff_t>(head_));
+            head_ = 0;
+        }
+    }
+
+    void append(int64_t start, int64_t end) {
+        if (!busy_.empty() && head_ < busy_.size() && busy_.back().end == start) {
+            busy_.back().end = end;
+            return;
+        }
+        busy_.push_back(Span{start, end});
+        bound();
+    }
+
+    // Before `it` (the first booking that starts at or after `end`), joined
+    // to the bookings it touches.
+    void insert(std::vector<Span>::iterator it, int64_t start, int64_t end) {
+        const bool joins_next = it != busy_.end() && it->start == end;
+        const bool joins_prev =
+            it != busy_.begin() + static_cast<std::ptrdiff_t>(head_) && std::prev(it)->end == start;
+        if (joins_prev && joins_next) {
+            std::prev(it)->end = it->end;
+            busy_.erase(it);
+        } else if (joins_prev) {
+            std::prev(it)->end = end;
+        } else if (joins_next) {
+            it->start = start;
+        } else {
+            busy_.insert(it, Span{start, end});
+            bound();
+        }
+    }
+
+    // At most kMaxBookings live: the two earliest become one.
+    void bound() {
+        if (bookings() > kMaxBookings) {
+            busy_[head_ + 1].start = busy_[head_].start;
+            ++head_;
+        }
+    }
+
+    std::vector<Span> busy_;  // sorted, disjoint, never touching; live from head_
+    size_t head_ = 0;
+};
+
+}  // namespace ucc::sim
