@@ -23,7 +23,7 @@ const char *const kKnownKeys =
     "reduce, jitter, nic_bw, nic_rate, node_bw, rndv, rndv_inter, rndv_intra, bcopy, bcopy_intra, "
     "bcopy_inter, o_bcopy, short, short_intra, short_inter, zcopy, zcopy_intra, zcopy_inter, "
     "dma_read, sharp_lat, sharp_bw, cma, o_cma, cache, cma_mem, copy_mem, reduce_mem, cores, "
-    "wake";
+    "wake, noise_hz, noise";
 const char *const kKnownPresets = "ideal, hdr, eth100, slow";
 
 struct Unit {
@@ -340,6 +340,12 @@ std::string NetworkModel::describe() const {
     if (wake_ps != 0) {
         s += ",wake=" + format_time_ps(wake_ps);
     }
+    if (noise_hz != 0) {
+        s += ",noise_hz=" + std::to_string(noise_hz);
+    }
+    if (noise_ps != 0) {
+        s += ",noise=" + format_time_ps(noise_ps);
+    }
     return s;
 }
 
@@ -442,7 +448,7 @@ ucc_status_t parse_network(const char *spec, NetworkModel *out, std::string *err
         } else if (key == "lat" || key == "lat_intra" || key == "lat_inter" || key == "o" ||
                    key == "o_send" || key == "o_recv" || key == "g" || key == "jitter" ||
                    key == "sharp_lat" || key == "o_bcopy" || key == "o_call" || key == "dma_read" ||
-                   key == "wake" || key == "o_cma") {
+                   key == "wake" || key == "o_cma" || key == "noise") {
             if (!parse_time(val, &t)) {
                 return bad_value(time_expect);
             }
@@ -472,11 +478,13 @@ ucc_status_t parse_network(const char *spec, NetworkModel *out, std::string *err
                 m.wake_ps = t;
             } else if (key == "o_cma") {
                 m.o_cma_ps = t;
+            } else if (key == "noise") {
+                m.noise_ps = t;
             } else {
                 m.jitter_max_ps = t;
             }
-        } else if (key == "nic_rate") {
-            if (!parse_rate(val, &m.nic_rate)) {
+        } else if (key == "nic_rate" || key == "noise_hz") {
+            if (!parse_rate(val, key == "nic_rate" ? &m.nic_rate : &m.noise_hz)) {
                 return bad_value("a count per second like 215M (suffixes K, M, G; 0: off)");
             }
         } else if (key == "rndv" || key == "rndv_inter" || key == "rndv_intra" || key == "zcopy" ||
@@ -549,6 +557,10 @@ ucc_status_t parse_network(const char *spec, NetworkModel *out, std::string *err
         } else {
             return fail("unknown key \"" + std::string(key) + "\" (keys: " + kKnownKeys + ")");
         }
+    }
+    if (m.noise_period_ps() != 0 && m.noise_ps >= m.noise_period_ps()) {
+        return fail("noise (" + format_time_ps(m.noise_ps) +
+                    ") must be shorter than the time between detours (1 / noise_hz)");
     }
     *out = m;
     return UCC_OK;

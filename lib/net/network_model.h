@@ -46,6 +46,14 @@
 // turns: every CPU time above is stretched by ranks / cores, and a rank that
 // waited for a message, giving its core away, pays `wake` when it comes
 // (the operating system's switch back to it).
+// The operating system's periodic work (noise_hz, noise; each 0: none):
+// noise_hz times a second every core of a node is taken from its rank for
+// `noise` (a detour), the node's cores at the same instants (Linux's
+// periodic tick, which it does not skew across CPUs unless booted with
+// skew_tick=1), each node at its own seeded phase. Work that a detour
+// interrupts takes that much longer; a message that arrives during one is
+// seen when it ends. One late rank holds up every rank that waits for it,
+// so the cost grows with the ranks a collective synchronises.
 //
 // Every time is an integer number of picoseconds; bandwidths are integer
 // bytes per second (0 means infinitely fast), so costs are exact integers.
@@ -106,6 +114,15 @@ struct NetworkModel {
     // waited off its core.
     uint32_t cores = 0;
     int64_t wake_ps = 0;
+    // The operating system's detours: noise_hz times a second (0: none) every
+    // core of a node stops for noise_ps, all of a node's cores at once.
+    uint64_t noise_hz = 0;
+    int64_t noise_ps = 0;
+    int64_t noise_period_ps() const {
+        return noise_hz == 0 || noise_ps == 0
+                   ? 0
+                   : static_cast<int64_t>((1'000'000'000'000 + noise_hz - 1) / noise_hz);
+    }
 
     uint32_t node_of(uint32_t rank) const {
         return ranks_per_node == 0 ? rank : rank / ranks_per_node;
@@ -221,7 +238,7 @@ bool network_preset(const std::string &name, NetworkModel *out);
 // rndv_inter, rndv_intra; bcopy, bcopy_intra, bcopy_inter, o_bcopy; short,
 // short_intra, short_inter; zcopy, zcopy_intra, zcopy_inter; dma_read;
 // sharp_lat, sharp_bw; cma, o_cma, cache, cma_mem, copy_mem, reduce_mem;
-// cores, wake.
+// cores, wake; noise_hz, noise.
 // Times take a unit (ps, ns, us, ms, s; a bare 0 is
 // allowed); bandwidths take B/s, KB/s, MB/s, GB/s (or KiB/s, MiB/s, GiB/s),
 // or "inf"; nic_rate a count per second (215M, 1.5G; 0: off); cores a

@@ -116,6 +116,8 @@ TEST(SimNetwork, Errors) {
     parse_err("hdr,,ppn=2");
     parse_err("hdr,");
     parse_err("lat=99999999s");
+    parse_err("noise_hz=1M,noise=1us");  // a detour as long as the time between two
+    parse_err("noise_hz=fast");
 }
 
 TEST(SimNetwork, DescribeParsesBack) {
@@ -128,7 +130,8 @@ TEST(SimNetwork, DescribeParsesBack) {
                              "bcopy_inter=10GB/s,zcopy=8K,o_call=1us,dma_read=500ns,"
                              "sharp_lat=2.4us,sharp_bw=350MB/s",
                              "hdr,zcopy_intra=8K,cma=7.5GB/s,o_cma=1.5us,cache=512K,cma_mem=4GB/s,"
-                             "copy_mem=9GB/s,reduce_mem=3GB/s,cores=2,wake=1.5us"}) {
+                             "copy_mem=9GB/s,reduce_mem=3GB/s,cores=2,wake=1.5us",
+                             "hdr,noise_hz=1000,noise=2.5us"}) {
         NetworkModel m = parse_ok(spec);
         std::string d = m.describe();
         NetworkModel back = parse_ok(d.c_str());
@@ -138,6 +141,8 @@ TEST(SimNetwork, DescribeParsesBack) {
         EXPECT_EQ(back.gap_ps, m.gap_ps);
         EXPECT_EQ(back.nic_bw_bps, m.nic_bw_bps);
         EXPECT_EQ(back.nic_rate, m.nic_rate);
+        EXPECT_EQ(back.noise_hz, m.noise_hz);
+        EXPECT_EQ(back.noise_ps, m.noise_ps);
         EXPECT_EQ(back.node_bw_bps, m.node_bw_bps);
         EXPECT_EQ(back.rndv_inter, m.rndv_inter);
         EXPECT_EQ(back.rndv_intra, m.rndv_intra);

@@ -637,6 +637,45 @@ TEST(SimTransport, NodesShareTheirNicAndMemory) {
     }
 }
 
+// The operating system's detours (network.h: noise_hz, noise): work they
+// interrupt takes longer, a message that arrives during one is seen at its
+// end, and a node's cores stop at the same instants.
+TEST(SimTransport, DetoursOfTheOperatingSystemDelayARank) {
+    // 10 us of work, detours of 500 ns every microsecond: about twice as
+    // long, whatever the node's phase.
+    std::vector<double> done(4, 0);
+    RunResult res = run(params(4, "ideal,ppn=2,noise_hz=1M,noise=500ns"), [&](uint32_t r) {
+        auto t = make_transport();
+        Cluster::current()->advance(r, 10'000'000);
+        done[r] = t->now();
+    });
+    ASSERT_EQ(res.status, UCC_OK);
+    for (double d : done) {
+        EXPECT_GE(d, 19.5e-6);
+        EXPECT_LE(d, 20.5e-6);
+    }
+    EXPECT_EQ(done[0], done[1]);  // one node: the same detours
+    EXPECT_EQ(done[2], done[3]);
+    // Without the detours, 10 us.
+    res = run(params(1, "ideal"), [&](uint32_t r) {
+        auto t = make_transport();
+        Cluster::current()->advance(r, 10'000'000);
+        done[r] = t->now();
+    });
+    EXPECT_EQ(done[0], 10e-6);
+    // A message that arrives while its receiver's node is in a detour is
+    // seen when the detour ends; a sender in one sends after it. Detours of
+    // 900 ns every microsecond, 16 pairs of nodes: some are late.
+    std::vector<double> got;
+    res = one_way("ideal,ppn=1,lat=1us,noise_hz=1M,noise=900ns", 16, 8, &got);
+    ASSERT_EQ(res.status, UCC_OK);
+    for (double g : got) {
+        EXPECT_GE(g, 1e-6);
+        EXPECT_LE(g, 2.8e-6);  // a detour at each end at most
+    }
+    EXPECT_GT(*std::max_element(got.begin(), got.end()), 1e-6);
+}
+
 // UCX's protocols by size (network.h): inline up to `short`, then a copy on
 // each side (o_bcopy + bytes / bcopy) up to the zero-copy threshold; between
 // nodes a payload that is not inline is read by the NIC first (dma_read).

@@ -67,6 +67,34 @@ Cluster::Cluster(const ClusterParams &p, std::function<void(uint32_t)> program)
             sp >= 1 ? UINT64_MAX : static_cast<uint64_t>(sp * 18446744073709551616.0);
         spike_ps_ = std::max<int64_t>(1, static_cast<int64_t>(p.faults.spike_s * 1e12));
     }
+    if (const int64_t period = p.net.noise_period_ps(); period != 0) {
+        Rng phases(p.seed ^ 0x6e6f697365ull);  // a stream of its own
+        noise_phase_.resize(p.net.nodes(p.n_ranks));
+        for (int64_t &phase : noise_phase_) {
+            phase = static_cast<int64_t>(phases.upto(static_cast<uint64_t>(period - 1)));
+        }
+    }
+}
+
+// Detour k of a node takes [phase + k P, phase + k P + D). Work that starts
+// inside one starts at its end; every detour that begins before the work
+// is done lengthens it by D.
+int64_t Cluster::noisy_end(uint32_t r, int64_t start, int64_t cpu) const {
+    const NetworkModel &net = params_.net;
+    const int64_t period = net.noise_period_ps();
+    const int64_t d = net.noise_ps;
+    const int64_t phase = noise_phase_[net.node_of(r)];
+    const int64_t since = start - phase;
+    int64_t detour = phase + (since >= 0 ? since / period : -((-since + period - 1) / period)) *
+                                 period;  // the last detour to begin at or before start
+    if (start < detour + d) {
+        start = detour + d;
+    }
+    int64_t end = start + cpu;
+    for (detour += period; detour < end; detour += period) {
+        end += d;
+    }
+    return end;
 }
 
 Cluster::~Cluster() {
@@ -95,13 +123,13 @@ uint32_t Cluster::running_rank() const {
 int64_t Cluster::clock_ps(uint32_t r) {
     RankState &rs = ranks_[r];
     if (rs.clock_ps < now_ps_) {
-        rs.clock_ps = now_ps_;
+        rs.clock_ps = after_noise(r, now_ps_, 0);
     }
     return rs.clock_ps;
 }
 
 void Cluster::advance(uint32_t r, int64_t ps) {
-    ranks_[r].clock_ps = clock_ps(r) + cpu_ps(r, ps);
+    ranks_[r].clock_ps = after_noise(r, clock_ps(r), cpu_ps(r, ps));
 }
 
 uint32_t Cluster::node_ranks(uint32_t r) const {
@@ -234,8 +262,9 @@ void Cluster::send_packet(uint32_t src_rank, Message *m, uint64_t wire_bytes) {
     if (dst_rank == kNoRank) {
         dst_rank = src_rank;
     }
-    int64_t t = clock_ps(src_rank) +
-                cpu_ps(src_rank, net.o_send_ps + net.bcopy_ps(src_rank, dst_rank, wire_bytes));
+    int64_t t =
+        after_noise(src_rank, clock_ps(src_rank),
+                    cpu_ps(src_rank, net.o_send_ps + net.bcopy_ps(src_rank, dst_rank, wire_bytes)));
     rs.clock_ps = t;
     int64_t wire = net.wire_ps(src_rank, dst_rank, wire_bytes);
     // A rendezvous: the request and its answer before the data moves.
@@ -522,7 +551,8 @@ void Cluster::wake(uint32_t r, const SimTransport *via) {
     rs.ahead_ps = 0;
     if (rs.clock_ps < now_ps_) {
         // It waited: on a node of more ranks than cores, off its core.
-        rs.clock_ps = now_ps_ + (params_.net.cores == 0 ? 0 : params_.net.woken_ps(node_ranks(r)));
+        rs.clock_ps = after_noise(r, now_ps_,
+                                  params_.net.cores == 0 ? 0 : params_.net.woken_ps(node_ranks(r)));
     }
     ready_.push_back(r);
 }

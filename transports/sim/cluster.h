@@ -376,6 +376,12 @@ class Cluster {
     int64_t cpu_ps(uint32_t r, int64_t ps) const {
         return params_.net.cores == 0 ? ps : params_.net.cpu_ps(ps, node_ranks(r));
     }
+    // When rank r, starting at `start`, has done `cpu` ps of work (0: when it
+    // can act at all), the detours of the operating system on its node
+    // included (NetworkModel: noise_hz, noise).
+    int64_t after_noise(uint32_t r, int64_t start, int64_t cpu) const {
+        return noise_phase_.empty() ? start + cpu : noisy_end(r, start, cpu);
+    }
     // How many ranks of this run share rank r's node.
     uint32_t node_ranks(uint32_t r) const;
     // See Transport::idle(); `deadline_s` in virtual seconds (+inf: none).
@@ -618,6 +624,9 @@ class Cluster {
         Calendar mem;
     };
     std::vector<NodeState> nodes_;
+    // Per node, when its first detour begins (empty: no noise).
+    std::vector<int64_t> noise_phase_;
+    int64_t noisy_end(uint32_t r, int64_t start, int64_t cpu) const;
     std::vector<SimTransport *> primary_;                 // endpoint id r < n
     std::unordered_map<uint64_t, SimTransport *> extra_;  // the live ones with id >= n
     EventQueue<Event> events_;
