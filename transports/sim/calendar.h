@@ -80,7 +80,7 @@ class Calendar {
     }
 
     void append(int64_t start, int64_t end) {
-        if (!busy_.empty() && head_ < busy_.size() && busy_.back().end == start) {
+        if (!busy_.empty() && busy_.back().end == start) {
             busy_.back().end = end;
             return;
         }

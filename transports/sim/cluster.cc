@@ -78,23 +78,28 @@ Cluster::Cluster(const ClusterParams &p, std::function<void(uint32_t)> program)
 
 // Detour k of a node takes [phase + k P, phase + k P + D). Work that starts
 // inside one starts at its end; every detour that begins before the work
-// is done lengthens it by D.
+// is done lengthens it by D. In closed form: the work left after the next
+// detour begins fills windows of P - D, one period each.
 int64_t Cluster::noisy_end(uint32_t r, int64_t start, int64_t cpu) const {
     const NetworkModel &net = params_.net;
     const int64_t period = net.noise_period_ps();
     const int64_t d = net.noise_ps;
     const int64_t phase = noise_phase_[net.node_of(r)];
     const int64_t since = start - phase;
-    int64_t detour = phase + (since >= 0 ? since / period : -((-since + period - 1) / period)) *
-                                 period;  // the last detour to begin at or before start
-    if (start < detour + d) {
-        start = detour + d;
+    const int64_t detour =
+        phase + (since >= 0 ? since / period : -((-since + period - 1) / period)) *
+                    period;  // the last detour to begin at or before start
+    start = std::max(start, detour + d);
+    const int64_t next = detour + period;
+    if (cpu <= next - start) {
+        return start + cpu;
     }
-    int64_t end = start + cpu;
-    for (detour += period; detour < end; detour += period) {
-        end += d;
-    }
-    return end;
+    const int64_t left = cpu - (next - start);
+    const int64_t window = period - d;
+    const int64_t whole = (left - 1) / window;  // windows filled before the last one
+    const __int128 end = static_cast<__int128>(next) + d + static_cast<__int128>(whole) * period +
+                         (left - whole * window);
+    return end > INT64_MAX ? INT64_MAX : static_cast<int64_t>(end);
 }
 
 Cluster::~Cluster() {
@@ -262,10 +267,8 @@ void Cluster::send_packet(uint32_t src_rank, Message *m, uint64_t wire_bytes) {
     if (dst_rank == kNoRank) {
         dst_rank = src_rank;
     }
-    int64_t t =
-        after_noise(src_rank, clock_ps(src_rank),
-                    cpu_ps(src_rank, net.o_send_ps + net.bcopy_ps(src_rank, dst_rank, wire_bytes)));
-    rs.clock_ps = t;
+    advance(src_rank, net.o_send_ps + net.bcopy_ps(src_rank, dst_rank, wire_bytes));
+    const int64_t t = rs.clock_ps;
     int64_t wire = net.wire_ps(src_rank, dst_rank, wire_bytes);
     // A rendezvous: the request and its answer before the data moves.
     int64_t departure = std::max(t, rs.nic_free_ps) + net.rndv_ps(src_rank, dst_rank, wire_bytes) +

@@ -22,8 +22,8 @@ namespace ucc::sim {
 void Cluster::send_to_switch(uint32_t src_rank, Message *m) {
     const NetworkModel &net = params_.net;
     RankState &rs = ranks_[src_rank];
-    const int64_t t = after_noise(src_rank, clock_ps(src_rank), cpu_ps(src_rank, net.o_send_ps));
-    rs.clock_ps = t;
+    advance(src_rank, net.o_send_ps);
+    const int64_t t = rs.clock_ps;
     const int64_t wire = NetworkModel::bytes_cost_ps(m->bytes, net.bw_inter_bps);
     const int64_t departure =
         std::max(t, rs.nic_free_ps) + (m->bytes > net.short_inter ? net.dma_read_ps : 0);
