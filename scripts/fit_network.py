@@ -25,6 +25,15 @@ splits give the least squared relative error over all sizes; o_bcopy,
 bcopy, o_cma, cma and cma_mem are least squares (relative error) on their
 pieces.
 
+The pulls' o_cma, cma and cma_mem are then fitted again, at the same Z and
+C, to --lat-written where given (bench/ucx_exchange's
+forwarding ping-pong: each side sends back what it has just received), not
+to ucx_perftest's: a collective sends what its CPU has just written (a
+partial sum, a block it received), and pulling lines out of another CPU's
+cache costs more than pulling a buffer that, never written again, sits in
+both caches after the first pull (2-3x from 16 KiB to 1 MiB on the
+development machine).
+
   cores                 the CPUs (nproc)
   wake                  the one-way time of a ping-pong of two processes on
                         one CPU less that on two (yield_pingpong): the
@@ -70,21 +79,29 @@ def fit(lat, o, L, short):
         buffered = [(b, t, 2 * o + L) for b, t in lat if short < b <= z]
         ob2, kb = fit_line(buffered) if buffered else (0.0, 0.0)
         for cache in [b for b in sizes if b > z] + [0]:
-            within = [(b, t, 2 * o + 3 * L) for b, t in lat if b > z and (cache == 0 or b <= cache)]
-            beyond = [(b, t) for b, t in lat if cache != 0 and b > cache]
-            if len(within) < 2:
+            p = dict(o=o, L=L, short=short, z=z, ob=ob2 / 2, kb=kb, cache=cache)
+            if not fit_pulls(lat, p):
                 continue
-            oc, kc = fit_line(within)
-            km = 0.0
-            if beyond:
-                km = max(least_squares([((b / t,), (t - 2 * o - 3 * L - oc) / t)
-                                        for b, t in beyond])[0], 0.0)
-            p = dict(o=o, L=L, short=short, z=z, ob=ob2 / 2, kb=kb, oc=oc, kc=kc, cache=cache,
-                     km=km)
             err = sum(((model(b, p) - t) / t) ** 2 for b, t in lat)
             if best is None or err < best[1]:
                 best = (p, err)
     return best
+
+
+def fit_pulls(lat, p):
+    """Sets p's o_cma, cma and cma_mem (oc, kc, km) from lat's sizes above Z,
+    for p's Z and cache; False when too few sizes are within the cache."""
+    o, L, z, cache = p["o"], p["L"], p["z"], p["cache"]
+    within = [(b, t, 2 * o + 3 * L) for b, t in lat if b > z and (cache == 0 or b <= cache)]
+    beyond = [(b, t) for b, t in lat if cache != 0 and b > cache]
+    if len(within) < 2:
+        return False
+    p["oc"], p["kc"] = fit_line(within)
+    p["km"] = 0.0
+    if beyond:
+        p["km"] = max(least_squares([((b / t,), (t - 2 * o - 3 * L - p["oc"]) / t)
+                                     for b, t in beyond])[0], 0.0)
+    return True
 
 
 def model(b, p):
@@ -101,6 +118,8 @@ def model(b, p):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--lat", required=True, help="BYTES:US ... (one-way, p50)")
+    ap.add_argument("--lat-written", default="",
+                    help="BYTES:US ... (one-way, sending what was just received)")
     ap.add_argument("--rate", type=float, required=True, help="8-byte messages per second")
     ap.add_argument("--am-short", type=int, default=0)
     ap.add_argument("--copy", type=float, required=True, help="GB/s within the cache")
@@ -111,11 +130,17 @@ def main():
     ap.add_argument("--cores", type=int, required=True)
     ap.add_argument("--call-ns", type=float, default=0)
     a = ap.parse_args()
-    lat = sorted((int(b), float(t)) for b, t in (x.split(":") for x in a.lat.split()))
+    curve = lambda text: sorted((int(b), float(t)) for b, t in (x.split(":") for x in text.split()))
+    lat = curve(a.lat)
+    written = curve(a.lat_written) if a.lat_written else lat
     o = 1e6 / a.rate  # us
     L = max(lat[0][1] - 2 * o, 0.0)
     short = max(a.am_short - 8, 0)
     p, err = fit(lat, o, L, short)
+    if written is not lat:
+        fit_pulls(written, p)  # the split sizes stay ucx_perftest's
+        err = sum(((model(b, p) - t) / t) ** 2
+                  for b, t in [x for x in lat if x[0] <= p["z"]] + [x for x in written if x[0] > p["z"]])
     ys = [float(x) for x in a.yields.split()]
     wake = max(ys[0] - ys[1], 0.0) if len(ys) == 2 else 0.0
     gbps = lambda k: f"{1e-3 / k:.3f}GB/s" if k > 0 else "inf"  # k: us per byte
@@ -126,6 +151,9 @@ def main():
           f"call, {a.cores} CPUs, switch {wake * 1e3:.0f} ns")
     print("#   one-way latency by size, measured / fitted (us): " +
           ", ".join(f"{b}: {t:g} / {model(b, p):.3g}" for b, t in lat))
+    if a.lat_written:
+        print("#   one-way latency sending what was just received, measured / fitted (us): " +
+              ", ".join(f"{b}: {t:g} / {model(b, p):.3g}" for b, t in written))
     print(f"#   rms relative error {(err / len(lat)) ** 0.5:.3f}")
     print("preset = hdr")
     print("nodes = 1x1024")

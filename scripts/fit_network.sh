@@ -3,11 +3,23 @@
 # host's own figures, so that a replay of a trace recorded here predicts for
 # this host: processes on one node over UCX shared memory.
 #
-#   scripts/fit_network.sh [BUILD_DIR] [OUT]      (default: build, stdout)
+#   scripts/fit_network.sh [BUILD_DIR] [OUT] [PULLS]   (default: build, stdout, clean)
+#
+# PULLS says what the receivers' pulls (rendezvous copies out of the
+# sender's memory) are fitted to. `clean`: ucx_perftest's ping-pong, whose
+# send buffer is never written again, so after the first pull it sits in
+# both CPUs' caches: a benchmark's loop over the same input (ucc_perftest,
+# bench/machine_table.sh). `written`: bench/ucx_exchange's forwarding
+# ping-pong, each side sending back what it has just received, so each pull
+# reads lines the other CPU has just written: a program that writes its
+# input before each call (scripts/replay_fidelity.sh). On the development
+# machine the second costs 2-3x the first from 16 KiB to 1 MiB.
 #
 # Measured (loopback and shared memory only, as every test here):
 #   ucx_perftest tag_lat 8 B .. 4 MiB  one-way latency by size (p50)
 #   ucx_perftest tag_bw 8 B            message rate: each side's per-message cost
+#   ucx_exchange 8 B .. 4 MiB          (PULLS=written) one-way latency when each
+#                                      side sends back what it has just received
 #   ucx_info -d                        shared memory's inline limit (am_short)
 #   memcpy_bw, memcpy_bw --reduce      copy and float32-sum bandwidth (the library's
 #                                      kernel), within the cache (256 KiB) and beyond
@@ -22,6 +34,9 @@
 set -euo pipefail
 build="$(cd "${1:-build}" && pwd)"
 out="${2:-/dev/stdout}"
+pulls="${3:-clean}"
+[[ "$pulls" == clean || "$pulls" == written ]] ||
+    { echo "fit_network: PULLS is clean or written, not '$pulls'" >&2; exit 2; }
 export UCX_NET_DEVICES=lo
 command -v ucx_perftest >/dev/null || { echo "fit_network: ucx_perftest (ucx-utils) is missing" >&2; exit 2; }
 port=$((20000 + RANDOM % 20000))
@@ -42,6 +57,12 @@ for ((bytes = 8; bytes <= 4194304; bytes *= 2)); do
     ((bytes > 1048576)) && n=300
     lats+="$bytes:$(perftest -t tag_lat -s "$bytes" -n "$n" -w $((n / 10)) | awk '{print $3}') "
 done
+written=""
+if [[ "$pulls" == written ]]; then
+    written="$("$build/ucx_exchange" --min-bytes 8 --max-bytes 4M | python3 -c '
+import json, sys
+print(" ".join("%d:%s" % (r["bytes"], r["forward_one_way_us"]) for r in map(json.loads, sys.stdin)))')"
+fi
 rate="$(perftest -t tag_bw -s 8 -n 200000 -w 20000 | awk '{print $9}')"          # msg/s overall
 am_short="$( (ucx_info -d 2>/dev/null || true) |
     awk '/Transport: (posix|sysv)/ {t = 1} t && /am_short/ && v == "" {v = $4} END {print v}')"
@@ -68,5 +89,5 @@ print(statistics.median(spans) if spans else 0)
 PY
 )"
 rm -rf "$calls"
-python3 "$(dirname "$0")/fit_network.py" --lat "$lats" --rate "$rate" --am-short "${am_short:-0}" \
+python3 "$(dirname "$0")/fit_network.py" --lat "$lats" ${written:+--lat-written "$written"} --rate "$rate" --am-short "${am_short:-0}" \
     --copy "$copy" --copy-mem "$copy_mem" --reduce "$reduce" --reduce-mem "$reduce_mem" --yield "$yields" --cores "$(nproc)" --call-ns "$call_ns" >"$out"

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # How well a replay predicts a real run: records traces/samples/train_loop.c
 # over UCX with NP processes on this host (UCC_TRACE), fits a network model to
-# this host (scripts/fit_network.sh), replays the trace at its own size on that
-# model, and prints per collective type the recorded and predicted average
-# time and their ratio (JSON lines; the goal is within 25 %).
+# this host (scripts/fit_network.sh, its pulls fitted to data just written, as
+# train_loop writes its buffers before each call), replays the trace at its
+# own size on that model, and prints per collective type the recorded and
+# predicted average time and their ratio (JSON lines; the goal is within
+# 25 %). Each rank's first step is left out of the times (ucc_replay
+# --warmup 1): its first calls pay for first touches of the program's memory.
 #   scripts/replay_fidelity.sh [BUILD_DIR] [NP] [STEPS]   (default: build 2 20)
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -13,11 +16,11 @@ steps="${3:-20}"
 export UCX_NET_DEVICES=lo
 work="$(mktemp -d /tmp/ucc_fidelity.XXXXXX)"
 trap 'rm -rf "$work"' EXIT
-"$here/fit_network.sh" "$build" "$work/host.net"
+"$here/fit_network.sh" "$build" "$work/host.net" written
 sed 's/^/# /' "$work/host.net" | grep -v '^# #' >&2 || true
 mkdir "$work/trace"
 UCC_TRACE="$work/trace" "$build/ucc_run" -n "$np" "$build/train_loop" --steps "$steps" >/dev/null
-"$build/ucc_replay" "$work/trace" --network "$work/host.net" --timing-only --json 2>/dev/null |
+"$build/ucc_replay" "$work/trace" --network "$work/host.net" --timing-only --warmup 1 --json 2>/dev/null |
     python3 -c '
 import json, sys
 for line in sys.stdin:

@@ -22,12 +22,14 @@
 // (desynchronisation, a rank that stopped early, a deadlock, a status other
 // than the recorded one; each is reported); 2 bad options or an unreadable
 // trace (with file:line).
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "tools/perf/network.h"
@@ -55,6 +57,10 @@ const char kUsage[] =
     "  --timeline-ranks L    ranks the timeline records, e.g. 0-7 (default all)\n"
     "  --json                one JSON line per collective type on stdout\n"
     "  --by-size             a row per collective type and size (default: per type)\n"
+    "  --warmup N            leave each rank's first N calls of every collective type and size\n"
+    "                        out of the times (they are still replayed): a program's first calls\n"
+    "                        pay for first touches of its memory, which the model does not\n"
+    "                        charge (default 0: every call)\n"
     "  --no-compute          calls back to back (default: the program's own time between its\n"
     "                        calls, as recorded, is spent again before each call)\n"
     "  --transport sim|ucx   replay on the simulator (default) or over UCX, one process per\n"
@@ -76,6 +82,7 @@ struct Options {
     bool json = false;
     bool ucx = false;
     bool by_size = false;
+    uint32_t warmup = 0;  // per rank, collective type and size: calls left out of the times
 };
 
 Options parse(int argc, char **argv) {
@@ -119,6 +126,14 @@ Options parse(int argc, char **argv) {
             o.json = true;
         } else if (a == "--by-size") {
             o.by_size = true;
+        } else if (a == "--warmup") {
+            const std::string v = value(&i);
+            char *end = nullptr;
+            const unsigned long long n = std::strtoull(v.c_str(), &end, 10);
+            if (v.empty() || *end != '\0' || n > (1u << 30)) {
+                die_usage("--warmup " + v + ": expected a count of calls");
+            }
+            o.warmup = static_cast<uint32_t>(n);
         } else if (a == "--no-compute") {
             o.replay.compute = false;
         } else if (a == "--transport") {
@@ -192,6 +207,28 @@ struct Summary {
     std::set<std::string> replayed_algs[16];
     uint64_t problems = 0;
 };
+
+// --warmup: each rank's first `n` calls of every (collective type, size), in
+// the rank's trace order, keep no times.
+void leave_out_warmup(uint32_t n, ucc::traces::ReplayResult *res) {
+    if (n == 0) {
+        return;
+    }
+    std::vector<CollResult *> order;
+    for (CollResult &c : res->colls) {
+        order.push_back(&c);
+    }
+    std::sort(order.begin(), order.end(), [](const CollResult *a, const CollResult *b) {
+        return std::tie(a->rank, a->line) < std::tie(b->rank, b->line);
+    });
+    std::map<std::tuple<uint32_t, ucc_coll_type_t, uint64_t>, uint32_t> seen;
+    for (CollResult *c : order) {
+        if (seen[{c->rank, c->coll, c->bytes}]++ < n) {
+            c->recorded_us = -1;
+            c->predicted_us = -1;
+        }
+    }
+}
 
 Summary summarize(const ucc::traces::ReplayResult &res) {
     Summary s;
@@ -380,6 +417,7 @@ int main(int argc, char **argv) {
             ucc_boot_finalize(boot);
             return 2;
         }
+        leave_out_warmup(o.warmup, &res);
         sum = summarize(res);
         // Every process's numbers to everyone (rank 0 reports).
         struct Wire {
@@ -419,6 +457,7 @@ int main(int argc, char **argv) {
             std::fprintf(stderr, "ucc_replay: %s\n", error.c_str());
             return 2;
         }
+        leave_out_warmup(o.warmup, &res);
         sum = summarize(res);
     }
     // Every process reports its own problems; rank 0 the table.

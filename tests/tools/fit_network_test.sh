@@ -10,9 +10,12 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 # A curve from o = 0.2us, L = 0.1us, inline up to 92 B, buffered up to 16 KiB
 # (o_bcopy 0.3us, bcopy 20 GB/s a side), then pulled (o_cma 1.5us) at
 # 16 GB/s up to 512 KiB (a working set of 1 MiB), at 8 GB/s beyond.
-lats="$(python3 - <<'PY'
+curve() {  # o_cma, cma and cma_mem of the pulls (us, bytes per us)
+    python3 - "$@" <<'PY'
+import sys
 o, L, z, ob, bc = 0.2, 0.1, 16384, 0.3, 20e3  # us; bytes per us
-oc, cma, cache, mem = 1.5, 16e3, 512 << 10, 8e3
+oc, cma, mem = (float(x) for x in sys.argv[1:])
+cache = 512 << 10
 out = []
 b = 8
 while b <= 4 << 20:
@@ -26,7 +29,8 @@ while b <= 4 << 20:
     b *= 2
 print(" ".join(out))
 PY
-)"
+}
+lats="$(curve 1.5 16e3 8e3)"
 net="$(python3 "$here/scripts/fit_network.py" --lat "$lats" --rate 5e6 --am-short 100 \
     --copy 30 --copy-mem 10 --reduce 15 --reduce-mem 9 --yield "1.2 0.2" --cores 2 --call-ns 500)"
 want() { grep -qx "$1" <<<"$net" || fail "expected \"$1\" in the fit:"$'\n'"$net"; }
@@ -49,6 +53,20 @@ want "cores = 2"
 want "wake = 1000ns"
 grep -q "rms relative error 0.000" <<<"$net" || fail "the fit is not exact on its own curve"
 
+# Pulls of just-written data (ucx_exchange's forwarding ping-pong) slower
+# than ucx_perftest's: the split sizes stay the clean curve's, the pulls
+# are the written curve's.
+written="$(curve 2.5 8e3 6e3)"
+net="$(python3 "$here/scripts/fit_network.py" --lat "$lats" --lat-written "$written" --rate 5e6 \
+    --am-short 100 --copy 30 --reduce 15 --yield "1.2 0.2" --cores 2)"
+want "zcopy_intra = 16384"
+want "cache = 1048576"
+want "o_bcopy = 300ns"
+want "o_cma = 2500ns"
+want "cma = 8.000GB/s"
+want "cma_mem = 6.000GB/s"
+grep -q "rms relative error 0.000" <<<"$net" || fail "the fit is not exact on the two curves"
+
 # This host: a file the simulator takes.
 if command -v ucx_perftest >/dev/null; then
     file="$(mktemp /tmp/fit_network_test.XXXXXX)"
@@ -59,5 +77,14 @@ if command -v ucx_perftest >/dev/null; then
     done
     "$build/ucc_sim" -np 4 --network "$file" -c allgather -b 8 -e 1M --timing-only >/dev/null ||
         fail "ucc_sim refused the fitted file"
+    # Pulls fitted to just-written data (bench/ucx_exchange).
+    bash "$here/scripts/fit_network.sh" "$build" "$file" written
+    grep -q "one-way latency sending what was just received" "$file" ||
+        fail "no written curve in the fitted file"
+    "$build/ucc_sim" -np 2 --network "$file" -c allreduce -b 8 -e 1M --timing-only >/dev/null ||
+        fail "ucc_sim refused the file fitted to written pulls"
+    if bash "$here/scripts/fit_network.sh" "$build" "$file" dirty 2>/dev/null; then
+        fail "PULLS=dirty accepted"
+    fi
 fi
 echo "fit_network_test: OK"

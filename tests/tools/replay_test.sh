@@ -42,6 +42,18 @@ grep -q "ranks=16 network=eth100" "$work/out" || fail "16 ranks on eth100"
 "$build/ucc_replay" "$work/t" --json >"$work/json" 2>/dev/null || fail "--json"
 python3 -c "import json,sys; rows=[json.loads(l) for l in open(sys.argv[1])]; assert {r['collective'] for r in rows} == {'allgatherv','barrier'} and all(r['ratio'] > 0.99 for r in rows)" "$work/json" ||
     fail "json rows"
+# --warmup N: each rank's first N calls per collective and size keep no
+# times (2 iterations per size were recorded: 1 leaves half, 2 leaves none).
+"$build/ucc_replay" "$work/t" --by-size --json --warmup 1 >"$work/json" 2>/dev/null || fail "--warmup 1"
+python3 -c "import json,sys; rows=[json.loads(l) for l in open(sys.argv[1]) if 'allgatherv' in l]; assert len(rows) == 10 and all(r['recorded_us_avg'] > 0 and r['ratio'] > 0.99 for r in rows)" "$work/json" ||
+    fail "--warmup 1 rows"
+"$build/ucc_replay" "$work/t" --by-size --json --warmup 2 >"$work/json" 2>/dev/null || fail "--warmup 2"
+python3 -c "import json,sys; rows=[json.loads(l) for l in open(sys.argv[1]) if 'allgatherv' in l]; assert len(rows) == 10 and all(r['calls'] == 8 and r['recorded_us_avg'] == 0 for r in rows)" "$work/json" ||
+    fail "--warmup 2 rows"
+set +e
+"$build/ucc_replay" "$work/t" --warmup x >/dev/null 2>&1; rc=$?
+set -e
+[[ $rc == 2 ]] || fail "--warmup x exits $rc, not 2"
 # Rank 2 killed after a few records, in the middle of one (a cut by bytes
 # alone sometimes fell on a line's end, which reads as a rank that stopped
 # cleanly there): exit 1, the report names it.
