@@ -82,10 +82,15 @@ def fit(lat, o, L, short):
             p = dict(o=o, L=L, short=short, z=z, ob=ob2 / 2, kb=kb, cache=cache)
             if not fit_pulls(lat, p):
                 continue
-            err = sum(((model(b, p) - t) / t) ** 2 for b, t in lat)
+            err = squared_error(lat, p)
             if best is None or err < best[1]:
                 best = (p, err)
     return best
+
+
+def squared_error(points, p):
+    """Sum of squared relative errors of model() at the measured (b, t)."""
+    return sum(((model(b, p) - t) / t) ** 2 for b, t in points)
 
 
 def fit_pulls(lat, p):
@@ -139,8 +144,8 @@ def main():
     p, err = fit(lat, o, L, short)
     if written is not lat:
         fit_pulls(written, p)  # the split sizes stay ucx_perftest's
-        err = sum(((model(b, p) - t) / t) ** 2
-                  for b, t in [x for x in lat if x[0] <= p["z"]] + [x for x in written if x[0] > p["z"]])
+        err = squared_error([x for x in lat if x[0] <= p["z"]] +
+                            [x for x in written if x[0] > p["z"]], p)
     ys = [float(x) for x in a.yields.split()]
     wake = max(ys[0] - ys[1], 0.0) if len(ys) == 2 else 0.0
     gbps = lambda k: f"{1e-3 / k:.3f}GB/s" if k > 0 else "inf"  # k: us per byte

@@ -24,6 +24,7 @@
 // trace (with file:line).
 #include <algorithm>
 #include <cinttypes>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -94,6 +95,17 @@ Options parse(int argc, char **argv) {
         }
         return argv[++*i];
     };
+    // The option's value as a whole decimal number in [lo, hi], or the usage error.
+    auto number = [&](int *i, unsigned long long lo, unsigned long long hi,
+                      const char *expected) -> unsigned long long {
+        const std::string v = value(i);
+        char *end = nullptr;
+        const unsigned long long n = std::strtoull(v.c_str(), &end, 10);
+        if (v.empty() || *end != '\0' || n < lo || n > hi) {
+            die_usage(std::string(argv[*i - 1]) + " " + v + ": expected " + expected);
+        }
+        return n;
+    };
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "-h" || a == "--help") {
@@ -102,20 +114,9 @@ Options parse(int argc, char **argv) {
         } else if (a == "--network") {
             network = value(&i);
         } else if (a == "--ranks") {
-            const std::string v = value(&i);
-            char *end = nullptr;
-            const unsigned long long n = std::strtoull(v.c_str(), &end, 10);
-            if (v.empty() || *end != '\0' || n == 0 || n > (1u << 20)) {
-                die_usage("--ranks " + v + ": expected 1 to 1048576");
-            }
-            o.ranks = static_cast<uint32_t>(n);
+            o.ranks = static_cast<uint32_t>(number(&i, 1, 1u << 20, "1 to 1048576"));
         } else if (a == "--seed") {
-            const std::string v = value(&i);
-            char *end = nullptr;
-            o.replay.seed = std::strtoull(v.c_str(), &end, 10);
-            if (v.empty() || *end != '\0') {
-                die_usage("--seed " + v + ": expected a number");
-            }
+            o.replay.seed = number(&i, 0, ULLONG_MAX, "a number");
         } else if (a == "--timing-only") {
             o.replay.timing_only = true;
         } else if (a == "--timeline") {
@@ -127,13 +128,7 @@ Options parse(int argc, char **argv) {
         } else if (a == "--by-size") {
             o.by_size = true;
         } else if (a == "--warmup") {
-            const std::string v = value(&i);
-            char *end = nullptr;
-            const unsigned long long n = std::strtoull(v.c_str(), &end, 10);
-            if (v.empty() || *end != '\0' || n > (1u << 30)) {
-                die_usage("--warmup " + v + ": expected a count of calls");
-            }
-            o.warmup = static_cast<uint32_t>(n);
+            o.warmup = static_cast<uint32_t>(number(&i, 0, 1u << 30, "a count of calls"));
         } else if (a == "--no-compute") {
             o.replay.compute = false;
         } else if (a == "--transport") {
