@@ -78,6 +78,11 @@ class SimulatedWorld {
     // Whether charges and transfers depend on their working set (a modelled
     // cache): else callers need not compute it.
     virtual bool wants_working_set() const { return false; }
+    // Whether sends say when their payload is the caller's input
+    // (Xfer::input): a world whose pulls of a buffer not written since its
+    // last pull cost less than those of just-written data, in a run whose
+    // inputs are not rewritten between calls.
+    virtual bool wants_inputs() const { return false; }
     // True when payload bytes are not moved (timing-only simulation).
     virtual bool timing_only() const = 0;
     // True once the world has given up (a deadlock): nothing will ever

@@ -86,6 +86,10 @@ struct Xfer {
     // A simulated world that models caches: the bytes of the rank's buffers
     // of the collective this transfer belongs to (0: unknown).
     uint64_t working_set = 0;
+    // A simulated world whose pulls of just-written data cost more (sends
+    // only): the payload lies in the caller's input buffer (src), which the
+    // collective does not write.
+    bool input = false;
     // Event trace (recording transports only): the request this transfer
     // belongs to (0: none), and which user buffer `buf` lies in, at what offset.
     uint64_t trace_req = 0;

@@ -32,7 +32,10 @@ to ucx_perftest's: a collective sends what its CPU has just written (a
 partial sum, a block it received), and pulling lines out of another CPU's
 cache costs more than pulling a buffer that, never written again, sits in
 both caches after the first pull (2-3x from 16 KiB to 1 MiB on the
-development machine).
+development machine). With --written-keys that second fit becomes
+o_cma_written, cma_written and cma_mem_written, beside the first: the
+simulator then charges a pull of a caller's unchanged input the one and
+every other pull the other.
 
   cores                 the CPUs (nproc)
   wake                  the one-way time of a ping-pong of two processes on
@@ -125,6 +128,8 @@ def main():
     ap.add_argument("--lat", required=True, help="BYTES:US ... (one-way, p50)")
     ap.add_argument("--lat-written", default="",
                     help="BYTES:US ... (one-way, sending what was just received)")
+    ap.add_argument("--written-keys", action="store_true",
+                    help="the --lat-written fit as the *_written keys, beside ucx_perftest's")
     ap.add_argument("--rate", type=float, required=True, help="8-byte messages per second")
     ap.add_argument("--am-short", type=int, default=0)
     ap.add_argument("--copy", type=float, required=True, help="GB/s within the cache")
@@ -142,10 +147,16 @@ def main():
     L = max(lat[0][1] - 2 * o, 0.0)
     short = max(a.am_short - 8, 0)
     p, err = fit(lat, o, L, short)
+    pw = p
     if written is not lat:
-        fit_pulls(written, p)  # the split sizes stay ucx_perftest's
-        err = squared_error([x for x in lat if x[0] <= p["z"]] +
-                            [x for x in written if x[0] > p["z"]], p)
+        pw = dict(p)
+        fit_pulls(written, pw)  # the split sizes stay ucx_perftest's
+        err_w = squared_error([x for x in lat if x[0] <= p["z"]] +
+                              [x for x in written if x[0] > p["z"]], pw)
+        if a.written_keys:
+            err = (err + err_w) / 2
+        else:
+            p, err = pw, err_w
     ys = [float(x) for x in a.yields.split()]
     wake = max(ys[0] - ys[1], 0.0) if len(ys) == 2 else 0.0
     gbps = lambda k: f"{1e-3 / k:.3f}GB/s" if k > 0 else "inf"  # k: us per byte
@@ -158,7 +169,7 @@ def main():
           ", ".join(f"{b}: {t:g} / {model(b, p):.3g}" for b, t in lat))
     if a.lat_written:
         print("#   one-way latency sending what was just received, measured / fitted (us): " +
-              ", ".join(f"{b}: {t:g} / {model(b, p):.3g}" for b, t in written))
+              ", ".join(f"{b}: {t:g} / {model(b, pw):.3g}" for b, t in written))
     print(f"#   rms relative error {(err / len(lat)) ** 0.5:.3f}")
     print("preset = hdr")
     print("nodes = 1x1024")
@@ -182,6 +193,11 @@ def main():
             print(f"copy_mem = {a.copy_mem:.3f}GB/s")
         if a.reduce_mem > 0:
             print(f"reduce_mem = {a.reduce_mem:.3f}GB/s")
+    if a.lat_written and a.written_keys:
+        print(f"o_cma_written = {pw['oc'] * 1e3:.0f}ns  # pulls of just-written data")
+        print(f"cma_written = {gbps(pw['kc'])}")
+        if p["cache"]:
+            print(f"cma_mem_written = {gbps(pw['km'])}")
     print(f"copy = {a.copy:.3f}GB/s")
     print(f"reduce = {a.reduce:.3f}GB/s")
     print(f"cores = {a.cores}")

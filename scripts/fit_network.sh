@@ -3,22 +3,25 @@
 # host's own figures, so that a replay of a trace recorded here predicts for
 # this host: processes on one node over UCX shared memory.
 #
-#   scripts/fit_network.sh [BUILD_DIR] [OUT] [PULLS]   (default: build, stdout, clean)
+#   scripts/fit_network.sh [BUILD_DIR] [OUT] [PULLS]   (default: build, stdout, both)
 #
 # PULLS says what the receivers' pulls (rendezvous copies out of the
 # sender's memory) are fitted to. `clean`: ucx_perftest's ping-pong, whose
 # send buffer is never written again, so after the first pull it sits in
-# both CPUs' caches: a benchmark's loop over the same input (ucc_perftest,
-# bench/machine_table.sh). `written`: bench/ucx_exchange's forwarding
-# ping-pong, each side sending back what it has just received, so each pull
-# reads lines the other CPU has just written: a program that writes its
-# input before each call (scripts/replay_fidelity.sh). On the development
-# machine the second costs 2-3x the first from 16 KiB to 1 MiB.
+# both CPUs' caches, as a benchmark's input does. `written`:
+# bench/ucx_exchange's forwarding ping-pong, each side sending back what it
+# has just received, so each pull reads lines the other CPU has just
+# written, as every step that forwards a partial sum or a received block
+# does. On the development machine the second costs 2-3x the first from
+# 16 KiB to 1 MiB. `both`: the first as cma, o_cma and cma_mem, the second
+# as cma_written, o_cma_written and cma_mem_written; the simulator charges a
+# pull of a caller's unchanged input the first and every other pull the
+# second (ucc_sim --inputs, ucc_replay --inputs).
 #
 # Measured (loopback and shared memory only, as every test here):
 #   ucx_perftest tag_lat 8 B .. 4 MiB  one-way latency by size (p50)
 #   ucx_perftest tag_bw 8 B            message rate: each side's per-message cost
-#   ucx_exchange 8 B .. 4 MiB          (PULLS=written) one-way latency when each
+#   ucx_exchange 8 B .. 4 MiB          (PULLS written, both) one-way latency when each
 #                                      side sends back what it has just received
 #   ucx_info -d                        shared memory's inline limit (am_short)
 #   memcpy_bw, memcpy_bw --reduce      copy and float32-sum bandwidth (the library's
@@ -34,9 +37,9 @@
 set -euo pipefail
 build="$(cd "${1:-build}" && pwd)"
 out="${2:-/dev/stdout}"
-pulls="${3:-clean}"
-[[ "$pulls" == clean || "$pulls" == written ]] ||
-    { echo "fit_network: PULLS is clean or written, not '$pulls'" >&2; exit 2; }
+pulls="${3:-both}"
+[[ "$pulls" == clean || "$pulls" == written || "$pulls" == both ]] ||
+    { echo "fit_network: PULLS is clean, written or both, not '$pulls'" >&2; exit 2; }
 export UCX_NET_DEVICES=lo
 command -v ucx_perftest >/dev/null || { echo "fit_network: ucx_perftest (ucx-utils) is missing" >&2; exit 2; }
 port=$((20000 + RANDOM % 20000))
@@ -58,7 +61,7 @@ for ((bytes = 8; bytes <= 4194304; bytes *= 2)); do
     lats+="$bytes:$(perftest -t tag_lat -s "$bytes" -n "$n" -w $((n / 10)) | awk '{print $3}') "
 done
 written=""
-if [[ "$pulls" == written ]]; then
+if [[ "$pulls" != clean ]]; then
     written="$("$build/ucx_exchange" --min-bytes 8 --max-bytes 4M | python3 -c '
 import json, sys
 print(" ".join("%d:%s" % (r["bytes"], r["forward_one_way_us"]) for r in map(json.loads, sys.stdin)))')"
@@ -89,5 +92,6 @@ print(statistics.median(spans) if spans else 0)
 PY
 )"
 rm -rf "$calls"
-python3 "$(dirname "$0")/fit_network.py" --lat "$lats" ${written:+--lat-written "$written"} --rate "$rate" --am-short "${am_short:-0}" \
+python3 "$(dirname "$0")/fit_network.py" --lat "$lats" ${written:+--lat-written "$written"} \
+    ${written:+$([[ "$pulls" == both ]] && echo --written-keys)} --rate "$rate" --am-short "${am_short:-0}" \
     --copy "$copy" --copy-mem "$copy_mem" --reduce "$reduce" --reduce-mem "$reduce_mem" --yield "$yields" --cores "$(nproc)" --call-ns "$call_ns" >"$out"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # How well a replay predicts a real run: records traces/samples/train_loop.c
 # over UCX with NP processes on this host (UCC_TRACE), fits a network model to
-# this host (scripts/fit_network.sh, its pulls fitted to data just written, as
-# train_loop writes its buffers before each call), replays the trace at its
+# this host (scripts/fit_network.sh: pulls of clean and of just-written
+# data), replays the trace (ucc_replay's default --inputs written: train_loop
+# writes its buffers before each call, so every pull is of just-written data) at its
 # own size on that model, and prints per collective type the recorded and
 # predicted average time and their ratio (JSON lines; the goal is within
 # 25 %). Each rank's first step is left out of the times (ucc_replay
@@ -16,7 +17,7 @@ steps="${3:-20}"
 export UCX_NET_DEVICES=lo
 work="$(mktemp -d /tmp/ucc_fidelity.XXXXXX)"
 trap 'rm -rf "$work"' EXIT
-"$here/fit_network.sh" "$build" "$work/host.net" written
+"$here/fit_network.sh" "$build" "$work/host.net"
 sed 's/^/# /' "$work/host.net" | grep -v '^# #' >&2 || true
 mkdir "$work/trace"
 UCC_TRACE="$work/trace" "$build/ucc_run" -n "$np" "$build/train_loop" --steps "$steps" >/dev/null

@@ -62,6 +62,9 @@ const char kUsage[] =
     "                        out of the times (they are still replayed): a program's first calls\n"
     "                        pay for first touches of its memory, which the model does not\n"
     "                        charge (default 0: every call)\n"
+    "  --inputs written|clean  whether the program wrote each call's input since the last\n"
+    "                        (a network's cma_written: pulls of just-written data cost\n"
+    "                        more); default written, as a program computes its input\n"
     "  --no-compute          calls back to back (default: the program's own time between its\n"
     "                        calls, as recorded, is spent again before each call)\n"
     "  --transport sim|ucx   replay on the simulator (default) or over UCX, one process per\n"
@@ -129,6 +132,12 @@ Options parse(int argc, char **argv) {
             o.by_size = true;
         } else if (a == "--warmup") {
             o.warmup = static_cast<uint32_t>(number(&i, 0, 1u << 30, "a count of calls"));
+        } else if (a == "--inputs") {
+            const std::string v = value(&i);
+            if (v != "clean" && v != "written") {
+                die_usage("--inputs " + v + ": clean or written");
+            }
+            o.replay.inputs_written = v == "written";
         } else if (a == "--no-compute") {
             o.replay.compute = false;
         } else if (a == "--transport") {

@@ -60,6 +60,7 @@ struct Options {
     std::string network_arg = "hdr";
     ucc::perf::NetworkArg network;
     bool timing_only = false;
+    bool inputs_written = false;
     bool no_drain = false;
     bool fiberless = false;
     bool team_oob = false;
@@ -98,6 +99,9 @@ const char kUsage[] =
     "                        or a file of key=value lines (see docs/ucc_sim.md); default hdr\n"
     "  --seed S              seed of every random choice (default 1)\n"
     "  --timing-only         move and reduce no payload: only messages, sizes and costs\n"
+    "  --inputs clean|written  whether each call's input was written since the last\n"
+    "                        (a network's cma_written: pulls of just-written data cost\n"
+    "                        more); default clean, a benchmark's loop over the same buffers\n"
     "  --no-drain            resume a waiting rank for every packet (the same run, slower)\n"
     "  --fiberless           run the sweep in completion-callback style, no fiber (stack)\n"
     "                        per rank: the same run, less memory\n"
@@ -208,6 +212,12 @@ Options parse_options(int argc, char **argv) {
             o.seed = number(&i, UINT64_MAX);
         } else if (a == "--timing-only") {
             o.timing_only = true;
+        } else if (a == "--inputs") {
+            const std::string v = value(&i);
+            if (v != "clean" && v != "written") {
+                die_usage("--inputs " + v + ": clean or written");
+            }
+            o.inputs_written = v == "written";
         } else if (a == "--no-drain") {
             o.no_drain = true;
         } else if (a == "--fiberless") {
@@ -564,7 +574,9 @@ ucc_sim_params_t sim_params(const Options &o, uint32_t ranks) {
     p.seed = o.seed;
     p.network = o.network.spec.c_str();
     p.timing_only = o.timing_only ? 1 : 0;
-    p.flags = (o.no_drain ? UCC_SIM_FLAG_NO_DRAIN : 0) | (o.fiberless ? UCC_SIM_FLAG_FIBERLESS : 0);
+    p.flags = (o.no_drain ? UCC_SIM_FLAG_NO_DRAIN : 0) |
+              (o.fiberless ? UCC_SIM_FLAG_FIBERLESS : 0) |
+              (o.inputs_written ? UCC_SIM_FLAG_INPUTS_WRITTEN : 0);
     if (o.stack_size > 0) {
         p.mask |= UCC_SIM_PARAM_FIELD_STACK_SIZE;
         p.stack_size = o.stack_size;

@@ -785,7 +785,7 @@ bool replay(const Trace &t, const ReplayOptions &o, ReplayResult *out, std::stri
     p.n_ranks = static_cast<uint32_t>(t.size);
     p.seed = o.seed;
     p.network = o.network.c_str();
-    p.flags = UCC_SIM_FLAG_QUIET;
+    p.flags = UCC_SIM_FLAG_QUIET | (o.inputs_written ? UCC_SIM_FLAG_INPUTS_WRITTEN : 0);
     p.timing_only = o.timing_only ? 1 : 0;
     if (!o.timeline.empty()) {
         p.mask |= UCC_SIM_PARAM_FIELD_TIMELINE | UCC_SIM_PARAM_FIELD_TIMELINE_RANKS;

@@ -37,6 +37,10 @@ struct ReplayOptions {
     // The program's own time between its calls, as recorded, is spent again
     // (computing) before each call; false: calls back to back.
     bool compute = true;
+    // The program wrote each call's input since its last call (a pull of it
+    // is one of just-written data: NetworkModel::cma_written); false: a
+    // benchmark's loop over unchanged inputs.
+    bool inputs_written = true;
 };
 
 // One collective on one rank.

@@ -117,6 +117,22 @@ uint64_t Coll::working_set() const {
     return add_sat(args_.inplace ? 0 : src_extent(), dst_extent());
 }
 
+Coll::Range Coll::range_of(const void *p, uint64_t bytes) {
+    Range r;
+    r.lo = reinterpret_cast<uintptr_t>(p);
+    r.hi = bytes > UINTPTR_MAX - r.lo ? UINTPTR_MAX : r.lo + bytes;
+    return r;
+}
+
+void Coll::ask_world() {
+    if (sim_->wants_working_set()) {
+        working_set_ = working_set();
+    }
+    if (sim_->wants_inputs() && !args_.inplace && args_.src != nullptr) {
+        input_range_ = range_of(args_.src, src_extent());
+    }
+}
+
 void Coll::inherit(const Coll &parent) {
     alg_space_ = parent.alg_space_;
     step_space_ = parent.alg_space_;
@@ -124,6 +140,7 @@ void Coll::inherit(const Coll &parent) {
     trace_req_ = parent.trace_req_;
     src_range_ = parent.src_range_;
     dst_range_ = parent.dst_range_;
+    input_range_ = parent.input_range_;  // a level's src may be its parent's scratch
 }
 
 void Coll::enable_trace(uint64_t req, TraceBuffer which, const void *unused,
@@ -132,19 +149,15 @@ void Coll::enable_trace(uint64_t req, TraceBuffer which, const void *unused,
         return;
     }
     trace_req_ = req;
-    auto range = [](const void *p, uint64_t bytes) {
-        Range r;
-        r.lo = reinterpret_cast<uintptr_t>(p);
-        r.hi = bytes > UINTPTR_MAX - r.lo ? UINTPTR_MAX : r.lo + bytes;
-        return r;
-    };
     // The ignored buffer's description is not validated (it may be poison with
     // an absurd count): watch at most as many bytes as the buffer in use has.
     unused_bytes = std::min(unused_bytes, which == TraceBuffer::kSrc ? dst_extent() : src_extent());
-    dst_range_ = args_.dst != nullptr || which != TraceBuffer::kDst ? range(args_.dst, dst_extent())
-                                                                    : range(unused, unused_bytes);
-    src_range_ = args_.src != nullptr || which != TraceBuffer::kSrc ? range(args_.src, src_extent())
-                                                                    : range(unused, unused_bytes);
+    dst_range_ = args_.dst != nullptr || which != TraceBuffer::kDst
+                     ? range_of(args_.dst, dst_extent())
+                     : range_of(unused, unused_bytes);
+    src_range_ = args_.src != nullptr || which != TraceBuffer::kSrc
+                     ? range_of(args_.src, src_extent())
+                     : range_of(unused, unused_bytes);
 }
 
 TraceBuffer Coll::classify(const void *p, uint64_t *offset) const {
@@ -189,6 +202,7 @@ Req Coll::send_on(uint32_t peer, uint32_t step, const void *buf, size_t bytes,
     x->peer_index = peer;
     x->stage = may_end_early_ && mem == UCC_MEMORY_TYPE_HOST;
     x->carry = carry_ || carry;
+    x->input = bytes != 0 && input_range_.contains(reinterpret_cast<uintptr_t>(buf));
     if (trace_req_ != 0) [[unlikely]] {
         tag_xfer(*x, buf);
     }

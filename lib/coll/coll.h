@@ -392,8 +392,8 @@ class Coll : public FrameSource {
           timing_only_(sim_ != nullptr && sim_->timing_only()),
           reduce_fn_(args.reduce_kernel) {
         frame_pool = env.pool();
-        if (sim_ != nullptr && sim_->wants_working_set()) [[unlikely]] {
-            working_set_ = working_set();
+        if (sim_ != nullptr) [[unlikely]] {
+            ask_world();
         }
     }
     Coll(const Coll &) = delete;
@@ -506,6 +506,10 @@ class Coll : public FrameSource {
         uintptr_t hi = 0;  // exclusive
         bool contains(uintptr_t p) const { return p >= lo && p < hi; }
     };
+    static Range range_of(const void *p, uint64_t bytes);
+    // What a simulated world wants to know of this instance: its working
+    // set, where its input lies.
+    void ask_world();
     // Which user buffer `p` lies in (dst first), and at what offset.
     TraceBuffer classify(const void *p, uint64_t *offset) const;
     void note_access(const void *p, size_t bytes, bool write);
@@ -538,6 +542,7 @@ class Coll : public FrameSource {
     uint64_t trace_req_ = 0;    // 0: not recording
     Range src_range_;
     Range dst_range_;
+    Range input_range_;  // the caller's src, for Xfer::input (SimulatedWorld::wants_inputs)
 };
 
 // An algorithm: its table entry.

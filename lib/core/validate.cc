@@ -599,11 +599,13 @@ void normalize_coll_args(const ucc_coll_args_t &a, uint32_t n, uint32_t rank, co
         x.dt = u.src ? a.src.info.datatype : a.src.info_v.datatype;
     }
     if (timing_only) {
-        // Nothing is dereferenced; a non-null stand-in keeps the algorithms'
-        // pointer arithmetic away from NULL.
-        void *const stand_in = reinterpret_cast<void *>(uintptr_t{4096});
-        x.src = x.src != nullptr ? x.src : stand_in;
-        x.dst = x.dst != nullptr ? x.dst : stand_in;
+        // Nothing is dereferenced; non-null stand-ins keep the algorithms'
+        // pointer arithmetic away from NULL, and apart from each other, so
+        // that a send of the input is still told from one of data the
+        // collective wrote (Xfer::input). Addresses no allocation has.
+        constexpr uintptr_t kApart = uintptr_t{1} << 44;
+        x.src = x.src != nullptr ? x.src : reinterpret_cast<void *>(kApart);
+        x.dst = x.dst != nullptr ? x.dst : reinterpret_cast<void *>(2 * kApart);
     }
     if (x.src_mem == UCC_MEMORY_TYPE_UNKNOWN) {
         x.src_mem = UCC_MEMORY_TYPE_HOST;

@@ -22,8 +22,8 @@ const char *const kKnownKeys =
     "ppn, lat, lat_intra, lat_inter, bw, bw_intra, bw_inter, o, o_send, o_recv, o_call, g, copy, "
     "reduce, jitter, nic_bw, nic_rate, node_bw, rndv, rndv_inter, rndv_intra, bcopy, bcopy_intra, "
     "bcopy_inter, o_bcopy, short, short_intra, short_inter, zcopy, zcopy_intra, zcopy_inter, "
-    "dma_read, sharp_lat, sharp_bw, cma, o_cma, cache, cma_mem, copy_mem, reduce_mem, cores, "
-    "wake, noise_hz, noise";
+    "dma_read, sharp_lat, sharp_bw, cma, o_cma, cache, cma_mem, copy_mem, reduce_mem, "
+    "cma_written, o_cma_written, cma_mem_written, cores, wake, noise_hz, noise";
 const char *const kKnownPresets = "ideal, hdr, eth100, slow";
 
 struct Unit {
@@ -328,6 +328,15 @@ std::string NetworkModel::describe() const {
     if (cma_mem_bps != 0) {
         s += ",cma_mem=" + format_bandwidth(cma_mem_bps);
     }
+    if (cma_written_bps != 0) {
+        s += ",cma_written=" + format_bandwidth(cma_written_bps);
+    }
+    if (o_cma_written_ps != 0) {
+        s += ",o_cma_written=" + format_time_ps(o_cma_written_ps);
+    }
+    if (cma_mem_written_bps != 0) {
+        s += ",cma_mem_written=" + format_bandwidth(cma_mem_written_bps);
+    }
     if (copy_mem_bps != 0) {
         s += ",copy_mem=" + format_bandwidth(copy_mem_bps);
     }
@@ -448,7 +457,7 @@ ucc_status_t parse_network(const char *spec, NetworkModel *out, std::string *err
         } else if (key == "lat" || key == "lat_intra" || key == "lat_inter" || key == "o" ||
                    key == "o_send" || key == "o_recv" || key == "g" || key == "jitter" ||
                    key == "sharp_lat" || key == "o_bcopy" || key == "o_call" || key == "dma_read" ||
-                   key == "wake" || key == "o_cma" || key == "noise") {
+                   key == "wake" || key == "o_cma" || key == "o_cma_written" || key == "noise") {
             if (!parse_time(val, &t)) {
                 return bad_value(time_expect);
             }
@@ -478,6 +487,8 @@ ucc_status_t parse_network(const char *spec, NetworkModel *out, std::string *err
                 m.wake_ps = t;
             } else if (key == "o_cma") {
                 m.o_cma_ps = t;
+            } else if (key == "o_cma_written") {
+                m.o_cma_written_ps = t;
             } else if (key == "noise") {
                 m.noise_ps = t;
             } else {
@@ -517,17 +528,20 @@ ucc_status_t parse_network(const char *spec, NetworkModel *out, std::string *err
             }
             m.cores = cores;
         } else if (key == "nic_bw" || key == "node_bw" || key == "sharp_bw" || key == "cma" ||
-                   key == "cma_mem" || key == "copy_mem" || key == "reduce_mem") {
+                   key == "cma_mem" || key == "copy_mem" || key == "reduce_mem" ||
+                   key == "cma_written" || key == "cma_mem_written") {
             if (!parse_bandwidth(val, &bw)) {
                 return bad_value(bw_expect);
             }
-            (key == "nic_bw"       ? m.nic_bw_bps
-             : key == "node_bw"    ? m.node_bw_bps
-             : key == "cma"        ? m.cma_bps
-             : key == "cma_mem"    ? m.cma_mem_bps
-             : key == "copy_mem"   ? m.copy_mem_bps
-             : key == "reduce_mem" ? m.reduce_mem_bps
-                                   : m.sharp_bw_bps) = bw;
+            (key == "nic_bw"            ? m.nic_bw_bps
+             : key == "node_bw"         ? m.node_bw_bps
+             : key == "cma"             ? m.cma_bps
+             : key == "cma_mem"         ? m.cma_mem_bps
+             : key == "cma_written"     ? m.cma_written_bps
+             : key == "cma_mem_written" ? m.cma_mem_written_bps
+             : key == "copy_mem"        ? m.copy_mem_bps
+             : key == "reduce_mem"      ? m.reduce_mem_bps
+                                        : m.sharp_bw_bps) = bw;
         } else if (key == "bcopy" || key == "bcopy_intra" || key == "bcopy_inter") {
             if (!parse_bandwidth(val, &bw)) {
                 return bad_value(bw_expect);

@@ -40,6 +40,14 @@
 // larger than `cache` bytes (0: no such limit) no longer fits the caches: it
 // runs at cma_mem (a pull), copy_mem (a local copy) or reduce_mem (a
 // reduction) instead, each 0 for the same as within.
+// A pull of lines its sender's CPU has just written (a partial sum, a block
+// it received and forwards) may cost more than one of a buffer that, not
+// written since its last pull, sits in both CPUs' caches (an input a
+// benchmark sends again and again): when cma_written is set, every pull but
+// one of the sender's input (Xfer::input, in a run whose inputs are not
+// rewritten between calls) costs o_cma_written + bytes / cma_written, and
+// cma_mem_written beyond the cache (0: cma_mem, as in memory who wrote the
+// data last matters little; both 0: cma_written); unset, all pulls alike.
 // Local compute (copies, reductions) costs bytes / bandwidth, and every
 // collective posted costs its rank o_call of the library's own time.
 // A node of more ranks than cores (cores; 0: a core per rank) runs them in
@@ -106,10 +114,14 @@ struct NetworkModel {
     // its fixed cost, and the bandwidths of copies beyond `cache` bytes.
     uint64_t cma_bps = 0;
     int64_t o_cma_ps = 0;
-    uint64_t cache_bytes = 0;     // 0: every copy at its own bandwidth
-    uint64_t cma_mem_bps = 0;     // 0: cma
-    uint64_t copy_mem_bps = 0;    // 0: copy
-    uint64_t reduce_mem_bps = 0;  // 0: reduce
+    uint64_t cache_bytes = 0;  // 0: every copy at its own bandwidth
+    uint64_t cma_mem_bps = 0;  // 0: cma
+    // Pulls of just-written data (cma_written 0: the same as any pull).
+    uint64_t cma_written_bps = 0;
+    int64_t o_cma_written_ps = 0;
+    uint64_t cma_mem_written_bps = 0;  // 0: cma_mem, or cma_written
+    uint64_t copy_mem_bps = 0;         // 0: copy
+    uint64_t reduce_mem_bps = 0;       // 0: reduce
     // A node's cores (0: one per rank) and the switch back to a rank that
     // waited off its core.
     uint32_t cores = 0;
@@ -142,13 +154,25 @@ struct NetworkModel {
     bool pulled(uint64_t bytes) const {
         return cma_bps != 0 && bytes > zcopy_intra && bytes > short_intra;
     }
+    // Whether pulls of just-written data have rates of their own.
+    bool written_pulls() const { return cma_written_bps != 0; }
     // The receiver's copy of a message from a to b it pulls (0: none).
-    // `working`: the working set (0: the lone message's, 2 * bytes).
-    int64_t cma_ps(uint32_t a, uint32_t b, uint64_t bytes, uint64_t working = 0) const {
-        return pulled(bytes) && same_node(a, b)
-                   ? o_cma_ps +
-                         bytes_cost_ps(bytes, beyond_cache(bytes, working, cma_bps, cma_mem_bps))
-                   : 0;
+    // `working`: the working set (0: the lone message's, 2 * bytes);
+    // `clean`: the payload was not written since its last pull.
+    int64_t cma_ps(uint32_t a, uint32_t b, uint64_t bytes, uint64_t working = 0,
+                   bool clean = true) const {
+        if (!pulled(bytes) || !same_node(a, b)) {
+            return 0;
+        }
+        if (clean || !written_pulls()) {
+            return o_cma_ps +
+                   bytes_cost_ps(bytes, beyond_cache(bytes, working, cma_bps, cma_mem_bps));
+        }
+        const uint64_t mem = cma_mem_written_bps != 0 ? cma_mem_written_bps
+                             : cma_mem_bps != 0       ? cma_mem_bps
+                                                      : cma_written_bps;
+        return o_cma_written_ps +
+               bytes_cost_ps(bytes, beyond_cache(bytes, working, cma_written_bps, mem));
     }
     // A copy's bandwidth: `bw`, or `mem` (when set) where the working set
     // (0: 2 * bytes) exceeds the cache.
@@ -238,6 +262,7 @@ bool network_preset(const std::string &name, NetworkModel *out);
 // rndv_inter, rndv_intra; bcopy, bcopy_intra, bcopy_inter, o_bcopy; short,
 // short_intra, short_inter; zcopy, zcopy_intra, zcopy_inter; dma_read;
 // sharp_lat, sharp_bw; cma, o_cma, cache, cma_mem, copy_mem, reduce_mem;
+// cma_written, o_cma_written, cma_mem_written;
 // cores, wake; noise_hz, noise.
 // Times take a unit (ps, ns, us, ms, s; a bare 0 is
 // allowed); bandwidths take B/s, KB/s, MB/s, GB/s (or KiB/s, MiB/s, GiB/s),

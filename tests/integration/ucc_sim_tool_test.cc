@@ -206,11 +206,20 @@ TEST(UccSimTool, CsvAndJsonRows) {
     }
 }
 
+// A network whose pulls depend on the working set and on whether the
+// payload is the sender's input (NetworkModel::cma_written).
+const std::string kPullsBase =
+    "ideal,ppn=4,lat_intra=1us,zcopy_intra=4K,cma=8GB/s,o_cma=1us,cache=256K,cma_mem=2GB/s,"
+    "copy=8GB/s,copy_mem=2GB/s,reduce=4GB/s";
+const std::string kPullsNet = kPullsBase + ",cma_written=4GB/s,o_cma_written=2us";
+
 TEST(UccSimTool, TimingOnlyRowsEqualPayloadRows) {
     REQUIRE_TOOL();
-    for (const char *coll : {"allreduce", "alltoall", "reduce_scatter", "gatherv"}) {
-        const std::string args =
-            std::string(" -np 6 -c ") + coll + " -b 4 -e 16K -i 2 --network slow --seed 5 --csv";
+    for (const char *coll : {"allreduce", "alltoall", "reduce_scatter", "gatherv", "allgather"}) {
+        const bool pulls = std::string(coll) == "allgather";
+        const std::string args = std::string(" -np 6 -c ") + coll + " -b 4 -e " +
+                                 (pulls ? "64K --network " + kPullsNet : "16K --network slow") +
+                                 " -i 2 --seed 5 --csv";
         Result payload = run(tool() + args, true);
         Result timing = run(tool() + args + " --timing-only", true);
         ASSERT_EQ(payload.rc, 0) << payload.err;
@@ -229,6 +238,42 @@ TEST(UccSimTool, TimingOnlyRowsEqualPayloadRows) {
                   lines_of(timing.err).at(lines_of(timing.err).size() - 3))
             << coll;
     }
+}
+
+// A pull of a rank's unchanged input costs cma, every other cma_written:
+// two ranks' allgather (each sends its src) is as fast as with cma alone,
+// unless the program wrote its input (--inputs written); the ring
+// allreduce's second step forwards a sum the rank has just written.
+TEST(UccSimTool, PullsOfInputsAreCleanUnlessWritten) {
+    REQUIRE_TOOL();
+    const std::string &one_rate = kPullsBase;
+    auto avg_us = [](const std::string &out) {
+        std::vector<std::string> rows = lines_of(out);
+        EXPECT_EQ(rows.size(), 2u) << out;
+        return rows.size() < 2 ? 0.0 : std::strtod(split_csv(rows[1]).at(7).c_str(), nullptr);
+    };
+    for (const char *coll : {"allgather", "allreduce"}) {
+        auto time = [&](const std::string &net, const char *inputs) {
+            Result r = run(tool() + " -np 2 -c " + coll + " -b 32K -e 32K -i 2 --timing-only " +
+                               "--csv --network " + net + " --inputs " + inputs,
+                           true);
+            EXPECT_EQ(r.rc, 0) << r.err;
+            return avg_us(r.out);
+        };
+        const double alone = time(one_rate, "clean");
+        const double clean = time(kPullsNet, "clean");
+        const double written = time(kPullsNet, "written");
+        EXPECT_GT(written, clean * 1.1) << coll;
+        EXPECT_EQ(alone, time(one_rate, "written")) << coll;  // nothing to tell apart
+        if (std::string(coll) == "allgather") {
+            EXPECT_EQ(clean, alone);
+        } else {
+            EXPECT_GT(clean, alone * 1.05);
+        }
+    }
+    Result bad = run(tool() + " -np 2 --inputs dirty", true);
+    EXPECT_EQ(bad.rc, 2);
+    EXPECT_NE(bad.err.find("--inputs dirty"), std::string::npos) << bad.err;
 }
 
 // The two runs of `args` with `a_opt` and with `b_opt` succeed and are the

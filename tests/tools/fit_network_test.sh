@@ -66,23 +66,37 @@ want "o_cma = 2500ns"
 want "cma = 8.000GB/s"
 want "cma_mem = 6.000GB/s"
 grep -q "rms relative error 0.000" <<<"$net" || fail "the fit is not exact on the two curves"
+# Both: the clean curve's pulls as cma, the written curve's as cma_written.
+net="$(python3 "$here/scripts/fit_network.py" --lat "$lats" --lat-written "$written" --written-keys \
+    --rate 5e6 --am-short 100 --copy 30 --reduce 15 --yield "1.2 0.2" --cores 2)"
+want "o_cma = 1500ns"
+want "cma = 16.000GB/s"
+want "cma_mem = 8.000GB/s"
+want "o_cma_written = 2500ns  # pulls of just-written data"
+want "cma_written = 8.000GB/s"
+want "cma_mem_written = 6.000GB/s"
+grep -q "rms relative error 0.000" <<<"$net" || fail "the fit is not exact on both curves"
 
 # This host: a file the simulator takes.
 if command -v ucx_perftest >/dev/null; then
     file="$(mktemp /tmp/fit_network_test.XXXXXX)"
     trap 'rm -f "$file"' EXIT
+    # Both curves (the default): ucx_perftest's and bench/ucx_exchange's.
     bash "$here/scripts/fit_network.sh" "$build" "$file"
-    for key in cma o_cma cores wake zcopy_intra; do
+    for key in cma o_cma cma_written o_cma_written cores wake zcopy_intra; do
         grep -q "^$key = " "$file" || fail "no $key in the fitted file"
     done
-    "$build/ucc_sim" -np 4 --network "$file" -c allgather -b 8 -e 1M --timing-only >/dev/null ||
-        fail "ucc_sim refused the fitted file"
-    # Pulls fitted to just-written data (bench/ucx_exchange).
-    bash "$here/scripts/fit_network.sh" "$build" "$file" written
     grep -q "one-way latency sending what was just received" "$file" ||
         fail "no written curve in the fitted file"
+    for inputs in clean written; do
+        "$build/ucc_sim" -np 4 --network "$file" -c allgather -b 8 -e 1M --timing-only \
+            --inputs "$inputs" >/dev/null || fail "ucc_sim refused the fitted file"
+    done
+    # ucx_perftest's alone.
+    bash "$here/scripts/fit_network.sh" "$build" "$file" clean
+    ! grep -q "written" "$file" || fail "PULLS=clean wrote a written curve"
     "$build/ucc_sim" -np 2 --network "$file" -c allreduce -b 8 -e 1M --timing-only >/dev/null ||
-        fail "ucc_sim refused the file fitted to written pulls"
+        fail "ucc_sim refused the file fitted to clean pulls"
     if bash "$here/scripts/fit_network.sh" "$build" "$file" dirty 2>/dev/null; then
         fail "PULLS=dirty accepted"
     fi

@@ -131,7 +131,9 @@ TEST(SimNetwork, DescribeParsesBack) {
                              "sharp_lat=2.4us,sharp_bw=350MB/s",
                              "hdr,zcopy_intra=8K,cma=7.5GB/s,o_cma=1.5us,cache=512K,cma_mem=4GB/s,"
                              "copy_mem=9GB/s,reduce_mem=3GB/s,cores=2,wake=1.5us",
-                             "hdr,noise_hz=1000,noise=2.5us"}) {
+                             "hdr,noise_hz=1000,noise=2.5us",
+                             "hdr,zcopy_intra=8K,cma=16GB/s,o_cma=1.9us,cache=2M,cma_mem=7GB/s,"
+                             "cma_written=6GB/s,o_cma_written=2.5us,cma_mem_written=5GB/s"}) {
         NetworkModel m = parse_ok(spec);
         std::string d = m.describe();
         NetworkModel back = parse_ok(d.c_str());
@@ -161,6 +163,9 @@ TEST(SimNetwork, DescribeParsesBack) {
         EXPECT_EQ(back.o_cma_ps, m.o_cma_ps);
         EXPECT_EQ(back.cache_bytes, m.cache_bytes);
         EXPECT_EQ(back.cma_mem_bps, m.cma_mem_bps);
+        EXPECT_EQ(back.cma_written_bps, m.cma_written_bps);
+        EXPECT_EQ(back.o_cma_written_ps, m.o_cma_written_ps);
+        EXPECT_EQ(back.cma_mem_written_bps, m.cma_mem_written_bps);
         EXPECT_EQ(back.copy_mem_bps, m.copy_mem_bps);
         EXPECT_EQ(back.reduce_mem_bps, m.reduce_mem_bps);
         EXPECT_EQ(back.cores, m.cores);
@@ -187,6 +192,31 @@ TEST(SimNetwork, DescribeParsesBack) {
     EXPECT_EQ(parse_ok("ideal,copy=4GB/s,copy_mem=1GB/s,cache=inf").copy_ps(2048), 512'000);
     EXPECT_NE(parse_err("hdr,cores=-1").find("cores"), std::string::npos);
     EXPECT_NE(parse_err("hdr,cma=fast").find("cma"), std::string::npos);
+    EXPECT_NE(parse_err("hdr,cma_written=fast").find("cma_written"), std::string::npos);
+    EXPECT_NE(parse_err("hdr,o_cma_written=soon").find("o_cma_written"), std::string::npos);
+    // A pull of the sender's unchanged input (clean) and of just-written
+    // data; without cma_written both cost the same.
+    const NetworkModel w = parse_ok(
+        "ideal,ppn=2,zcopy_intra=1K,cma=4GB/s,o_cma=1us,cache=8K,cma_mem=1GB/s,cma_written=2GB/s,"
+        "o_cma_written=3us");
+    EXPECT_TRUE(w.written_pulls());
+    EXPECT_EQ(w.cma_ps(0, 1, 2048, 0, true), 1'000'000 + 512'000);
+    EXPECT_EQ(w.cma_ps(0, 1, 2048, 0, false), 3'000'000 + 1'024'000);
+    // Beyond the cache: cma_mem_written unset, so cma_mem (and without
+    // that, cma_written).
+    EXPECT_EQ(w.cma_ps(0, 1, 2048, 16384, true), 1'000'000 + 2'048'000);
+    EXPECT_EQ(w.cma_ps(0, 1, 2048, 16384, false), 3'000'000 + 2'048'000);
+    EXPECT_EQ(parse_ok("ideal,ppn=2,zcopy_intra=1K,cma=4GB/s,cache=8K,cma_written=2GB/s")
+                  .cma_ps(0, 1, 2048, 16384, false),
+              1'024'000);
+    EXPECT_EQ(parse_ok("ideal,ppn=2,zcopy_intra=1K,cma=4GB/s,cache=8K,cma_mem=1GB/s,"
+                       "cma_written=2GB/s,cma_mem_written=512MB/s")
+                  .cma_ps(0, 1, 2048, 16384, false),
+              4'000'000);
+    EXPECT_EQ(w.cma_ps(0, 2, 2048, 0, false), 0);  // another node: a wire
+    const NetworkModel one = parse_ok("ideal,ppn=2,zcopy_intra=1K,cma=4GB/s,o_cma=1us");
+    EXPECT_FALSE(one.written_pulls());
+    EXPECT_EQ(one.cma_ps(0, 1, 2048, 0, false), one.cma_ps(0, 1, 2048, 0, true));
     EXPECT_EQ(parse_ok("hdr").describe().find("cores"), std::string::npos);
     const NetworkModel p = parse_ok("hdr,short=64,bcopy=2GB/s,zcopy_inter=16K");
     EXPECT_EQ(p.short_intra, 64u);

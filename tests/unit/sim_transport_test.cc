@@ -585,14 +585,15 @@ TEST(SimTransport, VirtualTimeMatchesLogGP) {
 // Ranks r < half each send `bytes` to rank r + half at time 0; the receivers'
 // completion times go to *done (indexed by receiver - half) when given.
 RunResult one_way(const char *spec, uint32_t half, size_t bytes,
-                  std::vector<double> *done = nullptr) {
+                  std::vector<double> *done = nullptr, bool input = false) {
     if (done != nullptr) {
         done->assign(half, 0);
     }
-    return run(params(2 * half, spec), [half, bytes, done](uint32_t r) {
+    return run(params(2 * half, spec), [half, bytes, done, input](uint32_t r) {
         auto t = make_transport();
         std::vector<uint8_t> buf(bytes, 1);
         Xfer x;
+        x.input = input;
         if (r < half) {
             t->isend(r + half, 1, buf.data(), bytes, UCC_MEMORY_TYPE_HOST, &x);
             return;
@@ -763,6 +764,19 @@ TEST(SimTransport, PulledMessagesCostTheReceiversCopy) {
     EXPECT_NEAR(one_way("ideal,ppn=2,lat_intra=1us,bw_intra=1GB/s,zcopy_intra=4000", 1, 4001)
                     .virtual_time_s,
                 5.001e-6, 1e-15);
+}
+
+// With cma_written, a pull of the sender's unchanged input (Xfer::input)
+// costs cma's, every other pull cma_written's.
+TEST(SimTransport, PullsOfJustWrittenDataCostTheirOwn) {
+    const char *spec =
+        "ideal,ppn=2,lat_intra=1us,zcopy_intra=4000,cma=2GB/s,o_cma=1us,cma_written=1GB/s,"
+        "o_cma_written=2us";
+    EXPECT_NEAR(one_way(spec, 1, 8000, nullptr, true).virtual_time_s, 6e-6, 1e-15);    // 1+1+4us
+    EXPECT_NEAR(one_way(spec, 1, 8000, nullptr, false).virtual_time_s, 11e-6, 1e-15);  // 1+2+8us
+    // Without cma_written every pull is cma's.
+    const char *one = "ideal,ppn=2,lat_intra=1us,zcopy_intra=4000,cma=2GB/s,o_cma=1us";
+    EXPECT_NEAR(one_way(one, 1, 8000, nullptr, false).virtual_time_s, 6e-6, 1e-15);
 }
 
 // A node of more ranks than cores: CPU time stretched by ranks / cores, and

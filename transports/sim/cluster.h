@@ -64,6 +64,10 @@ struct ClusterParams {
     NetworkModel net;
     size_t stack_bytes = 256 * 1024;  // per rank fiber; lazily committed, pooled
     bool timing_only = false;         // move no payload bytes
+    // The program writes its inputs before each call, so a pull of one is
+    // one of just-written data (NetworkModel::cma_written); false: a
+    // benchmark's loop over the same inputs.
+    bool inputs_written = false;
     // Chrome trace JSON timeline (transports/sim/timeline.h): the file to write
     // (empty: none, nothing is recorded) and the ranks it records ("" = all).
     std::string timeline;
@@ -190,9 +194,9 @@ struct Message : OpBase {
     Message *next = nullptr;
     PacketKind kind = PacketKind::kTagged;
     Channel channel = Channel::kTagged;
-    bool counted = false;
-    bool carried = false;  // moved in a timing-only run too (Xfer::carry)  // among its rank's
-                           // unclaimed sends (see claim)
+    bool counted = false;  // among its rank's unclaimed sends (see claim)
+    bool carried = false;  // moved in a timing-only run too (Xfer::carry)
+    bool input = false;    // its payload is its sender's input (Xfer::input)
     ucc_status_t status = UCC_OK;
     uint64_t src = 0;  // endpoint ids
     uint64_t dst = 0;
@@ -347,6 +351,7 @@ class Cluster {
     // The network's parameters for the core's selection by cost.
     const cost::Params &cost() const { return cost_; }
     bool timing_only() const { return params_.timing_only; }
+    bool inputs_written() const { return params_.inputs_written; }
     bool fiberless() const { return params_.fiberless; }
     // A progress hook of fiberless rank r (on_progress).
     ucc_status_t add_hook(uint32_t r, ucc_status_t (*fn)(void *), void *arg);

@@ -224,6 +224,7 @@ ucc_status_t SimTransport::isend(Peer peer, Tag tag, const void *buf, size_t byt
     m->bytes = bytes;
     m->signature = x->signature;
     m->carried = x->carry;
+    m->input = x->input;
     if (bytes > 0 && (!cluster_->timing_only() || m->carried) && !send_into_posted(m, buf)) {
         if (!copy_payload(m, buf)) {
             return UCC_ERR_NO_MEMORY;
@@ -392,11 +393,11 @@ ucc_status_t SimTransport::match(const Message &m, void *buf, size_t capacity, X
     // A result of the switches (members != 0) came from the network, not
     // through this node's memory; a pulled message is copied here (cma).
     const uint32_t sender = from == kNoRank ? rank_ : from;
-    cluster_->advance(
-        rank_,
-        net.o_recv_ps + (m.members != 0 ? 0
-                                        : net.bcopy_ps(sender, rank_, m.bytes) +
-                                              net.cma_ps(sender, rank_, m.bytes, x->working_set)));
+    cluster_->advance(rank_,
+                      net.o_recv_ps + (m.members != 0 ? 0
+                                                      : net.bcopy_ps(sender, rank_, m.bytes) +
+                                                            net.cma_ps(sender, rank_, m.bytes,
+                                                                       x->working_set, m.input)));
     ++stats_.msgs_recv;
     if (m.signature != 0 && x->signature != 0 && m.signature != x->signature) {
         // The two sides run different operations under one tag: desync.
@@ -1110,6 +1111,10 @@ void SimTransport::charge(Work kind, size_t bytes, uint64_t working) {
 
 bool SimTransport::wants_working_set() const {
     return cluster_ != nullptr && cluster_->net().cache_bytes != 0;
+}
+
+bool SimTransport::wants_inputs() const {
+    return cluster_ != nullptr && cluster_->net().written_pulls() && !cluster_->inputs_written();
 }
 
 void SimTransport::trace_begin(const SpanInfo &span) {

@@ -110,6 +110,7 @@ class SimTransport final : public ucc::Transport, public ucc::SimulatedWorld {
                        uint64_t *theirs) const override;
     void charge(Work kind, size_t bytes, uint64_t working = 0) override;
     bool wants_working_set() const override;
+    bool wants_inputs() const override;
     // Remember the algorithm (ucc_sim_last_algorithm) and, when the run records
     // a timeline, the collective's slice (transports/sim/timeline.h).
     void trace_begin(const SpanInfo &span) override;

@@ -110,10 +110,12 @@ ucc_status_t sim_run(const ucc_sim_params_t *params, void (*rank_main)(void *), 
     }
     p.drain = (flags & UCC_SIM_FLAG_NO_DRAIN) == 0;
     p.fiberless = (flags & UCC_SIM_FLAG_FIBERLESS) != 0;
+    p.inputs_written = (flags & UCC_SIM_FLAG_INPUTS_WRITTEN) != 0;
     bool quiet = (flags & UCC_SIM_FLAG_QUIET) != 0;
     if (!quiet) {
-        std::fprintf(stderr, "ucc_sim: seed=%" PRIu64 " ranks=%u network=%s%s\n", p.seed, p.n_ranks,
-                     p.net.describe().c_str(), p.timing_only ? " timing-only" : "");
+        std::fprintf(stderr, "ucc_sim: seed=%" PRIu64 " ranks=%u network=%s%s%s\n", p.seed,
+                     p.n_ranks, p.net.describe().c_str(), p.timing_only ? " timing-only" : "",
+                     p.inputs_written && p.net.written_pulls() ? " inputs-written" : "");
         if (!p.faults.empty()) {
             std::fprintf(stderr, "ucc_sim: faults=%s\n", p.faults.describe().c_str());
         }

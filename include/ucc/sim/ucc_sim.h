@@ -62,7 +62,13 @@ enum ucc_sim_flags {
      *  loops on it is stopped (as a rank that never blocks is), and
      *  ucc_sim_run_threads() returns UCC_ERR_INVALID_PARAM. Destroy a context
      *  from a hook, not from a callback of its own requests. */
-    UCC_SIM_FLAG_FIBERLESS = UCC_BIT(2)
+    UCC_SIM_FLAG_FIBERLESS = UCC_BIT(2),
+    /** The program writes its input buffers before each call, as an
+     *  application does: a pull of one costs what a pull of just-written
+     *  data does (the network's cma_written). By default a rank's input is
+     *  taken to be clean, as in a benchmark's loop over the same buffers.
+     *  No effect on a network without cma_written. */
+    UCC_SIM_FLAG_INPUTS_WRITTEN = UCC_BIT(3)
 };
 
 /** Parameters of one simulated run. */
