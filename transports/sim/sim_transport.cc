@@ -393,11 +393,16 @@ ucc_status_t SimTransport::match(const Message &m, void *buf, size_t capacity, X
     // A result of the switches (members != 0) came from the network, not
     // through this node's memory; a pulled message is copied here (cma).
     const uint32_t sender = from == kNoRank ? rank_ : from;
-    cluster_->advance(rank_,
-                      net.o_recv_ps + (m.members != 0 ? 0
-                                                      : net.bcopy_ps(sender, rank_, m.bytes) +
-                                                            net.cma_ps(sender, rank_, m.bytes,
-                                                                       x->working_set, m.input)));
+    // A pull reads the sender's bytes and writes the receiver's: its own
+    // working set is its bytes twice at least, whatever the receiver's
+    // buffers of the collective are (a bcast's one buffer).
+    const uint64_t working =
+        std::max(x->working_set, m.bytes > UINT64_MAX / 2 ? UINT64_MAX : 2 * m.bytes);
+    cluster_->advance(
+        rank_, net.o_recv_ps + (m.members != 0
+                                    ? 0
+                                    : net.bcopy_ps(sender, rank_, m.bytes) +
+                                          net.cma_ps(sender, rank_, m.bytes, working, m.input)));
     ++stats_.msgs_recv;
     if (m.signature != 0 && x->signature != 0 && m.signature != x->signature) {
         // The two sides run different operations under one tag: desync.

@@ -58,7 +58,8 @@ Task scatter_knomial(Coll &c) {
 }
 
 // Scatter: linear. The root sends every rank its block directly. One level;
-// the root handles n-1 messages.
+// the root handles n-1 messages. It posts them before copying its own block,
+// so receivers that pull their blocks (a rendezvous) do so meanwhile.
 Task scatter_linear(Coll &c) {
     const Args &a = c.args();
     const uint32_t n = c.size();
@@ -68,14 +69,14 @@ Task scatter_linear(Coll &c) {
         Req q = c.recv(a.root, 0, a.dst, block);
         co_return co_await c.wait(q);
     }
-    if (!a.inplace) {
-        c.copy(a.dst, src + static_cast<size_t>(a.root) * block, block);
-    }
     ReqList out = c.req_list(n - 1);
     for (uint32_t r = 0; r < n; ++r) {
         if (r != a.root) {
             out.push_back(c.send(r, 0, src + static_cast<size_t>(r) * block, block));
         }
+    }
+    if (!a.inplace) {
+        c.copy(a.dst, src + static_cast<size_t>(a.root) * block, block);
     }
     co_return co_await c.wait_all(out);
 }
