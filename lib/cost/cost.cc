@@ -50,6 +50,31 @@ double working_set(const coll::Args &a, uint32_t n) {
     return dst + (whole ? dst : bytes_of(a));
 }
 
+namespace {
+
+// The working set of the pulls (the simulator's): their receiver's buffers,
+// and the pull's own bytes twice at least. A scatter's and a bcast's
+// receivers hold one block, or the one buffer, not the root's span.
+double pull_working_set(const coll::Args &a, uint32_t n) {
+    if (a.type == UCC_COLL_TYPE_SCATTER || a.type == UCC_COLL_TYPE_SCATTERV) {
+        return 2 * bytes_of(a);
+    }
+    if (a.type == UCC_COLL_TYPE_BCAST) {
+        return 2 * working_set(a, n);
+    }
+    return working_set(a, n);
+}
+
+// p for the team and the collective (Params::for_team), its pulls beyond
+// the cache by their own working set.
+Params for_collective(const Params &p, const coll::Args &a, uint32_t n) {
+    Params q = p.for_team(n, working_set(a, n));
+    q.intra_msgs.pull_G = p.for_team(n, pull_working_set(a, n)).intra_msgs.pull_G;
+    return q;
+}
+
+}  // namespace
+
 double predict(const coll::Algorithm &alg, const coll::Args &a, uint32_t n, const Params &p) {
     if (n == 0) {
         return -1;
@@ -58,7 +83,7 @@ double predict(const coll::Algorithm &alg, const coll::Args &a, uint32_t n, cons
                         level_formulas}) {
         for (const Formula &f : family()) {
             if (f.type == alg.type && std::strcmp(f.name, alg.name) == 0) {
-                const Params q = p.for_team(n, working_set(a, n));
+                const Params q = for_collective(p, a, n);
                 if (a.radixes == nullptr) {
                     return q.o_call + f.fn(a, n, q);
                 }

@@ -100,9 +100,13 @@ double scatter_knomial(const Args &a, uint32_t n, const Params &p) {
     return n * b * p.copy + std::max(down, root);
 }
 
+// The root posts its n-1 sends, then copies its own block while they fly
+// (receivers that pull do so meanwhile), then waits for their answers.
 double scatter_linear(const Args &a, uint32_t n, const Params &p) {
     const double b = bytes_of(a);
-    return (a.inplace ? 0 : b * p.copy) + fan_out(p, p.team(n), b, n - 1);
+    const Link &l = p.team(n);
+    const double posted = (n - 1) * send_cpu(p, l, b);  // the wire's pace is not the CPU's
+    return std::max(fan_out(p, l, b, n - 1), posted + (a.inplace ? 0 : b * p.copy));
 }
 
 constexpr Formula kFormulas[] = {
