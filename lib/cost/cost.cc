@@ -68,8 +68,12 @@ double pull_working_set(const coll::Args &a, uint32_t n) {
 // p for the team and the collective (Params::for_team), its pulls beyond
 // the cache by their own working set.
 Params for_collective(const Params &p, const coll::Args &a, uint32_t n) {
-    Params q = p.for_team(n, working_set(a, n));
-    q.intra_msgs.pull_G = p.for_team(n, pull_working_set(a, n)).intra_msgs.pull_G;
+    const double working = working_set(a, n);
+    Params q = p.for_team(n, working);
+    const double pulls = pull_working_set(a, n);
+    if (pulls != working) {
+        q.intra_msgs.pull_G = p.for_team(n, pulls).intra_msgs.pull_G;
+    }
     return q;
 }
 
