@@ -16,7 +16,10 @@ Params Params::for_team(uint32_t n, double working) const {
     Params q = *this;
     const uint32_t node_ranks = ppn == 0 ? n : std::min(ppn, n);
     if (cores != 0 && node_ranks > cores) {
-        const double s = static_cast<double>(node_ranks) / cores;
+        // The busiest core's ranks take turns: each one's CPU time waits for
+        // the others', and a wait ends after a switch per rank.
+        const double s = (node_ranks + cores - 1) / cores;
+        q.wake *= s;
         for (double *cpu : {&q.o_send, &q.o_recv, &q.copy, &q.reduce, &q.o_call,
                             &q.intra_msgs.o_bcopy, &q.intra_msgs.bcopy_G, &q.intra_msgs.o_pull,
                             &q.intra_msgs.pull_G, &q.inter_msgs.o_bcopy, &q.inter_msgs.bcopy_G,

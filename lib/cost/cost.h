@@ -12,7 +12,9 @@
 // messages, the receiver's pull within a node, the rendezvous's round trip)
 // add to each side's CPU and to the wait (loggp.h's send_cpu, recv_cpu,
 // wait, wire). A node of more ranks than cores stretches every CPU time and
-// makes a rank that waited pay the switch back, and a working set beyond
+// the switch back to a rank that waited by its busiest core's ranks (the
+// simulator runs the turns: a rough fit, see CostModel.RanksBeyondTheCores),
+// and a working set beyond
 // the cache runs copies, reductions and pulls at the memory's bandwidth:
 // predict() applies both for the team and the collective (for_team). The
 // formulas leave out what the model shares per node (NIC, memory) and its
@@ -145,8 +147,9 @@ struct Params {
         return {intra.L + f * (inter.L - intra.L), intra.G + f * (inter.G - intra.G), f};
     }
     // These terms for a team of n ranks running a collective whose buffers
-    // at a rank span `working` bytes: CPU times stretched by a node's ranks
-    // over its cores (a rank that waited pays `wake`), and beyond the cache
+    // at a rank span `working` bytes: CPU times and the switch of a rank
+    // that waited (`wake`) stretched by the ranks of the busiest core (a
+    // node's ranks over its cores, rounded up), and beyond the cache
     // the memory's bandwidths. Applied once (what it returns has no cores
     // and no cache left to apply).
     Params for_team(uint32_t n, double working) const;

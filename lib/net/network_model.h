@@ -51,9 +51,11 @@
 // Local compute (copies, reductions) costs bytes / bandwidth, and every
 // collective posted costs its rank o_call of the library's own time.
 // A node of more ranks than cores (cores; 0: a core per rank) runs them in
-// turns: every CPU time above is stretched by ranks / cores, and a rank that
-// waited for a message, giving its core away, pays `wake` when it comes
-// (the operating system's switch back to it).
+// turns: each rank's CPU time above takes its core (the one of its index in
+// the node modulo cores) when the core is free, and work after another
+// rank's on that core pays `wake` first (the operating system's switch: a
+// rank that waited gave its core away, as processes that yield while they
+// poll do).
 // The operating system's periodic work (noise_hz, noise; each 0: none):
 // noise_hz times a second every core of a node is taken from its rank for
 // `noise` (a detour), the node's cores at the same instants (Linux's
@@ -183,18 +185,6 @@ struct NetworkModel {
         const uint64_t w =
             working != 0 ? working : (bytes > UINT64_MAX / 2 ? UINT64_MAX : 2 * bytes);
         return w > cache_bytes ? mem : bw;
-    }
-    // CPU time `ps` of a rank on a node of `node_ranks` ranks.
-    int64_t cpu_ps(int64_t ps, uint32_t node_ranks) const {
-        if (cores == 0 || node_ranks <= cores) {
-            return ps;
-        }
-        const __int128 t = static_cast<__int128>(ps) * node_ranks / cores;
-        return t > INT64_MAX ? INT64_MAX : static_cast<int64_t>(t);
-    }
-    // What a rank of such a node pays when a message ends its wait.
-    int64_t woken_ps(uint32_t node_ranks) const {
-        return cores == 0 || node_ranks <= cores ? 0 : wake_ps;
     }
     // The node NIC's time for one message (0: not modelled).
     int64_t nic_ps(uint64_t bytes) const {

