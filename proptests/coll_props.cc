@@ -212,17 +212,15 @@ UCC_PROP(CollProps, ReplayIsDeterministic, 400, ()) {
 // point included: each algorithm reduces in an order fixed by ranks and
 // steps, never by arrival order. The nodes stay (ppn): where the ranks run
 // is no schedule, and a hierarchical algorithm's order follows the nodes.
-// The algorithm stays too (and so do switches that reduce, for sharp): "auto"
-// selects by the built-in rules here, since
-// selection by cost picks by the network (every algorithm is drawn by name
-// as well).
+// The algorithm stays too (and so do switches that reduce, for sharp):
+// everything selects by the built-in rules here, "auto" and a hierarchical
+// algorithm's levels alike, since selection by cost picks by the network
+// (every algorithm is drawn by name as well).
 UCC_PROP(CollProps, ResultsIndependentOfTheSchedule, 300, ()) {
     DrawOptions opt;
     opt.float_types = *rc::gen::arbitrary<bool>();
     Scenario s = draw_scenario(opt);
-    if (s.alg == "auto") {
-        s.select = "rules";
-    }
+    s.select = "rules";
     tag(s);
     const Outcome o = run_checked(s);
     Scenario other = s;
