@@ -37,27 +37,7 @@ class Calendar {
     // which it is free that long, and returns that time. `now` is the
     // global virtual time: bookings that ended by then are dropped.
     int64_t book(int64_t at, int64_t hold, int64_t now) {
-        forget(now);
-        const auto live = busy_.begin() + static_cast<std::ptrdiff_t>(head_);
-        if (live == busy_.end() || at >= busy_.back().end) {
-            if (hold > 0) {
-                append(at, at + hold, kAnyone);
-            }
-            return at;
-        }
-        // The first booking that ends after `at`, then the first gap that fits.
-        auto it = std::upper_bound(live, busy_.end(), at,
-                                   [](int64_t t, const Span &s) { return t < s.end; });
-        const int64_t need = std::max<int64_t>(hold, 1);
-        int64_t start = at;
-        while (it != busy_.end() && it->start < start + need) {
-            start = std::max(start, it->end);
-            ++it;
-        }
-        if (hold > 0) {
-            insert(it, start, start + hold, kAnyone);
-        }
-        return start;
+        return book_as(at, hold, now, kAnyone, 0) - hold;
     }
 
     // Books `hold` ps of `owner`'s work from the earliest time >= `at` at
@@ -67,8 +47,12 @@ class Calendar {
     int64_t book_as(int64_t at, int64_t hold, int64_t now, uint32_t owner, int64_t switch_ps) {
         forget(now);
         const auto live = busy_.begin() + static_cast<std::ptrdiff_t>(head_);
-        auto it = std::upper_bound(live, busy_.end(), at,
-                                   [](int64_t t, const Span &s) { return t < s.end; });
+        // The first booking that ends after `at` (none: at or after every
+        // booking, the usual case), then the first gap that fits.
+        auto it = live == busy_.end() || at >= busy_.back().end
+                      ? busy_.end()
+                      : std::upper_bound(live, busy_.end(), at,
+                                         [](int64_t t, const Span &s) { return t < s.end; });
         auto need = [&](std::vector<Span>::iterator next) {
             const uint32_t before = next == live ? before_ : std::prev(next)->owner;
             return hold + (before == kAnyone || before == owner ? 0 : switch_ps);
@@ -90,7 +74,7 @@ class Calendar {
     size_t bookings() const { return busy_.size() - head_; }
 
   private:
-    static constexpr uint32_t kAnyone = UINT32_MAX;  // book()'s owner
+    static constexpr uint32_t kAnyone = UINT32_MAX;  // book()'s owner: never switches
     struct Span {
         int64_t start;
         int64_t end;
@@ -109,15 +93,6 @@ class Calendar {
             busy_.erase(busy_.begin(), busy_.begin() + static_cast<std::ptrdiff_t>(head_));
             head_ = 0;
         }
-    }
-
-    void append(int64_t start, int64_t end, uint32_t owner) {
-        if (!busy_.empty() && busy_.back().end == start && busy_.back().owner == owner) {
-            busy_.back().end = end;
-            return;
-        }
-        busy_.push_back(Span{start, end, owner});
-        bound();
     }
 
     // Before `it` (the first booking that starts at or after `end`), joined
