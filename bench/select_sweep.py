@@ -3,9 +3,12 @@
 size (8 B to 16 MiB, doubling), team size and network, the algorithm the
 library chooses (UCC_SELECT=cost, the default) is run beside every flat
 two-sided algorithm of the catalogue (ucc_sim --alg, timing-only, one
-iteration after one untimed: the slowest rank's time), and its time is compared with the best
+iteration after one untimed, started on every rank at one instant
+(--aligned): the slowest rank's time), and its time is compared with the best
 of them and with the LogGP lower bound (lib/cost/bounds.cc, printed by
-ucc_info --explain).
+ucc_info --explain). Aligned, the times are the collectives' own, what the
+formulas predict; after a plain barrier, a rank the barrier lets go late
+makes the others wait, by as much as the collective takes at 16 ranks.
 
 One JSON line per cell on stdout; on stderr the summary (cells within 1.1x
 of the best and within 1.5x of the bound) and the worst ten cells of each
@@ -92,7 +95,7 @@ def simulate(build, coll, n, net, alg, lo=None, hi=None):
     lo = lo or MIN_BYTES
     hi = hi or (MIN_BYTES if coll in SYNC else MAX_BYTES)
     cmd = [os.path.join(build, "ucc_sim"), "-np", str(n), "--network", net, "-c", coll,
-           "-b", str(lo), "-e", str(hi), "-w", "1", "-i", "1", "--timing-only", "--json",
+           "-b", str(lo), "-e", str(hi), "-w", "1", "-i", "1", "--aligned", "--timing-only", "--json",
            "--no-progress"]
     if alg is not None:
         cmd += ["--alg", alg]

@@ -75,6 +75,7 @@ struct Options {
     uint32_t root = 0;
     bool inplace = false;
     bool check = false;
+    bool aligned = false;     // --aligned
     std::string alg;          // empty: auto
     bool tune = false;        // --tune
     bool coll_given = false;  // -c
@@ -121,6 +122,9 @@ const char kUsage[] =
     "  -i N                  timed iterations per size (default 10)\n"
     "  -w N                  untimed warm-up iterations per size (default 0)\n"
     "  -r ROOT               root of rooted collectives (default 0)\n"
+    "  --aligned             start the timed iterations on every rank at one instant (after\n"
+    "                        the barrier, an OOB exchange the simulator ends everywhere at\n"
+    "                        once): the collective's own time, without the barrier's skew\n"
     "  --inplace             in-place collectives\n"
     "  --check               check every rank's result of each size (not --timing-only)\n"
     "  --alg NAME            force an algorithm (UCC_<COLL>_ALG), default auto\n"
@@ -272,6 +276,9 @@ Options parse_options(int argc, char **argv) {
         } else if (a == "--check") {
             o.check = true;
             sweep_option = true;
+        } else if (a == "--aligned") {
+            o.aligned = true;
+            sweep_option = true;
         } else if (a == "--alg") {
             o.alg = value(&i);
             sweep_option = true;
@@ -321,7 +328,7 @@ Options parse_options(int argc, char **argv) {
     if (!o.program.empty() && sweep_option) {
         die_usage(
             "--program runs a user program: the sweep options (-c -b -e -d -o -i -w -r "
-            "--inplace --check --alg) do not apply");
+            "--inplace --check --aligned --alg) do not apply");
     }
     if (o.tune && (!o.alg.empty() || o.check || !o.faults.empty() || !o.timeline.empty())) {
         die_usage("--tune times every algorithm: not with --alg, --check, --faults or --timeline");
@@ -390,6 +397,7 @@ ucc::perf::SweepPlan plan_of(const Options &o) {
     p.warmup_small = p.warmup_large = o.warmup;
     p.iters_small = p.iters_large = o.iterations;
     p.per_iteration = false;
+    p.aligned = o.aligned;
     p.check = o.check;
     return p;
 }
@@ -487,6 +495,7 @@ ucc::perf::SweepWorld sweep_world() {
     w.now = ucc_sim_now;
     w.algorithm = last_algorithm;
     w.shared = true;
+    ucc_sim_oob(&w.oob);
     return w;
 }
 
@@ -618,12 +627,15 @@ void report(const Options &o, const Shared &sh) {
 }  // namespace
 
 // --tune: each candidate (ucc_sim_algorithms) of each collective timed over
-// the sizes, timing-only, one untimed iteration then one timed (the slowest
-// rank's); per size the fastest, as TUNE tokens for teams of this size.
+// the sizes, timing-only, one untimed iteration then one timed, started
+// aligned (the slowest rank's: the collective's own time, as selection by
+// cost predicts it); per size the fastest, as TUNE tokens for teams of this
+// size.
 int run_tune(Options o) {
     o.timing_only = true;
     o.warmup = 1;
     o.iterations = 1;
+    o.aligned = true;
     o.format = Format::kTable;
     std::vector<const CollDesc *> colls;
     for (const CollDesc &cd : ucc::perf::colls()) {

@@ -11,10 +11,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -323,6 +325,52 @@ TEST(UccSimTool, FiberlessIsTheSameRunAsWithFibers) {
         expect_same_run(args, "--fiberless --team-oob", "--team-oob", coll);
     }
     EXPECT_EQ(run(tool() + " -np 4 --fiberless --stack-size 64K", true).rc, 2);
+}
+
+// --aligned starts every rank's timed iterations at one virtual instant (an
+// OOB exchange after the barrier): the root of a linear gather, the slowest
+// rank, no longer waits for the ranks the barrier let go last; and the run
+// is the same with and without fibers.
+TEST(UccSimTool, AlignedStartsBeginTogether) {
+    REQUIRE_TOOL();
+    const std::string args =
+        " -np 16 --network hdr,ppn=1 -c gather --alg linear -b 8 -e 8 -w 1 -i 1 --timing-only";
+    // Per rank, the start of its last gather (the timed one) in the timeline.
+    auto starts = [&](const std::string &opt) {
+        const std::string path = temp_path("aligned.json");
+        Result r = run(tool() + args + " " + opt + " --timeline " + path, true);
+        EXPECT_EQ(r.rc, 0) << r.err;
+        const std::string t = read_file(path);
+        std::remove(path.c_str());
+        std::vector<double> ts(16, -1);
+        const std::regex ev(
+            R"re("name":"gather","cat":"collective","ph":"X","pid":(\d+),"tid":0,"ts":([0-9.]+))re");
+        for (auto it = std::sregex_iterator(t.begin(), t.end(), ev); it != std::sregex_iterator();
+             ++it) {
+            const size_t rank = std::stoul((*it)[1]);
+            const double at = std::stod((*it)[2]);
+            if (rank < ts.size()) {
+                ts[rank] = std::max(ts[rank], at);
+            }
+        }
+        return ts;
+    };
+    auto spread = [](const std::vector<double> &ts) {
+        EXPECT_GE(*std::min_element(ts.begin(), ts.end()), 0.0) << "a rank without a gather";
+        return *std::max_element(ts.begin(), ts.end()) - *std::min_element(ts.begin(), ts.end());
+    };
+    EXPECT_GT(spread(starts("")), 1.0);  // microseconds: the barrier's skew
+    EXPECT_LT(spread(starts("--aligned")), 1e-6);
+    auto max_us = [&](const std::string &opt) {
+        Result r = run(tool() + args + " --csv " + opt, true);
+        EXPECT_EQ(r.rc, 0) << r.err;
+        std::vector<std::string> rows = lines_of(r.out);
+        return rows.size() < 2 ? 0.0 : std::strtod(split_csv(rows[1]).at(9).c_str(), nullptr);
+    };
+    const double aligned = max_us("--aligned");
+    EXPECT_GT(aligned, 0.0);
+    EXPECT_GT(max_us(""), aligned * 1.2);
+    expect_same_run(args + " --aligned --csv", "--fiberless", "", "gather");
 }
 
 TEST(UccSimTool, NetworkFile) {

@@ -35,6 +35,49 @@ ucc_status_t barrier(ucc_team_h team, ucc_context_h ctx) {
     return run_collective(&a, team, ctx);
 }
 
+ucc_status_t OobAlign::post(const ucc_oob_coll_t &oob) {
+    release();
+    if (oob.allgather == nullptr || oob.req_test == nullptr || oob.req_free == nullptr) {
+        return UCC_ERR_INVALID_PARAM;
+    }
+    all_.assign(oob.n_oob_eps, 0);
+    oob_ = &oob;
+    const ucc_status_t st = oob.allgather(&mine_, all_.data(), 1, oob.coll_info, &req_);
+    if (st != UCC_OK) {
+        req_ = nullptr;
+    }
+    return st;
+}
+
+ucc_status_t OobAlign::test() {
+    if (req_ == nullptr) {
+        return UCC_ERR_INVALID_PARAM;
+    }
+    const ucc_status_t st = oob_->req_test(req_);
+    if (st != UCC_INPROGRESS) {
+        release();
+    }
+    return st;
+}
+
+void OobAlign::release() {
+    if (req_ != nullptr) {
+        oob_->req_free(req_);
+        req_ = nullptr;
+    }
+}
+
+ucc_status_t align(const ucc_oob_coll_t &oob) {
+    OobAlign a;
+    ucc_status_t st = a.post(oob);
+    if (st != UCC_OK) {
+        return st;
+    }
+    while ((st = a.test()) == UCC_INPROGRESS) {
+    }
+    return st;
+}
+
 std::string Lifecycle::setup(const RankSetup &s) {
     std::string err = post(s);
     if (!err.empty()) {

@@ -54,4 +54,29 @@ ucc_status_t wait(ucc_coll_req_h req, ucc_context_h ctx);
 ucc_status_t run_collective(ucc_coll_args_t *args, ucc_team_h team, ucc_context_h ctx);
 ucc_status_t barrier(ucc_team_h team, ucc_context_h ctx);
 
+// An aligned start (sweep.h): a byte from every rank through the OOB's
+// allgather, whose completion the simulator's OOB gives every rank at one
+// virtual instant. post() once, then test() until it is not in progress.
+class OobAlign {
+  public:
+    OobAlign() = default;
+    OobAlign(const OobAlign &) = delete;
+    OobAlign &operator=(const OobAlign &) = delete;
+    ~OobAlign() { release(); }
+
+    ucc_status_t post(const ucc_oob_coll_t &oob);
+    ucc_status_t test();
+
+  private:
+    void release();
+
+    const ucc_oob_coll_t *oob_ = nullptr;
+    void *req_ = nullptr;
+    char mine_ = 0;
+    std::vector<char> all_;
+};
+
+// post() and test() until done.
+ucc_status_t align(const ucc_oob_coll_t &oob);
+
 }  // namespace ucc::perf

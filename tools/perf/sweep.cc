@@ -150,6 +150,10 @@ Measured measure(const SweepPlan &plan, const SweepWorld &w, ucc_team_h team, uc
                 m.err = failed("barrier", st);
                 break;
             }
+            if (plan.aligned && (st = align(w.oob)) != UCC_OK) {
+                m.err = failed("the aligned start's OOB allgather", st);
+                break;
+            }
             start = w.now();
         }
         ucc_coll_req_h req = persistent[b];

@@ -12,6 +12,11 @@
 //   back to back   one barrier before the timed iterations, which then run
 //                  without pause, init and finalize included (ucc_sim: the
 //                  simulator's virtual clock has no noise to shield from).
+// Either may start aligned (ucc_sim --aligned): after the barrier, every
+// rank passes an exchange through the world's OOB, which the simulator
+// completes on every rank at one virtual instant. The times are then the
+// collective's own, as the cost formulas predict it, without the skew the
+// barrier leaves (a rank that leaves it late makes its peers wait).
 // A rank's number for a count is its mean time per iteration; the sweep's
 // result per count is the average, minimum and maximum of those over the ranks.
 // Ranks of one process (the simulator) add theirs to one Results directly;
@@ -40,6 +45,7 @@ struct SweepPlan {
     uint32_t n_bufs = 1;
     uint32_t root_shift = 0;
     bool per_iteration = true;  // false: back to back (see above)
+    bool aligned = false;       // the barrier followed by SweepWorld::oob's exchange
     bool check = false;         // check the last iteration's result of every count
 
     uint32_t warmup(uint64_t count) const;
@@ -105,7 +111,8 @@ struct SweepWorld {
     uint32_t size = 1;
     double (*now)() = nullptr;                           // seconds
     const char *(*algorithm)(ucc_coll_req_h) = nullptr;  // what a completed request ran
-    bool shared = false;  // every rank is in this process and adds to one Results
+    bool shared = false;   // every rank is in this process and adds to one Results
+    ucc_oob_coll_t oob{};  // SweepPlan::aligned's (the simulator's OOB over all ranks)
 };
 
 // The arguments of iteration `it` of a count, for both styles of the sweep:

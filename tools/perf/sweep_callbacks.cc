@@ -83,6 +83,19 @@ bool CallbackSweep::step() {
             }
             return true;
         }
+        case Phase::kAlign: {
+            const ucc_status_t st = align_.test();
+            if (st == UCC_INPROGRESS) {
+                return false;
+            }
+            if (st != UCC_OK) {
+                fail(failed("the aligned start's OOB allgather", st));
+            } else {
+                count_->start = w_.now();
+                post_collective();
+            }
+            return true;
+        }
         case Phase::kBarrier:
         case Phase::kCollective:
             break;
@@ -101,6 +114,13 @@ bool CallbackSweep::step() {
         req_ = nullptr;
         if (status_ != UCC_OK) {
             fail(failed("barrier", status_));
+            return true;
+        }
+        if (plan_.aligned) {
+            phase_ = Phase::kAlign;
+            if (const ucc_status_t st = align_.post(w_.oob); st != UCC_OK) {
+                fail(failed("the aligned start's OOB allgather", st));
+            }
             return true;
         }
         c.start = w_.now();

@@ -33,7 +33,7 @@ class CallbackSweep {
 
   private:
     struct Count;
-    enum class Phase { kTeam, kBarrier, kCollective, kTeardown, kDone };
+    enum class Phase { kTeam, kBarrier, kAlign, kCollective, kTeardown, kDone };
     static ucc_status_t hook(void *self);
     static void completed(void *self, ucc_status_t status);
     // One step of the sweep; false when it waits for a completion.
@@ -56,6 +56,7 @@ class CallbackSweep {
     size_t k_ = 0;                  // the count
     std::unique_ptr<Count> count_;  // its iterations' state
     ucc_coll_req_h req_ = nullptr;  // in flight
+    OobAlign align_;                // an aligned start's exchange (Phase::kAlign)
     bool done_ = false;             // req_'s callback has run
     ucc_status_t status_ = UCC_OK;  // ... with this status
     std::string err_;

@@ -231,7 +231,9 @@ ucc_status_t Cluster::oob_test(OobRequest *req) {
     if (req->round != nullptr && oob_round_lost(*req->round)) {
         return UCC_ERR_NO_MESSAGE;
     }
-    idle(r, INFINITY);
+    // Lazy: only the round's completion (or a lost round's dry world) wakes
+    // it, with no timer at its own clock, as a rank without a fiber waits.
+    idle(r, INFINITY, /*lazy=*/true);
     if (req->done) {
         return req->status;
     }
