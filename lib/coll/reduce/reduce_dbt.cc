@@ -13,7 +13,9 @@
 // The combining order is fixed by the trees alone: the result is bitwise the
 // same whatever the timing.
 // Cost: depth d = floor(log2(n-1)) + 1, S = segment bytes, m/S segments:
-//   T ~ 2 d (L + 2(o + S G) + S gamma) + m G + m/2 gamma + 2 (m/S) o.
+//   T ~ 2 d (L + 2(o + S G) + S gamma) + (m/S) max(2o + S gamma + S G/2, S G):
+//   per segment the busiest rank receives, combines and sends one, and of its
+//   two sends per two segments one waits behind the combine.
 // Constraints: none (any n, root and count). In-place at the root: dst holds
 // the root's input.
 // Scratch: an inner node, kWindow x (children + 1) segments of its tree; the
