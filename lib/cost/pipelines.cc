@@ -31,6 +31,23 @@ struct Pipe {
     uint32_t forks = 0;  // nodes with two children on the deepest path
 };
 
+// The fill's hops, from the root's down to a leaf's: in-order binary trees
+// link ranks 2^(d-1), ..., 2, 1 apart. Across nodes, the slowest path
+// crosses on every hop as long as a node's ranks and on one of the shorter
+// hops; the others stay within a node. hop(link) is one hop's time.
+template <class Hop>
+double fill_hops(const Params &p, uint32_t n, uint32_t depth, Hop hop) {
+    if (p.ppn == 0 || n <= p.ppn) {
+        return depth * hop(p.intra);
+    }
+    uint32_t crossing = 0;
+    for (uint32_t i = 0; i < depth; ++i) {
+        crossing += (uint64_t{1} << i) >= p.ppn ? 1 : 0;
+    }
+    crossing += crossing < depth ? 1 : 0;
+    return crossing * hop(p.inter) + (depth - crossing) * hop(p.intra);
+}
+
 Pipe pipe(const Args &a, uint32_t n) {
     const pat::Segments s(a.count, a.esize, a.segment_bytes);
     Pipe p;
@@ -48,7 +65,8 @@ double bcast_dbt(const Args &a, uint32_t n, const Params &p) {
     }
     const Link &l = p.team(n);
     const double send = spacing(p, l, s.seg);
-    const double fill = s.depth * msg(p, l, s.seg) + s.forks * send;
+    const double fill =
+        fill_hops(p, n, s.depth, [&](const Link &h) { return msg(p, h, s.seg); }) + s.forks * send;
     return fill + (s.segs - 1) * (recv_cpu(p, l, s.seg) + send) + ack(p, l, s.seg);
 }
 
@@ -61,7 +79,9 @@ double reduce_dbt(const Args &a, uint32_t n, const Params &p) {
     const Link &l = p.team(n);
     const double combine = reduce(p, s.seg);
     const double recv = recv_cpu(p, l, s.seg);
-    const double fill = s.depth * (msg(p, l, s.seg) + combine) + s.forks * (recv + combine);
+    const double fill =
+        fill_hops(p, n, s.depth, [&](const Link &h) { return msg(p, h, s.seg) + combine; }) +
+        s.forks * (recv + combine);
     // Per two segments the busiest rank's CPU receives, combines and sends
     // two; of its port's two sends, one runs beside the next combine and
     // the other holds the pipeline (the simulator's period, within 2 % for

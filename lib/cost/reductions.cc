@@ -153,7 +153,6 @@ double reduce_knomial(const Args &a, uint32_t n, const Params &p) {
     }
     TreeCosts t;
     t.p = &p;
-    t.link = &p.team(n);
     t.k = a.radix;
     t.bytes = [m](uint64_t) { return m; };
     t.before = [&p, m](uint64_t) { return copy(p, m); };
@@ -170,7 +169,6 @@ double reduce_srg(const Args &a, uint32_t n, const Params &p) {
     const double b = run_bytes(a.count, n, 1, static_cast<double>(a.esize));
     TreeCosts t;
     t.p = &p;
-    t.link = &p.team(n);
     t.k = a.radix;
     t.bytes = [b](uint64_t span) { return span * b; };
     return (n - 1) * ring_reduce_step(p, l, a, b) + tree_up(t, n);

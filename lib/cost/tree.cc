@@ -2,6 +2,8 @@
 #include "lib/cost/tree.h"
 
 #include <algorithm>
+#include <map>
+#include <utility>
 #include <vector>
 
 #include "lib/cost/loggp.h"
@@ -12,7 +14,8 @@ namespace {
 
 struct Child {
     uint64_t span;
-    uint64_t pos;  // its children sit below this position
+    uint64_t pos;     // its children sit below this position
+    uint64_t offset;  // from its parent's position
 };
 
 // The children of a subtree root whose subtree spans `span` ranks and whose
@@ -27,7 +30,7 @@ std::vector<Child> children(uint64_t pos, uint64_t span, uint32_t k) {
     for (uint64_t q = top; q >= 1; q /= k) {
         for (uint64_t j = k - 1; j >= 1; --j) {
             if (j * q < span) {
-                out.push_back({std::min(q, span - j * q), q});
+                out.push_back({std::min(q, span - j * q), q, j * q});
             }
         }
     }
@@ -45,11 +48,12 @@ uint64_t root_pos(uint64_t n, uint32_t k) {
 
 class Walk {
   public:
-    explicit Walk(const TreeCosts &t) : t_(t) {}
+    Walk(const TreeCosts &t, uint64_t n) : t_(t), n_(n) {}
 
-    double down(uint64_t pos, uint64_t span) {
+    // The subtree of `span` ranks at position x.
+    double down(uint64_t x, uint64_t pos, uint64_t span) {
         if (span == pos) {
-            if (const double *m = memo(pos)) {
+            if (const double *m = memo(x, pos)) {
                 return *m;
             }
         }
@@ -59,23 +63,23 @@ class Walk {
         double done = 0;
         for (const Child &c : children(pos, span, t_.k)) {
             const double b = t_.bytes(c.span);
-            const Link &l = *t_.link;
+            const Link &l = p.link(x, x + c.offset);
             cpu += send_cpu(p, l, b);
             const double dep = std::max(cpu, port);
             port = dep + cost::port(p, l, b);
             // The child's subtree, or this rank's rendezvous send's answer.
             done = std::max(done, dep + flight(p, l, b) + recv_cpu(p, l, b) +
-                                      std::max(down(c.pos, c.span), ack(p, l, b)));
+                                      std::max(down(x + c.offset, c.pos, c.span), ack(p, l, b)));
         }
         if (span == pos) {
-            remember(pos, done);
+            remember(x, pos, done);
         }
         return done;
     }
 
-    double up(uint64_t pos, uint64_t span) {
+    double up(uint64_t x, uint64_t pos, uint64_t span) {
         if (span == pos) {
-            if (const double *m = memo(pos)) {
+            if (const double *m = memo(x, pos)) {
                 return *m;
             }
         }
@@ -83,12 +87,13 @@ class Walk {
         const std::vector<Child> kids = children(pos, span, t_.k);
         double t = 0;
         if (!kids.empty()) {
-            const Link &l = *t_.link;
             std::vector<std::pair<double, double>> arrivals;  // when, and the receive's CPU
             for (const Child &c : kids) {
                 const double b = t_.bytes(c.span);
-                arrivals.push_back(
-                    {up(c.pos, c.span) + send_cpu(p, l, b) + flight(p, l, b), recv_cpu(p, l, b)});
+                const Link &l = p.link(x, x + c.offset);
+                arrivals.push_back({up(x + c.offset, c.pos, c.span) + send_cpu(p, l, b) +
+                                        flight(p, l, b),
+                                    recv_cpu(p, l, b)});
             }
             std::sort(arrivals.begin(), arrivals.end());
             t = t_.before ? t_.before(span) : 0;
@@ -100,24 +105,27 @@ class Walk {
             }
         }
         if (span == pos) {
-            remember(pos, t);
+            remember(x, pos, t);
         }
         return t;
     }
 
   private:
-    const double *memo(uint64_t pos) const {
-        for (const auto &[q, v] : memo_) {
-            if (q == pos) {
-                return &v;
-            }
-        }
-        return nullptr;
+    // Complete subtrees of one size cost the same where they sit alike on
+    // the nodes: at the same position within a node (all alike on one).
+    std::pair<uint64_t, uint64_t> key(uint64_t x, uint64_t pos) const {
+        const uint32_t ppn = t_.p->ppn;
+        return {pos, ppn == 0 || n_ <= ppn ? 0 : x % ppn};
     }
-    void remember(uint64_t pos, double v) { memo_.push_back({pos, v}); }
+    const double *memo(uint64_t x, uint64_t pos) const {
+        auto it = memo_.find(key(x, pos));
+        return it == memo_.end() ? nullptr : &it->second;
+    }
+    void remember(uint64_t x, uint64_t pos, double v) { memo_[key(x, pos)] = v; }
 
     const TreeCosts &t_;
-    std::vector<std::pair<uint64_t, double>> memo_;
+    uint64_t n_;
+    std::map<std::pair<uint64_t, uint64_t>, double> memo_;
 };
 
 }  // namespace
@@ -131,13 +139,13 @@ std::vector<uint64_t> root_subtrees(uint64_t n, uint32_t k) {
 }
 
 double tree_down(const TreeCosts &t, uint64_t n) {
-    Walk w(t);
-    return w.down(root_pos(n, t.k), n);
+    Walk w(t, n);
+    return w.down(0, root_pos(n, t.k), n);
 }
 
 double tree_up(const TreeCosts &t, uint64_t n) {
-    Walk w(t);
-    return w.up(root_pos(n, t.k), n);
+    Walk w(t, n);
+    return w.up(0, root_pos(n, t.k), n);
 }
 
 }  // namespace ucc::cost

@@ -1,8 +1,11 @@
 // Timing of a k-nomial tree (lib/coll/patterns/knomial.h) under cost.h's
 // model, walked as the algorithms walk it: a parent sends to (or receives
 // from) its children largest subtree first, one o_send each on its CPU and
-// one port time each on its port, and matches one o_recv each. Complete
-// subtrees of one size take the same time, so a walk costs O(k log_k n).
+// one port time each on its port, and matches one o_recv each; each message
+// on its pair's link (Params::link: within a node or between nodes, the
+// root's virtual rank 0 at the start of a node). Complete subtrees of one
+// size that sit alike on the nodes take the same time, so a walk costs
+// O(k log_k n) on one node, at most ppn times that across nodes.
 #pragma once
 
 #include <cstdint>
@@ -15,7 +18,6 @@ namespace ucc::cost {
 
 struct TreeCosts {
     const Params *p = nullptr;
-    const Link *link = nullptr;
     uint32_t k = 2;
     // Bytes of the message to (down) or from (up) a child whose subtree
     // spans `span` ranks.

@@ -16,12 +16,11 @@ namespace {
 using coll::Args;
 namespace pat = coll::patterns;
 
-// A k-nomial tree over n ranks whose messages carry bytes(span).
+// A k-nomial tree whose messages carry bytes(span).
 template <class Bytes>
-TreeCosts tree(const Params &p, const Args &a, uint32_t n, Bytes bytes) {
+TreeCosts tree(const Params &p, const Args &a, Bytes bytes) {
     TreeCosts t;
     t.p = &p;
-    t.link = &p.team(n);
     t.k = a.radix;
     t.bytes = bytes;
     return t;
@@ -29,7 +28,7 @@ TreeCosts tree(const Params &p, const Args &a, uint32_t n, Bytes bytes) {
 
 double bcast_knomial(const Args &a, uint32_t n, const Params &p) {
     const double m = bytes_of(a);
-    return tree_down(tree(p, a, n, [m](uint64_t) { return m; }), n);
+    return tree_down(tree(p, a, [m](uint64_t) { return m; }), n);
 }
 
 // Scatter of n blocks down the tree, then a chain from the root: the chain
@@ -50,38 +49,54 @@ double bcast_sag_knomial(const Args &a, uint32_t n, const Params &p) {
     return root + scattered + (n - 1) * step(p, chain, b);
 }
 
+// Step d: every rank tells rank + d, each on its own link (distance_round).
 double barrier_dissemination(const Args &, uint32_t n, const Params &p) {
-    return pat::log2_ceil(n) * step(p, p.team(n), 0);
+    double t = 0;
+    for (uint64_t d = 1; d < n; d *= 2) {
+        t += step(p, p.distance_round(n, d), 0);
+    }
+    return t;
 }
 
 double barrier_knomial(const Args &a, uint32_t n, const Params &p) {
-    const TreeCosts t = tree(p, a, n, [](uint64_t) { return 0.0; });
+    const TreeCosts t = tree(p, a, [](uint64_t) { return 0.0; });
     return tree_up(t, n) + tree_down(t, n);
 }
 
 double fanin_knomial(const Args &a, uint32_t n, const Params &p) {
-    return tree_up(tree(p, a, n, [](uint64_t) { return 0.0; }), n);
+    return tree_up(tree(p, a, [](uint64_t) { return 0.0; }), n);
+}
+
+// The root's n - 1 messages, its node's first (they arrive sooner), then
+// the others': one receive each in the order they arrive.
+double linear_in(const Params &p, uint32_t n, double b, double busy) {
+    if (p.ppn == 0 || n <= p.ppn) {
+        return fan_in(p, p.intra, b, n - 1, busy);
+    }
+    const uint32_t near = p.ppn - 1;
+    const double within = fan_in(p, p.intra, b, near, busy) - ack(p, p.intra, b);
+    return fan_in(p, p.inter, b, n - 1 - near, within);
 }
 
 double fanin_linear(const Args &, uint32_t n, const Params &p) {
-    return fan_in(p, p.team(n), 0, n - 1);
+    return linear_in(p, n, 0, 0);
 }
 
 double fanout_knomial(const Args &a, uint32_t n, const Params &p) {
-    return tree_down(tree(p, a, n, [](uint64_t) { return 0.0; }), n);
+    return tree_down(tree(p, a, [](uint64_t) { return 0.0; }), n);
 }
 
 // Subtrees send their ranks' blocks up; the root puts them in rank order.
 double gather_knomial(const Args &a, uint32_t n, const Params &p) {
     const double b = bytes_of(a);
-    TreeCosts t = tree(p, a, n, [b](uint64_t span) { return span * b; });
+    TreeCosts t = tree(p, a, [b](uint64_t span) { return span * b; });
     t.before = [&p, b](uint64_t) { return b * p.copy; };
     return tree_up(t, n) + n * b * p.copy;
 }
 
 double gather_linear(const Args &a, uint32_t n, const Params &p) {
     const double b = bytes_of(a);
-    return fan_in(p, p.team(n), b, n - 1, a.inplace ? 0 : b * p.copy);
+    return linear_in(p, n, b, a.inplace ? 0 : b * p.copy);
 }
 
 // The root orders the blocks by virtual rank, subtrees take theirs down
@@ -89,7 +104,7 @@ double gather_linear(const Args &a, uint32_t n, const Params &p) {
 // done: while they fly, or after the answer of a rendezvous.
 double scatter_knomial(const Args &a, uint32_t n, const Params &p) {
     const double b = bytes_of(a);
-    const double down = tree_down(tree(p, a, n, [b](uint64_t span) { return span * b; }), n);
+    const double down = tree_down(tree(p, a, [b](uint64_t span) { return span * b; }), n);
     const std::vector<uint64_t> spans = root_subtrees(n, a.radix);
     double sends = 0;
     for (uint64_t span : spans) {
