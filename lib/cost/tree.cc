@@ -91,9 +91,9 @@ class Walk {
             for (const Child &c : kids) {
                 const double b = t_.bytes(c.span);
                 const Link &l = p.link(x, x + c.offset);
-                arrivals.push_back({up(x + c.offset, c.pos, c.span) + send_cpu(p, l, b) +
-                                        flight(p, l, b),
-                                    recv_cpu(p, l, b)});
+                arrivals.push_back(
+                    {up(x + c.offset, c.pos, c.span) + send_cpu(p, l, b) + flight(p, l, b),
+                     recv_cpu(p, l, b)});
             }
             std::sort(arrivals.begin(), arrivals.end());
             t = t_.before ? t_.before(span) : 0;
