@@ -17,7 +17,7 @@ ratio, in Markdown.
   bench/select_sweep.py [--build DIR] [--full] [--jobs N] [--colls a,b] [--sizes N,N]
                         [--networks a,b] [--prune F]
 
-The default grid runs in about seven minutes on two cores; --full adds the
+The default grid runs in about a minute on two cores; --full adds the
 team sizes up to 4,096, where a ring alone makes 17 M messages per size:
 --prune F runs each candidate only at the sizes where the formulas predict
 it within F times the cheapest ("the best" is then the best of those).

@@ -2,7 +2,6 @@
 #include "lib/cost/tree.h"
 
 #include <algorithm>
-#include <map>
 #include <utility>
 #include <vector>
 
@@ -112,20 +111,28 @@ class Walk {
 
   private:
     // Complete subtrees of one size cost the same where they sit alike on
-    // the nodes: at the same position within a node (all alike on one).
+    // the nodes: within one node, or from the same position within a node.
     std::pair<uint64_t, uint64_t> key(uint64_t x, uint64_t pos) const {
         const uint32_t ppn = t_.p->ppn;
-        return {pos, ppn == 0 || n_ <= ppn ? 0 : x % ppn};
+        if (ppn == 0 || n_ <= ppn || x / ppn == (x + pos - 1) / ppn) {
+            return {pos, ppn};  // within one node (x % ppn < ppn otherwise)
+        }
+        return {pos, x % ppn};
     }
     const double *memo(uint64_t x, uint64_t pos) const {
-        auto it = memo_.find(key(x, pos));
-        return it == memo_.end() ? nullptr : &it->second;
+        const auto k = key(x, pos);
+        for (const auto &[q, v] : memo_) {
+            if (q == k) {
+                return &v;
+            }
+        }
+        return nullptr;
     }
-    void remember(uint64_t x, uint64_t pos, double v) { memo_[key(x, pos)] = v; }
+    void remember(uint64_t x, uint64_t pos, double v) { memo_.push_back({key(x, pos), v}); }
 
     const TreeCosts &t_;
     uint64_t n_;
-    std::map<std::pair<uint64_t, uint64_t>, double> memo_;
+    std::vector<std::pair<std::pair<uint64_t, uint64_t>, double>> memo_;
 };
 
 }  // namespace
