@@ -41,7 +41,7 @@ ucc_status_t OobAlign::post(const ucc_oob_coll_t &oob) {
         return UCC_ERR_INVALID_PARAM;
     }
     all_.assign(oob.n_oob_eps, 0);
-    oob_ = &oob;
+    oob_ = oob;
     const ucc_status_t st = oob.allgather(&mine_, all_.data(), 1, oob.coll_info, &req_);
     if (st != UCC_OK) {
         req_ = nullptr;
@@ -53,7 +53,7 @@ ucc_status_t OobAlign::test() {
     if (req_ == nullptr) {
         return UCC_ERR_INVALID_PARAM;
     }
-    const ucc_status_t st = oob_->req_test(req_);
+    const ucc_status_t st = oob_.req_test(req_);
     if (st != UCC_INPROGRESS) {
         release();
     }
@@ -62,7 +62,7 @@ ucc_status_t OobAlign::test() {
 
 void OobAlign::release() {
     if (req_ != nullptr) {
-        oob_->req_free(req_);
+        oob_.req_free(req_);
         req_ = nullptr;
     }
 }

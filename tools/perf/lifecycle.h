@@ -70,7 +70,7 @@ class OobAlign {
   private:
     void release();
 
-    const ucc_oob_coll_t *oob_ = nullptr;
+    ucc_oob_coll_t oob_{};  // a copy: the caller's may not outlive the exchange
     void *req_ = nullptr;
     char mine_ = 0;
     std::vector<char> all_;
