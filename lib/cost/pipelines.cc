@@ -34,18 +34,24 @@ struct Pipe {
 // The fill's hops, from the root's down to a leaf's: in-order binary trees
 // link ranks 2^(d-1), ..., 2, 1 apart. Across nodes, the slowest path
 // crosses on every hop as long as a node's ranks and on one of the shorter
-// hops; the others stay within a node. hop(link) is one hop's time.
+// hops; the others stay within a node. The deepest path's forks (a node
+// with two children, whose second send the path waits for) are on the hops
+// below the first. hop(link, fork) is one hop's time.
 template <class Hop>
-double fill_hops(const Params &p, uint32_t n, uint32_t depth, Hop hop) {
-    if (p.ppn == 0 || n <= p.ppn) {
-        return depth * hop(p.intra);
+double fill_hops(const Params &p, uint32_t n, const Pipe &s, Hop hop) {
+    const bool one_node = p.ppn == 0 || n <= p.ppn;
+    bool one_more = !one_node;
+    double t = 0;
+    for (uint32_t i = s.depth; i-- > 0;) {
+        bool crosses = !one_node && (uint64_t{1} << i) >= p.ppn;
+        if (!crosses && one_more) {
+            crosses = true;
+            one_more = false;
+        }
+        const bool fork = i + 1 < s.depth && s.depth - 1 - i <= s.forks;
+        t += hop(crosses ? p.inter : p.intra, fork);
     }
-    uint32_t crossing = 0;
-    for (uint32_t i = 0; i < depth; ++i) {
-        crossing += (uint64_t{1} << i) >= p.ppn ? 1 : 0;
-    }
-    crossing += crossing < depth ? 1 : 0;
-    return crossing * hop(p.inter) + (depth - crossing) * hop(p.intra);
+    return t;
 }
 
 Pipe pipe(const Args &a, uint32_t n) {
@@ -64,10 +70,14 @@ double bcast_dbt(const Args &a, uint32_t n, const Params &p) {
         return 0;
     }
     const Link &l = p.team(n);
-    const double send = spacing(p, l, s.seg);
-    const double fill =
-        fill_hops(p, n, s.depth, [&](const Link &h) { return msg(p, h, s.seg); }) + s.forks * send;
-    return fill + (s.segs - 1) * (recv_cpu(p, l, s.seg) + send) + ack(p, l, s.seg);
+    const double fill = fill_hops(p, n, s, [&](const Link &h, bool fork) {
+        return msg(p, h, s.seg) + (fork ? spacing(p, h, s.seg) : 0);
+    });
+    // Per two segments the busiest rank receives two and sends two; its CPU
+    // and its port work side by side (the root feeds both trees in turn).
+    const double period =
+        std::max(recv_cpu(p, l, s.seg) + send_cpu(p, l, s.seg), port(p, l, s.seg));
+    return fill + (s.segs - 1) * period + ack(p, l, s.seg);
 }
 
 double reduce_dbt(const Args &a, uint32_t n, const Params &p) {
@@ -79,9 +89,9 @@ double reduce_dbt(const Args &a, uint32_t n, const Params &p) {
     const Link &l = p.team(n);
     const double combine = reduce(p, s.seg);
     const double recv = recv_cpu(p, l, s.seg);
-    const double fill =
-        fill_hops(p, n, s.depth, [&](const Link &h) { return msg(p, h, s.seg) + combine; }) +
-        s.forks * (recv + combine);
+    const double fill = fill_hops(p, n, s, [&](const Link &h, bool fork) {
+        return msg(p, h, s.seg) + combine + (fork ? recv_cpu(p, h, s.seg) + combine : 0);
+    });
     // Per two segments the busiest rank's CPU receives, combines and sends
     // two; of its port's two sends, one runs beside the next combine and
     // the other holds the pipeline (the simulator's period, within 2 % for
