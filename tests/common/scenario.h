@@ -11,6 +11,7 @@
 // reporting each rank's status for comparison with model/validity.h.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -135,6 +136,15 @@ struct Outcome {
     // Entries of posts a rank never reached (and of non-members) are -1.
     std::vector<std::vector<double>> post_s;
     std::vector<std::vector<double>> done_s;
+
+    // The longest any rank took from its post `post` to its completion.
+    double slowest_s(size_t post = 0) const {
+        double t = 0;
+        for (size_t r = 0; r < done_s.at(post).size(); ++r) {
+            t = std::max(t, done_s[post][r] - post_s[post][r]);
+        }
+        return t;
+    }
 };
 
 // ---- one rank's lib, context and team (for tests that drive the C API themselves)
