@@ -1,8 +1,10 @@
 // Cost formulas of the exchanges: allgather(v), alltoall(v).
 #include <algorithm>
+#include <vector>
 
 #include "lib/coll/alltoallv/alltoallv.h"
 #include "lib/coll/patterns/knomial.h"
+#include "lib/cost/chain.h"
 #include "lib/cost/formulas.h"
 #include "lib/cost/loggp.h"
 
@@ -33,13 +35,14 @@ double allgather_ring(const Args &a, uint32_t n, const Params &p) {
     return first_step(a, p, l, b) + (n - 2) * step(p, l, b);
 }
 
+// Each round waits on its sender's chain (chain.h).
 double allgather_bruck(const Args &a, uint32_t n, const Params &p) {
     const double b = bytes_of(a);
-    double t = b * p.copy + n * b * p.copy;
+    std::vector<ChainRound> rounds;
     for (uint64_t d = 1; d < n; d *= 2) {
-        t += step(p, p.distance_round(n, d), std::min<uint64_t>(d, n - d) * b);
+        rounds.push_back({d, static_cast<double>(std::min<uint64_t>(d, n - d)) * b, 0});
     }
-    return t;
+    return b * p.copy + distance_chain(p, n, rounds) + n * b * p.copy;
 }
 
 // Step k pairs ranks (2i, 2i+1) when k is even, (2i+1, 2i+2) when odd, and
@@ -66,30 +69,28 @@ double allgather_neighbor(const Args &a, uint32_t n, const Params &p) {
 double allgather_knomial(const Args &a, uint32_t n, const Params &p) {
     const double b = bytes_of(a);
     const pat::MultiplyShape s = pat::multiply_shape(a.radix, n);
-    const Link &l = p.team(n);
-    const uint32_t extras = (n - 1) / s.p;
-    double t = a.inplace && n == s.p ? 0 : b * p.copy;
-    if (n != s.p && extras > 0) {
-        // As the only proxy, its first round's partners are in already.
-        t += fan_in(p, l, b, extras) - (n - s.p == 1 ? l.L : 0);
-    }
-    double rounds = 0;
+    std::vector<ChainRound> rounds;
     double cpu = 0;
     for (uint32_t w = 1; w < s.p; w *= s.k) {
         uint64_t off;
         uint64_t len;
         pat::blocks_range(n, s.p, 0, w, &off, &len);
         const Link rl = p.multiply_round(n, w, s.k);
-        rounds += round(p, rl, len * b, s.k - 1);
+        rounds.push_back({w, static_cast<double>(len) * b, 0});
         cpu += (s.k - 1) * (send_cpu(p, rl, len * b) + recv_cpu(p, rl, len * b));
     }
-    // The only proxy: the others' runs are in when it starts, its own go
-    // out while it sorts the blocks.
-    t += n - s.p == 1 ? cpu : rounds;
-    if (n != s.p) {
-        t += n * b * p.copy + (extras > 0 ? fan_out(p, l, n * b, extras) : 0);
+    const double own = a.inplace && n == s.p ? 0 : b * p.copy;
+    const uint32_t extras = (n - 1) / s.p;
+    if (n == s.p || extras == 0 || walks(p, n, s.k, s.p, rounds)) {
+        const Extras x{b, 0, n * b * p.copy, n * b};
+        return own + multiply_chain(p, n, s.k, s.p, rounds, n != s.p ? &x : nullptr);
     }
-    return t;
+    // The busiest proxy; as the only one, its first round's partners are in
+    // already, and its own runs go out while it sorts the blocks.
+    const Link &l = p.team(n);
+    const double in = fan_in(p, l, b, extras) - (n - s.p == 1 ? l.L : 0);
+    const double mid = n - s.p == 1 ? cpu : multiply_chain(p, n, s.k, s.p, rounds, nullptr);
+    return own + in + mid + n * b * p.copy + fan_out(p, l, n * b, extras);
 }
 
 // The steps one after another, or a node's NIC carrying every step's
@@ -131,15 +132,17 @@ double alltoall_linear(const Args &a, uint32_t n, const Params &p) {
 // Rotation, log2 n rounds of packed halves, and the final reversal.
 double alltoall_bruck(const Args &a, uint32_t n, const Params &p) {
     const double b = bytes_of(a);
-    double t = (a.inplace ? 2 : 1) * n * b * p.copy;
+    std::vector<ChainRound> rounds;
     for (uint64_t d = 1; d < n; d *= 2) {
         uint64_t blocks = 0;
         for (uint64_t i = d; i < n; i += 2 * d) {
             blocks += std::min<uint64_t>(d, n - i);
         }
-        t += step(p, p.distance_round(n, d), blocks * b) + 2 * blocks * b * p.copy;
+        const double bytes = static_cast<double>(blocks) * b;
+        rounds.push_back({d, bytes, 2 * bytes * p.copy});
     }
-    return t + 3.0 * (n / 2) * b * p.copy;  // up to n/2 swaps of three copies
+    return (a.inplace ? 2 : 1) * n * b * p.copy + distance_chain(p, n, rounds) +
+           3.0 * (n / 2) * b * p.copy;  // up to n/2 swaps of three copies
 }
 
 double alltoallv_pairwise(const Args &a, uint32_t n, const Params &p) {

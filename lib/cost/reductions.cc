@@ -1,8 +1,10 @@
 // Cost formulas of the reductions: allreduce, reduce, reduce_scatter(v).
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "lib/coll/patterns/knomial.h"
+#include "lib/cost/chain.h"
 #include "lib/cost/formulas.h"
 #include "lib/cost/loggp.h"
 #include "lib/cost/tree.h"
@@ -57,30 +59,30 @@ double run_bytes(uint64_t units, uint32_t pw, uint32_t w, double unit_bytes) {
 // copy back; with `gather`, the allgather rounds too.
 double knomial_runs(const Params &p, uint32_t n, pat::MultiplyShape s, uint64_t units,
                     double unit_bytes, bool gather) {
+    std::vector<ChainRound> rounds;
     double t = 0;
     for (uint32_t w = s.p / s.k; w >= 1; w /= s.k) {
-        const Link l = p.multiply_round(n, w, s.k);
         const double part = run_bytes(units, s.p, w, unit_bytes);
-        t += round(p, l, part, s.k - 1) + (s.k - 1) * reduce(p, part) + copy(p, part);
+        rounds.push_back({w, part, (s.k - 1) * reduce(p, part) + copy(p, part)});
         if (gather) {
             // After the scatter-reduce the members start apart: their
             // messages come in one after another.
-            t += fan_out(p, l, part, s.k - 1);
+            t += fan_out(p, p.multiply_round(n, w, s.k), part, s.k - 1);
         }
     }
-    return t;
+    return multiply_chain(p, n, s.k, s.p, rounds, nullptr) + t;
 }
 
 double allreduce_recursive_doubling(const Args &a, uint32_t n, const Params &p) {
     const double m = bytes_of(a);
     const double c = a.inplace ? 0 : copy(p, m);
     const uint32_t pw = pat::pow2_floor(n);
-    const Link &l = p.team(n);
-    double t = c + fold_in(p, l, m, n, pw, m) + fold_out(p, l, m, n, pw);
+    std::vector<ChainRound> rounds;
     for (uint32_t w = 1; w < pw; w *= 2) {
-        t += step(p, p.multiply_round(n, w, 2), m) + reduce(p, m);
+        rounds.push_back({w, m, reduce(p, m)});
     }
-    return t;
+    const Extras extras{m, reduce(p, m), 0, m};
+    return c + multiply_chain(p, n, 2, pw, rounds, &extras);
 }
 
 double allreduce_knomial(const Args &a, uint32_t n, const Params &p) {
@@ -90,15 +92,13 @@ double allreduce_knomial(const Args &a, uint32_t n, const Params &p) {
         return c;
     }
     const pat::MultiplyShape s = pat::multiply_shape(a.radix, n);
-    const Link &l = p.team(n);
-    uint32_t rounds = 0;
-    double t = c + fold_in(p, l, m, n, s.p, m) + fold_out(p, l, m, n, s.p);
+    std::vector<ChainRound> rounds;
     for (uint32_t d = 1; d < s.p; d *= s.k) {
-        ++rounds;
-        t += round(p, p.multiply_round(n, d, s.k), m, s.k - 1) + (s.k - 1) * reduce(p, m);
+        rounds.push_back({d, m, (s.k - 1) * reduce(p, m)});
     }
-    const double back = rounds % 2 == 1 ? copy(p, m) : 0;  // the last partial in the spare
-    return t + back;
+    const double back = rounds.size() % 2 == 1 ? copy(p, m) : 0;  // the last partial in the spare
+    const Extras extras{m, reduce(p, m), 0, m};
+    return c + multiply_chain(p, n, s.k, s.p, rounds, &extras) + back;
 }
 
 double allreduce_rabenseifner(const Args &a, uint32_t n, const Params &p) {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "lib/coll/patterns/knomial.h"
+#include "lib/cost/chain.h"
 #include "lib/cost/formulas.h"
 #include "lib/cost/loggp.h"
 #include "lib/cost/tree.h"
@@ -49,13 +50,14 @@ double bcast_sag_knomial(const Args &a, uint32_t n, const Params &p) {
     return root + scattered + (n - 1) * step(p, chain, b);
 }
 
-// Step d: every rank tells rank + d, each on its own link (distance_round).
+// Step d: every rank tells rank + d and hears from rank - d, whose chain
+// may have crossed nodes more often (chain.h).
 double barrier_dissemination(const Args &, uint32_t n, const Params &p) {
-    double t = 0;
+    std::vector<ChainRound> rounds;
     for (uint64_t d = 1; d < n; d *= 2) {
-        t += step(p, p.distance_round(n, d), 0);
+        rounds.push_back({n - d, 0, 0});
     }
-    return t;
+    return distance_chain(p, n, rounds);
 }
 
 double barrier_knomial(const Args &a, uint32_t n, const Params &p) {
