@@ -1,4 +1,4 @@
-// Rounds at doubling distances, rank by rank (chain.h).
+// Rounds of exchanges, rank by rank (chain.h).
 #include "lib/cost/chain.h"
 
 #include <algorithm>
