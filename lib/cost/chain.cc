@@ -69,6 +69,21 @@ double distance_chain(const Params &p, uint32_t n, std::span<const ChainRound> r
     return *std::max_element(t.begin(), t.end());
 }
 
+double fold_in(const Params &p, const Link &l, const Extras &x, uint32_t n, uint32_t ranks,
+               double first) {
+    const uint32_t most = (n - 1) / ranks;
+    if (n == ranks || most == 0) {
+        return 0;
+    }
+    return msg(p, l, x.in) + most * x.in_local + (most - 1) * recv_cpu(p, l, x.in) -
+           (n - ranks == 1 && ranks > 1 ? flight(p, l, first) : 0);
+}
+
+double fold_out(const Params &p, const Link &l, const Extras &x, uint32_t n, uint32_t ranks) {
+    const uint32_t most = (n - 1) / ranks;
+    return n == ranks || most == 0 ? 0 : x.out_local + fan_out(p, l, x.out, most);
+}
+
 bool walks(const Params &p, uint32_t n, uint32_t k, uint32_t ranks,
            std::span<const ChainRound> rounds) {
     if (p.ppn == 0 || n <= p.ppn || ranks > kExactRanks) {
@@ -95,15 +110,8 @@ double multiply_chain(const Params &p, uint32_t n, uint32_t k, uint32_t ranks,
     if (!walks(p, n, k, ranks, rounds)) {
         // The busiest proxy's extras, each round's slowest member.
         const Link &l = p.team(n);
-        double t = 0;
-        if (most > 0) {
-            // When it is the only proxy, its partners' first messages are in
-            // when it starts: its lag counts less their flight.
-            const double first = rounds.empty() ? 0 : rounds.front().bytes;
-            t += msg(p, l, x.in) + most * x.in_local + (most - 1) * recv_cpu(p, l, x.in) -
-                 (n - ranks == 1 && ranks > 1 ? flight(p, l, first) : 0);
-            t += x.out_local + fan_out(p, l, x.out, most);
-        }
+        const double first = rounds.empty() ? 0 : rounds.front().bytes;
+        double t = most > 0 ? fold_in(p, l, x, n, ranks, first) + fold_out(p, l, x, n, ranks) : 0;
         for (const ChainRound &c : rounds) {
             t += round(p, p.multiply_round(n, c.d, k), c.bytes, k - 1) + c.local;
         }

@@ -48,6 +48,15 @@ struct Extras {
     double out = 0;
 };
 
+// The extras summed on one link l, for the formulas that do not walk: the
+// proxy with the most of them takes their messages (in_local each) and
+// sends them the result. When it is the only proxy, its partners of the
+// first round do not lag: their messages are in when it starts the round
+// (`first`: that round's bytes), so its lag counts less their flight.
+double fold_in(const Params &p, const Link &l, const Extras &x, uint32_t n, uint32_t ranks,
+               double first);
+double fold_out(const Params &p, const Link &l, const Extras &x, uint32_t n, uint32_t ranks);
+
 // The same for recursive multiplying of radix k over ranks 0 .. ranks - 1
 // of an n-rank team, each round's d its stride w, with the extras around
 // (nullptr: the caller counts them).

@@ -28,24 +28,6 @@ double ring_reduce_step(const Params &p, const Link &l, const Args &a, double b)
     return msg(p, l, chunk) + reduce(p, chunk) + (chunks - 1) * each + ack(p, l, chunk);
 }
 
-// Recursive multiplying's extra ranks (allreduce_extras.cc): the proxy with
-// the most of them receives and folds them in, and sends them the result.
-// When it is the only proxy, its partners of the first round do not lag:
-// their messages are in when it starts the round (`first`: that round's
-// bytes), so its lag counts less their flight.
-double fold_in(const Params &p, const Link &l, double b, uint32_t n, uint32_t pw, double first) {
-    const uint32_t extras = (n - 1) / pw;
-    if (n == pw || extras == 0) {
-        return 0;
-    }
-    return msg(p, l, b) + extras * reduce(p, b) + (extras - 1) * recv_cpu(p, l, b) -
-           (n - pw == 1 && pw > 1 ? flight(p, l, first) : 0);
-}
-double fold_out(const Params &p, const Link &l, double b, uint32_t n, uint32_t pw) {
-    const uint32_t extras = (n - 1) / pw;
-    return n == pw || extras == 0 ? 0 : fan_out(p, l, b, extras);
-}
-
 // The largest of p near-equal blocks of `count` elements, times w blocks.
 double run_bytes(uint64_t units, uint32_t pw, uint32_t w, double unit_bytes) {
     uint64_t off;
@@ -106,7 +88,8 @@ double allreduce_rabenseifner(const Args &a, uint32_t n, const Params &p) {
     const double c = a.inplace ? 0 : copy(p, m);
     const uint32_t pw = pat::pow2_floor(n);
     const Link &l = p.team(n);
-    double t = c + fold_in(p, l, m, n, pw, m / 2) + fold_out(p, l, m, n, pw);
+    const Extras x{m, reduce(p, m), 0, m};
+    double t = c + fold_in(p, l, x, n, pw, m / 2) + fold_out(p, l, x, n, pw);
     for (uint32_t w = pw / 2; w >= 1; w /= 2) {
         const double half = run_bytes(a.count, pw, w, static_cast<double>(a.esize));
         t += 2 * step(p, p.multiply_round(n, w, 2), half) + reduce(p, half);
@@ -132,9 +115,10 @@ double allreduce_sra_knomial(const Args &a, uint32_t n, const Params &p) {
     }
     const pat::MultiplyShape s = pat::multiply_shape(a.radix, n);
     const Link &l = p.team(n);
-    return c + fold_in(p, l, m, n, s.p, m / s.k) +
+    const Extras x{m, reduce(p, m), 0, m};
+    return c + fold_in(p, l, x, n, s.p, m / s.k) +
            knomial_runs(p, n, s, a.count, static_cast<double>(a.esize), true) +
-           fold_out(p, l, m, n, s.p);
+           fold_out(p, l, x, n, s.p);
 }
 
 double allreduce_sharp(const Args &a, uint32_t, const Params &p) {
@@ -191,7 +175,7 @@ double reduce_scatter_knomial(const Args &a, uint32_t n, const Params &p) {
     const pat::MultiplyShape s = pat::multiply_shape(a.radix, n);
     const Link &l = p.team(n);
     const uint32_t extras = (n - 1) / s.p;
-    return copy(p, total) + fold_in(p, l, total, n, s.p, total / s.k) +
+    return copy(p, total) + fold_in(p, l, {total, reduce(p, total), 0, 0}, n, s.p, total / s.k) +
            knomial_runs(p, n, s, n, b, false) + copy(p, b) +
            (n != s.p && extras > 0 ? fan_out(p, l, b, extras) : 0);
 }
