@@ -19,6 +19,10 @@
 
 namespace ucc {
 
+namespace select {
+class MemoBook;
+}
+
 // What the core tells the world about a collective, for timelines.
 struct SpanInfo {
     const char *collective = "";  // "allreduce", ...
@@ -153,6 +157,12 @@ class SimulatedWorld {
     // Fault injection: true when the world fails this visit of `site` (the
     // caller then fails as if the allocation had).
     virtual bool fail_allocation(AllocSite site) = 0;
+
+    // Where the contexts of this world's ranks remember their selections by
+    // cost (lib/select/memo.h): one book for the whole world, so that ranks
+    // with alike settings predict each choice once; nullptr: each context
+    // keeps its own.
+    virtual select::MemoBook *memo_book() { return nullptr; }
 
     // In-network reduction (a switch tree that reduces, as SHARP; the
     // network's sharp_lat): whether this world has one.

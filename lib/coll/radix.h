@@ -40,12 +40,14 @@ struct RadixRange {
     uint64_t hi = UINT64_MAX;
     uint32_t mem_mask = ~0u;
     uint32_t value = 0;
+    bool operator==(const RadixRange &) const = default;
 };
 
 // One variable's value. 0: auto.
 struct RadixSetting {
     std::vector<RadixRange> ranges;  // the first that holds decides
     uint32_t value = 0;              // where none holds
+    bool operator==(const RadixSetting &) const = default;
 };
 
 // A context's radixes: the variables set (radix_vars() index; few or none:
@@ -54,9 +56,11 @@ struct Radixes {
     struct Set {
         uint32_t var = 0;
         RadixSetting setting;
+        bool operator==(const Set &) const = default;
     };
     uint32_t fallback = 4;
     std::vector<Set> set;
+    bool operator==(const Radixes &) const = default;
 };
 
 // The variable that sets `alg`'s radix; nullptr: none (it takes

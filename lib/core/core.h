@@ -19,6 +19,7 @@
 #include "lib/core/config.h"
 #include "lib/core/log.h"
 #include "lib/core/mapped_memory.h"
+#include "lib/select/memo.h"
 #include "lib/select/select.h"
 #include "lib/simulated.h"
 #include "lib/tag.h"
@@ -290,6 +291,11 @@ struct Context final : CompletionSink, coll::Scheduler, Drain {
     // built-in rules).
     const cost::Params *net = nullptr;
     std::unique_ptr<cost::Params> own_net;
+    // Where its selections by cost are remembered (lib/select/memo.h): in
+    // the simulated world's book (sim->memo_book()) or in own_memos; null:
+    // none (no network, or a full book).
+    select::Memo *memo = nullptr;
+    std::unique_ptr<select::MemoBook> own_memos;
     bool tl_recording = false;    // sim->recording()
     bool tl_timing_only = false;  // sim->timing_only()
     ucc_context_type_t type = UCC_CONTEXT_SHARED;

@@ -34,6 +34,7 @@ struct Link {
     double L = 0;       // seconds
     double G = 0;       // seconds per byte on the wire
     double across = 0;  // the share of its messages between nodes (0: within a node)
+    bool operator==(const Link &) const = default;
 };
 
 // How a path moves a message by its size (network_model.h's protocols), in
@@ -58,6 +59,7 @@ struct Protocol {
     bool pulled(double b) const { return pulls && b > zcopy && b > inline_max; }
     double pull(double b) const { return pulled(b) ? o_pull + b * pull_G : 0; }
     double wait(double b) const { return (b > rndv ? rndv_wait : 0) + (b > inline_max ? dma : 0); }
+    bool operator==(const Protocol &) const = default;
 };
 
 struct Params {
@@ -153,6 +155,7 @@ struct Params {
     // the memory's bandwidths. Applied once (what it returns has no cores
     // and no cache left to apply).
     Params for_team(uint32_t n, double working) const;
+    bool operator==(const Params &) const = default;
 };
 
 // Predicted seconds of `alg` running `a` on a team of `n` ranks (v-variants

@@ -6,6 +6,7 @@
 
 #include "lib/coll/algorithms.h"
 #include "lib/coll/coll_types.h"
+#include "lib/select/memo.h"
 #include "lib/select/select.h"
 
 namespace ucc::select {
@@ -32,7 +33,9 @@ bool by_cost_among(const coll::Algorithm &a) {
     return !above_host(a) || a.hierarchical;
 }
 
-const coll::Algorithm *cheapest(const Query &q, const coll::Args &args, std::string *why) {
+namespace {
+
+const coll::Algorithm *predict_cheapest(const Query &q, const coll::Args &args, std::string *why) {
     // Predicted from what every member passes alike: in place is a rooted
     // collective's root's alone, and may differ by rank elsewhere too.
     coll::Args same = args;
@@ -66,6 +69,21 @@ const coll::Algorithm *cheapest(const Query &q, const coll::Args &args, std::str
                                 : std::string(" (the only one with a formula)"));
     }
     return best;
+}
+
+}  // namespace
+
+const coll::Algorithm *cheapest(const Query &q, const coll::Args &args, std::string *why) {
+    if (why != nullptr || q.memo == nullptr) {
+        return predict_cheapest(q, args, why);
+    }
+    const MemoKey key = memo_key(q, args);
+    const coll::Algorithm *alg = nullptr;
+    if (!q.memo->find(key, &alg)) {
+        alg = predict_cheapest(q, args, nullptr);
+        q.memo->remember(key, alg);
+    }
+    return alg;
 }
 
 }  // namespace ucc::select

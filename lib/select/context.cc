@@ -98,7 +98,9 @@ void load_radixes(const Config &config, const Logger &log, coll::Radixes *out) {
     }
 }
 
-ucc_status_t context_network(Context &ctx) {
+namespace {
+
+ucc_status_t find_network(Context &ctx) {
     ctx.net = nullptr;
     if (!ctx.tuning.by_cost) {
         return UCC_OK;
@@ -126,6 +128,24 @@ ucc_status_t context_network(Context &ctx) {
     ctx.net = ctx.own_net.get();
     UCC_LOG(ctx.log, kDebug, "selection by cost on UCC_NETWORK=%s (%s)", named.c_str(),
             arg.spec.c_str());
+    return UCC_OK;
+}
+
+}  // namespace
+
+ucc_status_t context_network(Context &ctx) {
+    ctx.memo = nullptr;
+    if (const ucc_status_t st = find_network(ctx); st != UCC_OK || ctx.net == nullptr) {
+        return st;
+    }
+    select::MemoBook *book = ctx.sim != nullptr ? ctx.sim->memo_book() : nullptr;
+    if (book == nullptr) {
+        ctx.own_memos = std::make_unique<select::MemoBook>();
+        book = ctx.own_memos.get();
+    }
+    const select::MemoSettings settings{*ctx.net, ctx.tuning.radixes, ctx.tuning.pipelines,
+                                        ctx.tuning.hybrid};
+    ctx.memo = book->memo_for(settings);
     return UCC_OK;
 }
 
@@ -181,6 +201,7 @@ const coll::Algorithm *select_algorithm(const Context &ctx, Team &t, const coll:
     if (ctx.net != nullptr) {
         net = team_cost_params(ctx, t, a, size);
         q.net = &net;
+        q.memo = ctx.memo;
     }
     select::Choice c =
         select::choose(q, ctx.tuning.thresholds, ctx.tuning.forced[coll::type_index(a.type)],
@@ -200,6 +221,7 @@ const coll::Algorithm *Team::select_flat(const coll::Args &a, uint32_t size) {
     if (ctx->net != nullptr) {
         net = team_cost_params(*ctx, *this, a, size);
         q.net = &net;
+        q.memo = ctx->memo;
     }
     select::Choice c =
         select::choose(q, ctx->tuning.thresholds, nullptr, ctx->tuning.rules, &a, false);

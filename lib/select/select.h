@@ -18,6 +18,8 @@
 
 namespace ucc::select {
 
+class Memo;
+
 // What selection looks at.
 struct Query {
     ucc_coll_type_t type = UCC_COLL_TYPE_BARRIER;
@@ -34,6 +36,9 @@ struct Query {
     // The network as this team sees it (its ranks per node), when the
     // algorithm is chosen by predicted cost; null: by the built-in rules.
     const cost::Params *net = nullptr;
+    // Where the cheapest predicted algorithms are remembered (memo.h);
+    // null: predicted at every call.
+    Memo *memo = nullptr;
     // The message size TUNE ranges compare: count x element size, times the
     // team size for collectives whose count is a per-rank block (allgather(v),
     // gather(v), scatter(v), alltoall(v), reduce_scatter(v)).
@@ -178,7 +183,8 @@ const std::string &alg_var(ucc_coll_type_t t);
 // several nodes). Predicted
 // without the in-place flag, which members may pass differently (a rooted
 // collective's root alone): every member must choose alike. `why`, when
-// given, gets the figures.
+// given, gets the figures; else q.memo, when given, answers what it has
+// seen and remembers the rest.
 const coll::Algorithm *cheapest(const Query &q, const coll::Args &args, std::string *why);
 
 }  // namespace ucc::select

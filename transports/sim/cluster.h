@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "lib/net/network_model.h"
+#include "lib/select/memo.h"
 #include "lib/simulated.h"
 #include "lib/transport.h"
 #include "transports/sim/calendar.h"
@@ -350,6 +351,8 @@ class Cluster {
     const NetworkModel &net() const { return params_.net; }
     // The network's parameters for the core's selection by cost.
     const cost::Params &cost() const { return cost_; }
+    // Every rank's selections by cost (SimulatedWorld::memo_book).
+    select::MemoBook &memos() { return memos_; }
     bool timing_only() const { return params_.timing_only; }
     bool inputs_written() const { return params_.inputs_written; }
     bool fiberless() const { return params_.fiberless; }
@@ -609,6 +612,7 @@ class Cluster {
 
     ClusterParams params_;
     cost::Params cost_;
+    select::MemoBook memos_;
     std::unique_ptr<RunShare> run_share_;
     std::function<void(uint32_t)> program_;
     uint32_t n_;

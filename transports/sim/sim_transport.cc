@@ -1026,6 +1026,10 @@ const ucc::cost::Params *SimTransport::cost_params() const {
     return cluster_ == nullptr ? nullptr : &cluster_->cost();
 }
 
+ucc::select::MemoBook *SimTransport::memo_book() {
+    return cluster_ == nullptr ? nullptr : &cluster_->memos();
+}
+
 double SimTransport::now() const {
     if (cluster_ == nullptr) {
         return 0;

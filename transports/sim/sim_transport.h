@@ -108,6 +108,7 @@ class SimTransport final : public ucc::Transport, public ucc::SimulatedWorld {
     void exchange_cancel(void *req) override;
     bool find_conflict(Tag base, Tag mask, uint64_t signature, Peer *peer,
                        uint64_t *theirs) const override;
+    ucc::select::MemoBook *memo_book() override;
     void charge(Work kind, size_t bytes, uint64_t working = 0) override;
     bool wants_working_set() const override;
     bool wants_inputs() const override;

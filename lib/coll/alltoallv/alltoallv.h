@@ -18,6 +18,7 @@ struct HybridSettings {
     // flight at once, and their bytes (at least one exchange).
     uint32_t posts = 3;
     uint64_t chunk_bytes = 12 * 1024;
+    bool operator==(const HybridSettings &) const = default;
 };
 
 // a.hybrid, or the defaults where the core set none.

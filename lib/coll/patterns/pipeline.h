@@ -35,6 +35,7 @@ struct PipelineSetting {
     uint64_t frag_bytes = UINT64_MAX;
     uint32_t frags = 2;
     uint32_t depth = 2;
+    bool operator==(const PipelineSetting &) const = default;
 };
 
 // The four the reference has (cl/hier's ALLREDUCE_RAB_PIPELINE,
@@ -44,6 +45,7 @@ struct Pipelines {
     PipelineSetting split_rail;
     PipelineSetting bcast_2step;
     PipelineSetting reduce_2step;
+    bool operator==(const Pipelines &) const = default;
 };
 
 // How many fragments `count` elements of `esize` bytes take under `s` (1:
