@@ -7,8 +7,9 @@
 // rotating among `n_bufs` buffer sets, moving the root by `root_shift` per
 // iteration, re-posting persistent requests. Two timings:
 //   per iteration  a barrier before every iteration and each iteration timed
-//                  alone, init and finalize outside (ucc_perftest, the
-//                  reference's way);
+//                  alone from its init to its finalize, a persistent
+//                  request's post to completion (ucc_perftest: the
+//                  reference's ucc_perftest times the same span);
 //   back to back   one barrier before the timed iterations, which then run
 //                  without pause, init and finalize included (ucc_sim: the
 //                  simulator's virtual clock has no noise to shield from).
@@ -113,6 +114,10 @@ struct SweepWorld {
     const char *(*algorithm)(ucc_coll_req_h) = nullptr;  // what a completed request ran
     bool shared = false;   // every rank is in this process and adds to one Results
     ucc_oob_coll_t oob{};  // SweepPlan::aligned's (the simulator's OOB over all ranks)
+    // How the measured collective is initialised and finalized (the API's
+    // own; a test times them by its own clock).
+    ucc_status_t (*init)(ucc_coll_args_t *, ucc_coll_req_h *, ucc_team_h) = ucc_collective_init;
+    ucc_status_t (*finalize)(ucc_coll_req_h) = ucc_collective_finalize;
 };
 
 // The arguments of iteration `it` of a count, for both styles of the sweep:

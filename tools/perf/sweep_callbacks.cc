@@ -127,15 +127,15 @@ bool CallbackSweep::step() {
         post_collective();
         return true;
     }
-    const double t1 = w_.now();
     if (c.it == c.warmup) {
         c.algorithm = w_.algorithm(req_);
     }
     if (c.spec.persistent) {
         c.persistent[c.b] = req_;
     } else {
-        ucc_collective_finalize(req_);
+        w_.finalize(req_);
     }
+    const double t1 = w_.now();
     req_ = nullptr;
     if (status_ != UCC_OK) {
         fail(std::string(c.spec.coll->name) + " of " + std::to_string(c.count) +
@@ -213,13 +213,15 @@ void CallbackSweep::post_collective() {
     req_ = c.persistent[c.b];
     c.persistent[c.b] = nullptr;
     ucc_status_t st = UCC_OK;
-    if (req_ == nullptr &&
-        (st = ucc_collective_init(&c.calls[c.b].args, &req_, lc_.team)) != UCC_OK) {
+    c.t0 = w_.now();  // a persistent request's init is outside (below)
+    if (req_ == nullptr && (st = w_.init(&c.calls[c.b].args, &req_, lc_.team)) != UCC_OK) {
         req_ = nullptr;
         fail(failed("ucc_collective_init", st));
         return;
     }
-    c.t0 = w_.now();
+    if (c.spec.persistent) {
+        c.t0 = w_.now();
+    }
     if ((st = ucc_collective_post(req_)) != UCC_OK) {
         ucc_collective_finalize(req_);
         req_ = nullptr;
