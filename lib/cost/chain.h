@@ -13,9 +13,10 @@
 // nodes more or less often than its own, and the slowest chain decides,
 // which no average of the links per round gives. distance_chain costs
 // O(ppn log n) when the nodes are full (a node's ranks repeat on every
-// node), O(n log n) otherwise; multiply_chain O(n k log n). Beyond
-// kExactRanks ranks (and full nodes for distance_chain) each round takes
-// its averaged link (Params::distance_round, multiply_round) instead.
+// node), O(n log n) otherwise; multiply_chain O(n k log n), paid once per
+// selection a context remembers (lib/select/memo.h). Beyond kExactRanks
+// ranks (and full nodes for distance_chain) each round takes its averaged
+// link (Params::distance_round, multiply_round) instead.
 #pragma once
 
 #include <cstdint>
@@ -31,7 +32,7 @@ struct ChainRound {
     double local = 0;  // the rank's own work after the round (packing)
 };
 
-inline constexpr uint32_t kExactRanks = 64;
+inline constexpr uint32_t kExactRanks = 4096;
 
 // From every rank starting at once to the last rank done with every round.
 double distance_chain(const Params &p, uint32_t n, std::span<const ChainRound> rounds);
