@@ -39,8 +39,9 @@ struct SpanInfo {
 
 // Compute-cost classes the world charges virtual time for: copies and
 // reductions of `bytes`, and the library's own time for one collective call
-// (kCall, bytes unused: the network's o_call).
-enum class Work : uint8_t { kCopy, kReduce, kCall };
+// (kCall, bytes unused: the network's o_call) and for initialising and
+// finalizing one (kInit: o_init).
+enum class Work : uint8_t { kCopy, kReduce, kCall, kInit };
 
 // What the world may run on a waiting rank's behalf (idle_draining): one pass
 // of progress that never waits. Returns true when the pass did something the

@@ -45,6 +45,9 @@ every other pull the other.
   reduce, reduce_mem    memcpy_bw --reduce (the library's kernel) at 256 KiB
                         and at 4 MiB
   o_call                the library's own time per collective (recorded)
+  o_init                its time to initialise and finalize one (measured:
+                        two processes' ucc_perftest iteration, init to
+                        finalize, less a persistent one's)
 """
 import argparse
 
@@ -139,6 +142,7 @@ def main():
     ap.add_argument("--yield", dest="yields", default="", help="one-way us on 1 CPU, on 2")
     ap.add_argument("--cores", type=int, required=True)
     ap.add_argument("--call-ns", type=float, default=0)
+    ap.add_argument("--init-ns", type=float, default=0)
     a = ap.parse_args()
     curve = lambda text: sorted((int(b), float(t)) for b, t in (x.split(":") for x in text.split()))
     lat = curve(a.lat)
@@ -177,6 +181,7 @@ def main():
     print(f"o_send = {o * 1e3:.0f}ns")
     print(f"o_recv = {o * 1e3:.0f}ns")
     print(f"o_call = {a.call_ns:.0f}ns")
+    print(f"o_init = {a.init_ns:.0f}ns")
     print("g = 0")
     print("bw_intra = inf")
     print(f"short_intra = {short}")

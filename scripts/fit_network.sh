@@ -33,6 +33,10 @@
 #   ucc_perftest, recorded             the library's own time per collective as
 #                                      a recording sees it: post to done of a
 #                                      4-byte allreduce on a team of one (median)
+#   ucc_run -n 2 ucc_perftest          the library's time to initialise and
+#                                      finalize a collective (o_init): a 4-byte
+#                                      allreduce timed from init to finalize less
+#                                      the same persistent (median of 5 pairs)
 # Fitted by scripts/fit_network.py (see there); every rank on one node.
 set -euo pipefail
 build="$(cd "${1:-build}" && pwd)"
@@ -91,7 +95,26 @@ for line in open(sys.argv[1]):
 print(statistics.median(spans) if spans else 0)
 PY
 )"
+# The library's time to initialise and finalize a collective: two processes'
+# 4-byte allreduce timed by ucc_perftest from init to finalize, less the
+# same persistent (post to completion, init outside); the median of five
+# pairs.
+for i in 1 2 3 4 5; do
+    for p in "" -p; do
+        "$build/ucc_run" -n 2 "$build/ucc_perftest" -c allreduce -b 1 -e 1 -n 20000 -w 2000 \
+            --no-check --no-progress $p --json "$calls/iteration$p.$i.json" >/dev/null
+    done
+done
+init_ns="$(python3 - "$calls" <<'PY'
+import glob, json, os, statistics, sys
+us = lambda f: json.loads(open(f).readline())["avg_us"]
+pairs = [us(f) - us(f.replace("iteration.", "iteration-p."))
+         for f in sorted(glob.glob(os.path.join(sys.argv[1], "iteration.*.json")))]
+print(max(statistics.median(pairs), 0) * 1e3 if pairs else 0)
+PY
+)"
 rm -rf "$calls"
 python3 "$(dirname "$0")/fit_network.py" --lat "$lats" ${written:+--lat-written "$written"} \
     ${written:+$([[ "$pulls" == both ]] && echo --written-keys)} --rate "$rate" --am-short "${am_short:-0}" \
-    --copy "$copy" --copy-mem "$copy_mem" --reduce "$reduce" --reduce-mem "$reduce_mem" --yield "$yields" --cores "$(nproc)" --call-ns "$call_ns" >"$out"
+    --copy "$copy" --copy-mem "$copy_mem" --reduce "$reduce" --reduce-mem "$reduce_mem" --yield "$yields" --cores "$(nproc)" --call-ns "$call_ns" \
+    --init-ns "$init_ns" >"$out"

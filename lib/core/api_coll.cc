@@ -504,6 +504,9 @@ ucc_status_t coll_init_checked(ucc_coll_args_t *coll_args, ucc_coll_req_h *reque
         r->record(e);
     }
     coll_trace(*r, ucc::core::LogLevel::kInfo, "init");
+    if (ctx.sim != nullptr) {
+        ctx.sim->charge(ucc::Work::kInit, 0);  // the library's time to init and finalize
+    }
     *request = &r.release()->super;
     return UCC_OK;
 }

@@ -19,7 +19,8 @@ constexpr int64_t kTimeMaxPs = 1'000'000'000'000'000'000;
 constexpr uint64_t kBandwidthMax = 1'000'000'000'000'000;
 
 const char *const kKnownKeys =
-    "ppn, lat, lat_intra, lat_inter, bw, bw_intra, bw_inter, o, o_send, o_recv, o_call, g, copy, "
+    "ppn, lat, lat_intra, lat_inter, bw, bw_intra, bw_inter, o, o_send, o_recv, o_call, o_init, g, "
+    "copy, "
     "reduce, jitter, nic_bw, nic_rate, node_bw, rndv, rndv_inter, rndv_intra, bcopy, bcopy_intra, "
     "bcopy_inter, o_bcopy, short, short_intra, short_inter, zcopy, zcopy_intra, zcopy_inter, "
     "dma_read, sharp_lat, sharp_bw, cma, o_cma, cache, cma_mem, copy_mem, reduce_mem, "
@@ -294,6 +295,9 @@ std::string NetworkModel::describe() const {
     if (o_call_ps != 0) {
         s += ",o_call=" + format_time_ps(o_call_ps);
     }
+    if (o_init_ps != 0) {
+        s += ",o_init=" + format_time_ps(o_init_ps);
+    }
     if (o_bcopy_ps != 0) {
         s += ",o_bcopy=" + format_time_ps(o_bcopy_ps);
     }
@@ -456,8 +460,9 @@ ucc_status_t parse_network(const char *spec, NetworkModel *out, std::string *err
             }
         } else if (key == "lat" || key == "lat_intra" || key == "lat_inter" || key == "o" ||
                    key == "o_send" || key == "o_recv" || key == "g" || key == "jitter" ||
-                   key == "sharp_lat" || key == "o_bcopy" || key == "o_call" || key == "dma_read" ||
-                   key == "wake" || key == "o_cma" || key == "o_cma_written" || key == "noise") {
+                   key == "sharp_lat" || key == "o_bcopy" || key == "o_call" || key == "o_init" ||
+                   key == "dma_read" || key == "wake" || key == "o_cma" || key == "o_cma_written" ||
+                   key == "noise") {
             if (!parse_time(val, &t)) {
                 return bad_value(time_expect);
             }
@@ -481,6 +486,8 @@ ucc_status_t parse_network(const char *spec, NetworkModel *out, std::string *err
                 m.o_bcopy_ps = t;
             } else if (key == "o_call") {
                 m.o_call_ps = t;
+            } else if (key == "o_init") {
+                m.o_init_ps = t;
             } else if (key == "dma_read") {
                 m.dma_read_ps = t;
             } else if (key == "wake") {

@@ -49,7 +49,8 @@
 // cma_mem_written beyond the cache (0: cma_mem, as in memory who wrote the
 // data last matters little; both 0: cma_written); unset, all pulls alike.
 // Local compute (copies, reductions) costs bytes / bandwidth, and every
-// collective posted costs its rank o_call of the library's own time.
+// collective posted costs its rank o_call of the library's own time, every
+// one initialised o_init (its init and finalize, charged at the init).
 // A node of more ranks than cores (cores; 0: a core per rank) runs them in
 // turns: each rank's CPU time above takes its core (the one of its index in
 // the node modulo cores) when the core is free, and work after another
@@ -87,6 +88,7 @@ struct NetworkModel {
     int64_t o_send_ps = 200'000;           // CPU overhead per message, sender
     int64_t o_recv_ps = 200'000;           // CPU overhead per message, receiver
     int64_t o_call_ps = 0;                 // the library's time per collective call
+    int64_t o_init_ps = 0;                 // ... to initialise and finalize one
     int64_t gap_ps = 50'000;               // NIC gap per message
     uint64_t copy_bps = 20'000'000'000;    // local copy bandwidth
     uint64_t reduce_bps = 10'000'000'000;  // local reduction bandwidth
@@ -248,7 +250,7 @@ bool network_preset(const std::string &name, NetworkModel *out);
 // start with a preset name (default base: "hdr"), e.g.
 //   "hdr,ppn=16,lat_inter=2us,bw_inter=12.5GB/s,jitter=1us,o=100ns".
 // Keys: ppn; lat, lat_intra, lat_inter; bw, bw_intra, bw_inter; o, o_send,
-// o_recv; o_call; g; copy; reduce; jitter; nic_bw, nic_rate, node_bw; rndv,
+// o_recv; o_call; o_init; g; copy; reduce; jitter; nic_bw, nic_rate, node_bw; rndv,
 // rndv_inter, rndv_intra; bcopy, bcopy_intra, bcopy_inter, o_bcopy; short,
 // short_intra, short_inter; zcopy, zcopy_intra, zcopy_inter; dma_read;
 // sharp_lat, sharp_bw; cma, o_cma, cache, cma_mem, copy_mem, reduce_mem;

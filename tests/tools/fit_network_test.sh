@@ -32,7 +32,7 @@ PY
 }
 lats="$(curve 1.5 16e3 8e3)"
 net="$(python3 "$here/scripts/fit_network.py" --lat "$lats" --rate 5e6 --am-short 100 \
-    --copy 30 --copy-mem 10 --reduce 15 --reduce-mem 9 --yield "1.2 0.2" --cores 2 --call-ns 500)"
+    --copy 30 --copy-mem 10 --reduce 15 --reduce-mem 9 --yield "1.2 0.2" --cores 2 --call-ns 500 --init-ns 300)"
 want() { grep -qx "$1" <<<"$net" || fail "expected \"$1\" in the fit:"$'\n'"$net"; }
 want "lat_intra = 100ns"
 want "o_send = 200ns"
@@ -51,6 +51,8 @@ want "reduce = 15.000GB/s"
 want "reduce_mem = 9.000GB/s"
 want "cores = 2"
 want "wake = 1000ns"
+want "o_call = 500ns"
+want "o_init = 300ns"
 grep -q "rms relative error 0.000" <<<"$net" || fail "the fit is not exact on its own curve"
 
 # Pulls of just-written data (ucx_exchange's forwarding ping-pong) slower
@@ -83,7 +85,7 @@ if command -v ucx_perftest >/dev/null; then
     trap 'rm -f "$file"' EXIT
     # Both curves (the default): ucx_perftest's and bench/ucx_exchange's.
     bash "$here/scripts/fit_network.sh" "$build" "$file"
-    for key in cma o_cma cma_written o_cma_written cores wake zcopy_intra; do
+    for key in cma o_cma cma_written o_cma_written cores wake zcopy_intra o_call o_init; do
         grep -q "^$key = " "$file" || fail "no $key in the fitted file"
     done
     grep -q "one-way latency sending what was just received" "$file" ||

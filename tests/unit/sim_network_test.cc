@@ -127,7 +127,7 @@ TEST(SimNetwork, DescribeParsesBack) {
                              "hdr,ppn=40,nic_bw=25GB/s,nic_rate=215M,node_bw=100GB/s,rndv=8K",
                              "hdr,rndv_inter=16K,rndv_intra=inf",
                              "hdr,short_intra=100,short_inter=2K,o_bcopy=200ns,bcopy_intra=4GB/s,"
-                             "bcopy_inter=10GB/s,zcopy=8K,o_call=1us,dma_read=500ns,"
+                             "bcopy_inter=10GB/s,zcopy=8K,o_call=1us,o_init=300ns,dma_read=500ns,"
                              "sharp_lat=2.4us,sharp_bw=350MB/s",
                              "hdr,zcopy_intra=8K,cma=7.5GB/s,o_cma=1.5us,cache=512K,cma_mem=4GB/s,"
                              "copy_mem=9GB/s,reduce_mem=3GB/s,cores=2,wake=1.5us",
@@ -156,6 +156,7 @@ TEST(SimNetwork, DescribeParsesBack) {
         EXPECT_EQ(back.zcopy_intra, m.zcopy_intra);
         EXPECT_EQ(back.zcopy_inter, m.zcopy_inter);
         EXPECT_EQ(back.o_call_ps, m.o_call_ps);
+        EXPECT_EQ(back.o_init_ps, m.o_init_ps);
         EXPECT_EQ(back.dma_read_ps, m.dma_read_ps);
         EXPECT_EQ(back.sharp_lat_ps, m.sharp_lat_ps);
         EXPECT_EQ(back.sharp_bw_bps, m.sharp_bw_bps);

@@ -1113,9 +1113,13 @@ void SimTransport::charge(Work kind, size_t bytes, uint64_t working) {
         return;
     }
     const NetworkModel &net = cluster_->net();
+    if (kind == Work::kInit && net.o_init_ps == 0) {
+        return;  // (a zero charge still books the rank's core)
+    }
     cluster_->advance(rank_, kind == Work::kCopy     ? net.copy_ps(bytes, working)
                              : kind == Work::kReduce ? net.reduce_ps(bytes, working)
-                                                     : net.o_call_ps);
+                             : kind == Work::kCall   ? net.o_call_ps
+                                                     : net.o_init_ps);
 }
 
 bool SimTransport::wants_working_set() const {
