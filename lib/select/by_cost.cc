@@ -19,22 +19,6 @@ std::string micros(double s) {
     return buf;
 }
 
-}  // namespace
-
-bool by_cost(const Query &q, const coll::Args *args) {
-    return q.net != nullptr && args != nullptr && !coll::is_v(q.type);
-}
-
-bool above_host(const coll::Algorithm &a) {
-    return a.hierarchical || a.score != 0;
-}
-
-bool by_cost_among(const coll::Algorithm &a) {
-    return !above_host(a) || a.hierarchical;
-}
-
-namespace {
-
 const coll::Algorithm *predict_cheapest(const Query &q, const coll::Args &args, std::string *why) {
     // Predicted from what every member passes alike: in place is a rooted
     // collective's root's alone, and may differ by rank elsewhere too.
@@ -72,6 +56,18 @@ const coll::Algorithm *predict_cheapest(const Query &q, const coll::Args &args, 
 }
 
 }  // namespace
+
+bool by_cost(const Query &q, const coll::Args *args) {
+    return q.net != nullptr && args != nullptr && !coll::is_v(q.type);
+}
+
+bool above_host(const coll::Algorithm &a) {
+    return a.hierarchical || a.score != 0;
+}
+
+bool by_cost_among(const coll::Algorithm &a) {
+    return !above_host(a) || a.hierarchical;
+}
 
 const coll::Algorithm *cheapest(const Query &q, const coll::Args &args, std::string *why) {
     if (why != nullptr || q.memo == nullptr) {
