@@ -3,7 +3,8 @@
 // trace_ordering.cc (P18-P22), trace_ownership.cc (P23, P25),
 // trace_lifecycle.cc (P27-P30), trace_active_sets.cc (P31, P32),
 // trace_teams.cc (P33-P36, P38), trace_faults.cc (P37, P39, P40),
-// trace_support.cc (P42) and trace_arguments.cc (P44, P45); the index is in
+// trace_support.cc (P42), trace_arguments.cc (P44, P45) and
+// trace_engines.cc (P48-P50); the index is in
 // trace_index.cc and what they share in trace_util.h. Each is written for clarity, not speed:
 // traces of property-test cases hold thousands of events, not millions.
 #include "model/trace.h"
@@ -53,6 +54,9 @@ constexpr Checker kCheckers[] = {
     {42, "same_algorithm", index_only<check_p42_same_algorithm>},
     {44, "argument_match", index_only<check_p44_argument_match>},
     {45, "argument_range", index_only<check_p45_argument_range>},
+    {48, "trigger", index_only<check_p48_trigger>},
+    {49, "events_in_order", index_only<check_p49_events_in_order>},
+    {50, "delivered_once", index_only<check_p50_delivered_once>},
 };
 
 }  // namespace

@@ -103,9 +103,10 @@ Findings check_p16_no_access_after_done(const TraceIndex &ix);
 Findings check_p17_fanin_fanout(const TraceIndex &ix);
 
 // ---- ordering and concurrency (P18-P22)
-// P18: on ordered teams each rank's k-th post on a team has sequence number k,
-// every participant of an instance posted the same collective (signature), and
-// no participant posted an instance twice.
+// P18: on ordered teams each rank's k-th post on a team has sequence number k
+// (a triggered post counts when it is made, and its trigger posts it under the
+// number it took then), every participant of an instance posted the same collective (signature),
+// and no participant posted an instance twice.
 Findings check_p18_ordered(const TraceIndex &ix);
 // P19: on unordered teams every instance (matched by tag) has agreeing
 // signatures, and no rank has two collectives outstanding with one tag.
@@ -186,8 +187,10 @@ Findings check_p37_failed_allocation(const TraceIndex &ix);
 // ---- timeouts and failure (P39, P40)
 // P39: a post with the TIMEOUT flag that fails with UCC_ERR_TIMED_OUT does so
 // no earlier than post + timeout and no later than one quantum after the later
-// of post + timeout and the rank's last init/post/finalize before it (calls
-// that do not progress: a rank busy in them notices deadlines afterwards).
+// of post + timeout and the rank's last init/post/finalize (or triggered post,
+// or set event) before it (calls that do not progress: a rank busy in them
+// notices deadlines afterwards). A triggered post's timeout runs from the
+// triggered post.
 Findings check_p39_timeout_bounds(const TraceIndex &ix, int64_t quantum_ps);
 // P40: after a post failed, no write to its user buffers follows.
 Findings check_p40_no_write_after_failure(const TraceIndex &ix);
@@ -206,6 +209,21 @@ Findings check_p44_argument_match(const TraceIndex &ix);
 // P45: the library accepted only in-range arguments: root and rank below the
 // participant count, and participants distinct.
 Findings check_p45_argument_range(const TraceIndex &ix);
+
+// ---- execution engines (P48-P50)
+// P48: nothing of a triggered collective happens before its trigger (no post,
+// message or buffer access while it waits), each trigger consumes the
+// engine's next input event, one the program set before, and the requests
+// waiting on an engine fire in the order they were parked.
+Findings check_p48_trigger(const TraceIndex &ix);
+// P49: an engine's output events come in order: emitted with consecutive
+// ordinals, a COLLECTIVE_POST for each trigger (queued before the
+// collective's post), handed out first in, first out.
+Findings check_p49_events_in_order(const TraceIndex &ix);
+// P50: each output event is handed out at most once, and acknowledged at most
+// once, after it was handed out by ucc_ee_get_event (ucc_ee_wait acknowledges
+// its own).
+Findings check_p50_delivered_once(const TraceIndex &ix);
 
 // What a checker may need besides the index: P39's progress quantum.
 struct CheckOptions {

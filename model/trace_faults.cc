@@ -79,9 +79,22 @@ Findings check_p39_timeout_bounds(const TraceIndex &ix, int64_t quantum_ps) {
     // last such call before the completion.
     std::map<const TraceEvent *, int64_t> busy_until;  // completion -> last non-progress call
     std::map<uint32_t, int64_t> last_call;             // rank -> time of its last such call
+    // A triggered post's timeout runs from the triggered post (API.md
+    // §4.11): post event -> the time of its triggered post.
+    std::map<std::pair<uint32_t, uint64_t>, int64_t> parked_at;
+    std::map<const TraceEvent *, int64_t> start_of;
     for (const TraceEvent &e : ix.trace()) {
+        if (e.kind == TraceKind::kTriggeredPost) {
+            parked_at[{e.rank, e.req}] = e.time_ps;
+        } else if (e.kind == TraceKind::kPost) {
+            if (auto it = parked_at.find({e.rank, e.req}); it != parked_at.end()) {
+                start_of[&e] = it->second;
+                parked_at.erase(it);
+            }
+        }
         if (e.kind == TraceKind::kInit || e.kind == TraceKind::kPost ||
-            e.kind == TraceKind::kFinalize) {
+            e.kind == TraceKind::kFinalize || e.kind == TraceKind::kTriggeredPost ||
+            e.kind == TraceKind::kEeSet) {
             last_call[e.rank] = e.time_ps;
         } else if (e.kind == TraceKind::kComplete && e.status == UCC_ERR_TIMED_OUT) {
             auto it = last_call.find(e.rank);
@@ -94,12 +107,13 @@ Findings check_p39_timeout_bounds(const TraceIndex &ix, int64_t quantum_ps) {
             continue;
         }
         const auto tau = static_cast<int64_t>(op.post->timeout * 1e12);
-        const int64_t lo = op.post_ps() + tau;
+        const auto started = start_of.find(op.post);
+        const int64_t lo = (started != start_of.end() ? started->second : op.post_ps()) + tau;
         const int64_t hi = std::max(lo, busy_until[op.done]) + quantum_ps;
         if (op.done_ps() < lo) {
             add(&f, 39,
-                op_name(op) + ": timed out at " + time_str(op.done_ps()) + ", before post + " +
-                    "timeout = " + time_str(lo));
+                op_name(op) + ": timed out at " + time_str(op.done_ps()) +
+                    ", before (triggered) post + timeout = " + time_str(lo));
         } else if (op.done_ps() > hi) {
             add(&f, 39,
                 op_name(op) + ": timed out at " + time_str(op.done_ps()) +

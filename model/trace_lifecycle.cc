@@ -38,7 +38,9 @@ Findings check_p27_persistent(const TraceIndex &ix) {
 
 Findings check_p28_status_machine(const TraceIndex &ix) {
     Findings f;
-    enum class S { kNone, kInit, kPosted, kCompleted, kFinalized };
+    // kWaiting: parked on an execution engine; kTriggered: its trigger fired,
+    // the post follows.
+    enum class S { kNone, kInit, kPosted, kCompleted, kFinalized, kWaiting, kTriggered };
     for (const auto &[k, h] : ix.requests()) {
         S s = S::kNone;
         bool has_cb = false;
@@ -55,8 +57,26 @@ Findings check_p28_status_machine(const TraceIndex &ix) {
                     has_cb = e->has_cb;
                     s = S::kInit;
                     break;
-                case TraceKind::kPost:
+                case TraceKind::kTriggeredPost:
                     if (s != S::kInit && s != S::kCompleted) {
+                        bad("triggered-posted while not initialised or completed");
+                    }
+                    if (cb_due) {
+                        bad("triggered-posted again before the callback of the previous post "
+                            "ran");
+                    }
+                    s = S::kWaiting;
+                    break;
+                case TraceKind::kTrigger:
+                    if (s != S::kWaiting) {
+                        bad("triggered without waiting for a trigger");
+                    }
+                    s = S::kTriggered;
+                    break;
+                case TraceKind::kPost:
+                    if (s == S::kWaiting) {
+                        bad("posted while it waited for its trigger");
+                    } else if (s != S::kInit && s != S::kCompleted && s != S::kTriggered) {
                         bad("posted while not initialised or completed");
                     }
                     if (cb_due) {
@@ -65,7 +85,9 @@ Findings check_p28_status_machine(const TraceIndex &ix) {
                     s = S::kPosted;
                     break;
                 case TraceKind::kComplete:
-                    if (s != S::kPosted) {
+                    if ((s == S::kWaiting || s == S::kTriggered) && e->status >= 0) {
+                        bad("completed with UCC_OK without running (it waited for a trigger)");
+                    } else if (s != S::kPosted && s != S::kWaiting && s != S::kTriggered) {
                         bad("completed without being in progress");
                     }
                     s = S::kCompleted;

@@ -26,21 +26,39 @@ using detail::time_str;
 Findings check_p18_ordered(const TraceIndex &ix) {
     Findings f;
     std::map<std::pair<uint32_t, uint32_t>, uint32_t> next_seq;  // (rank, team) -> expected
+    // Triggered posts take their number when made: (rank, req) -> it.
+    std::map<std::pair<uint32_t, uint64_t>, uint32_t> reserved;
     for (const TraceEvent &e : ix.trace()) {
         if (e.kind == TraceKind::kTeamCreated) {
             next_seq[{e.rank, e.team}] = 0;  // a new team (ids may be reused)
         }
-        if (e.kind != TraceKind::kPost || !e.ordered || e.active_set) {
+        const bool claims = e.kind == TraceKind::kTriggeredPost && e.ordered;
+        if (!claims && (e.kind != TraceKind::kPost || !e.ordered || e.active_set)) {
             continue;
         }
+        const uint32_t seq = claims ? static_cast<uint32_t>(e.offset) : e.key;
+        if (!claims) {
+            if (auto it = reserved.find({e.rank, e.req}); it != reserved.end()) {
+                if (e.key != it->second) {
+                    add(&f, 18,
+                        rank_str(e.rank) + " req " + std::to_string(e.req) +
+                            ": triggered as sequence number " + std::to_string(e.key) +
+                            ", its triggered post took " + std::to_string(it->second));
+                }
+                reserved.erase(it);
+                continue;
+            }
+        } else {
+            reserved[{e.rank, e.req}] = seq;
+        }
         uint32_t &want = next_seq[{e.rank, e.team}];
-        if (e.key != want) {
+        if (seq != want) {
             add(&f, 18,
                 rank_str(e.rank) + " req " + std::to_string(e.req) +
-                    ": posted as sequence number " + std::to_string(e.key) + " on team " +
+                    ": posted as sequence number " + std::to_string(seq) + " on team " +
                     std::to_string(e.team) + ", expected " + std::to_string(want));
         }
-        want = e.key + 1;
+        want = seq + 1;
     }
     for (const Instance &in : ix.instances()) {
         const TraceEvent &p = in.first();

@@ -148,6 +148,7 @@ Workload draw_workload(Variant v) {
         op.callback = *rc::gen::weightedElement<bool>({{2, false}, {1, true}});
         op.finalize_in_cb = op.callback && op.coll.posts == 1 && *rc::gen::arbitrary<bool>();
         op.tag = static_cast<uint16_t>(i + 1);
+        op.triggered = *rc::gen::weightedElement<bool>({{3, false}, {1, true}});
         w.ops.push_back(op);
     }
     w.window = *rc::gen::weightedElement<uint32_t>({{3, 0}, {1, 1}, {1, 2}, {1, 3}});
@@ -206,7 +207,8 @@ void tag_workload(const Workload &w) {
                std::string("per op: count=") + ucc::proptest::count_class(op.coll.count),
                std::string("per op: root=") + ucc::proptest::root_class(op.coll),
                std::string("per op: inplace=") + (op.coll.inplace ? "1" : "0"),
-               std::string("per op: persistent=") + (op.coll.posts > 1 ? "1" : "0"));
+               std::string("per op: persistent=") + (op.coll.posts > 1 ? "1" : "0"),
+               std::string("per op: triggered=") + (op.triggered ? "1" : "0"));
     }
 }
 

@@ -20,7 +20,7 @@
 
 namespace ucc {
 
-inline constexpr uint32_t kTraceEventVersion = 2;
+inline constexpr uint32_t kTraceEventVersion = 3;
 
 enum class TraceKind : uint8_t {
     kInit,           // ucc_collective_init returned a request (req, coll, flags, timeout)
@@ -34,6 +34,16 @@ enum class TraceKind : uint8_t {
     kTeamCreated,    // team creation completed (team, team_rank, team_size, status, offset = ep)
     kTeamDestroyed,  // the team's destroy completed (team, resources after it)
     kUser,           // the program's own mark (user_kind says which)
+    // Execution engines (lib/core/ee.h). `key` is the engine's number on its
+    // rank (1, 2, ... in ucc_ee_create order), `offset` an ordinal on it.
+    kTriggeredPost,  // the request waits on the engine for a trigger (req, key, team;
+                     // ordered: it took sequence number `offset` on its ordered team)
+    kTrigger,        // it fired on the engine's input event number `offset` (req, key)
+    kEeSet,          // the program set input event number `offset` (key)
+    kEeEmit,         // the library queued output event `offset` (key, req, flags = ev_type)
+    kEeTake,         // the program took output event `offset` (key; write: by ucc_ee_wait,
+                     // which acknowledges it too)
+    kEeAck,          // the program acknowledged output event `offset` (key)
 };
 
 enum class TraceBuffer : uint8_t { kNone, kSrc, kDst };

@@ -6,6 +6,7 @@
 
 #include "lib/coll/patterns/onesided.h"
 #include "lib/core/core.h"
+#include "lib/core/ee.h"
 #include "lib/core/trace_record.h"
 #include "lib/dt/dt.h"
 #include "lib/util/common.h"
@@ -67,6 +68,9 @@ void free_request(CollRequest *r) {
 }
 
 void CollRequest::complete(ucc_status_t st) {
+    if (trigger != nullptr) [[unlikely]] {
+        trigger->forget(*this);  // it never fired (timed out, failed or cancelled)
+    }
     if (in_active) {
         team->ctx->active.erase(this);
         if (deadline != std::numeric_limits<double>::infinity()) {
@@ -511,28 +515,58 @@ ucc_status_t coll_init_checked(ucc_coll_args_t *coll_args, ucc_coll_req_h *reque
     return UCC_OK;
 }
 
-ucc_status_t coll_post(ucc_coll_req_h request) {
-    if (request == nullptr) {
-        log_error("ucc_collective_post: request is NULL");
+}  // namespace
+
+namespace ucc::core {
+
+uint32_t take_sequence(CollRequest &r) {
+    Team &t = *r.team;
+    const uint32_t seq = t.seq++;
+    if (std::exchange(r.counted_unposted, false)) {
+        t.left_unposted();
+    }
+    return seq;
+}
+
+void reserve_sequence(CollRequest &r) {
+    if (!r.active_set && team_is_ordered(*r.team)) {
+        r.reserved_seq = take_sequence(r);
+        r.seq_reserved = true;
+    }
+}
+
+ucc_status_t check_postable(CollRequest &r, const char *fn) {
+    Context &ctx = *r.team->ctx;
+    if (r.team->state == TeamState::kDestroyed) {
+        UCC_LOG(ctx.log, kError, "%s: the request's team was destroyed (finalize the request)", fn);
         return UCC_ERR_INVALID_PARAM;
     }
-    CollRequest *r = req_of(request);
+    const ucc_status_t cur = r.super.status;
+    if (!(cur == UCC_OPERATION_INITIALIZED || (r.persistent && cur == UCC_OK))) {
+        UCC_LOG(ctx.log, kError,
+                "%s: the request is %s; only an initialized request, or a completed persistent "
+                "one, can be posted",
+                fn, ucc_status_string(cur));
+        return UCC_ERR_INVALID_PARAM;
+    }
+    if (r.trigger != nullptr) {
+        UCC_LOG(ctx.log, kError,
+                "%s: the request waits for its trigger on an execution engine (it posts when "
+                "the trigger fires)",
+                fn);
+        return UCC_ERR_INVALID_PARAM;
+    }
+    return UCC_OK;
+}
+
+}  // namespace ucc::core
+
+namespace {
+
+// post_request without the exception handling.
+ucc_status_t start_request(CollRequest *r, double deadline) {
     Team &t = *r->team;
     Context &ctx = *t.ctx;
-    ucc::core::ContextGuard guard(ctx);
-    if (t.state == TeamState::kDestroyed) {
-        UCC_LOG(ctx.log, kError,
-                "ucc_collective_post: the request's team was destroyed (finalize the request)");
-        return UCC_ERR_INVALID_PARAM;
-    }
-    const ucc_status_t cur = r->super.status;
-    if (!(cur == UCC_OPERATION_INITIALIZED || (r->persistent && cur == UCC_OK))) {
-        UCC_LOG(ctx.log, kError,
-                "ucc_collective_post: the request is %s; only an initialized request, or a "
-                "completed persistent one, can be posted",
-                ucc_status_string(cur));
-        return UCC_ERR_INVALID_PARAM;
-    }
     if (!ctx.dead_peers.empty()) [[unlikely]] {
         ctx.check_team_members(t);
     }
@@ -573,11 +607,11 @@ ucc_status_t coll_post(ucc_coll_req_h request) {
     uint32_t seq = 0;
     if (r->active_set) {
         seq = ucc::tag::kActiveSetKey | (has_tag ? static_cast<uint32_t>(r->args.tag) : 0u);
+    } else if (r->seq_reserved) {
+        seq = r->reserved_seq;  // taken by its triggered post
+        r->seq_reserved = false;
     } else if (team_is_ordered(t)) {
-        seq = t.seq++;
-        if (std::exchange(r->counted_unposted, false)) {
-            t.left_unposted();
-        }
+        seq = ucc::core::take_sequence(*r);
     } else {
         seq = static_cast<uint32_t>(r->args.tag) | (static_cast<uint32_t>(r->posts & 0x7fff) << 16);
     }
@@ -609,8 +643,9 @@ ucc_status_t coll_post(ucc_coll_req_h request) {
         r->complete(UCC_OK);
         return UCC_OK;
     }
-    r->deadline = r->timeout > 0 ? ctx.transport->now() + r->timeout
-                                 : std::numeric_limits<double>::infinity();
+    r->deadline = deadline >= 0    ? deadline
+                  : r->timeout > 0 ? ctx.transport->now() + r->timeout
+                                   : std::numeric_limits<double>::infinity();
     if (r->active_set) {
         r->coll.emplace(*r->active_set, *run, r->set_rank, r->active_set->size, t.tag_base(seq),
                         r->signature, &r->scratch);
@@ -703,18 +738,18 @@ UCC_EXPORT ucc_status_t ucc_collective_init(ucc_coll_args_t *coll_args, ucc_coll
     });
 }
 
-// coll_post, where an exception (an allocation that failed) after the request
-// went in progress completes it with the failure's status, as a collective
-// that failed while running: test and the callback report it, finalize frees
-// it, and the post itself succeeded (the callback may already have finalized
-// the request). Before that point the request is unchanged.
-ucc_status_t coll_post_or_complete(ucc_coll_req_h request) {
+// start_request, where an exception (an allocation that failed) after the
+// request went in progress completes it with the failure's status, as a
+// collective that failed while running: test and the callback report it,
+// finalize frees it, and the post itself succeeded (the callback may already
+// have finalized the request). Before that point the request is unchanged.
+ucc_status_t ucc::core::post_request(CollRequest &req, double deadline) {
+    CollRequest *r = &req;
     try {
-        return coll_post(request);
+        return start_request(r, deadline);
     } catch (...) {
         const ucc_status_t st = ucc::status_of_current_exception();
-        CollRequest *r = req_of(request);
-        if (r == nullptr || r->super.status != UCC_INPROGRESS) {
+        if (r->super.status != UCC_INPROGRESS) {
             throw;  // nothing changed: api_guard reports it
         }
         UCC_LOG(r->team->ctx->log, kError, "ucc_collective_post: %s while posting %s",
@@ -728,8 +763,23 @@ ucc_status_t coll_post_or_complete(ucc_coll_req_h request) {
     }
 }
 
+namespace {
+
+ucc_status_t coll_post(ucc_coll_req_h request) {
+    if (request == nullptr) {
+        log_error("ucc_collective_post: request is NULL");
+        return UCC_ERR_INVALID_PARAM;
+    }
+    CollRequest *r = req_of(request);
+    ucc::core::ContextGuard guard(*r->team->ctx);
+    UCC_TRY(ucc::core::check_postable(*r, "ucc_collective_post"));
+    return ucc::core::post_request(*r, -1);
+}
+
+}  // namespace
+
 UCC_EXPORT ucc_status_t ucc_collective_post(ucc_coll_req_h request) {
-    return api_guard(__func__, [&]() { return coll_post_or_complete(request); });
+    return api_guard(__func__, [&]() { return coll_post(request); });
 }
 
 UCC_EXPORT ucc_status_t ucc_collective_init_and_post(ucc_coll_args_t *coll_args,
@@ -739,7 +789,7 @@ UCC_EXPORT ucc_status_t ucc_collective_init_and_post(ucc_coll_args_t *coll_args,
         record_init(coll_args, request, team, init_st);
         UCC_TRY(init_st);
         ucc::core::ContextGuard guard(*team->team.ctx);
-        ucc_status_t st = coll_post_or_complete(*request);
+        ucc_status_t st = coll_post(*request);
         if (st != UCC_OK) {
             ucc::core::free_request(req_of(*request));
             *request = nullptr;
@@ -760,6 +810,9 @@ UCC_EXPORT ucc_status_t ucc_collective_finalize(ucc_coll_req_h request) {
             UCC_LOG(r->team->ctx->log, kError,
                     "ucc_collective_finalize: the request is still in progress");
             return UCC_ERR_INVALID_PARAM;
+        }
+        if (r->trigger != nullptr) {
+            r->trigger->forget(*r);  // finalized before its trigger fired
         }
         coll_trace(*r, ucc::core::LogLevel::kDebug, "finalize");
         ucc::core::free_request(r);

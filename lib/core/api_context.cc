@@ -132,12 +132,15 @@ void Context::lock() {
     // A yield point (another thread of the rank may run first), then wait
     // while another thread holds the lock.
     const uint32_t me = sim->thread() + 1;
+    const uint64_t seen = completions;
     sim->yield_thread(false);
     while (sim_owner != 0 && sim_owner != me) {
         sim->yield_thread(true);
     }
     sim_owner = me;
-    ++sim_depth;
+    if (++sim_depth == 1 && completions != seen) {
+        others_completed = true;  // while this thread waited to enter
+    }
 }
 
 void Context::unlock() {
@@ -216,7 +219,12 @@ ucc_status_t Context::progress() {
     bool polled = false;
     if (!pass(&next_deadline, &result, &polled)) {
         if (sim != nullptr && thread_multiple) [[unlikely]] {
-            idle_unlocked(next_deadline);
+            // Not when another thread completed something (perhaps this
+            // thread's request) while this one waited for the lock: its
+            // caller has to see that first, as a real thread would.
+            if (!std::exchange(others_completed, false)) {
+                idle_unlocked(next_deadline);
+            }
         } else if (sim != nullptr && drainable()) {
             sim->idle_draining(*this);
         } else {

@@ -8,6 +8,7 @@
 
 #include "lib/core/context_peers.h"
 #include "lib/core/core.h"
+#include "lib/core/ee.h"
 #include "lib/core/team_exchange.h"
 #include "lib/core/trace_record.h"
 #include "lib/util/common.h"
@@ -238,6 +239,16 @@ void retire_team(ucc_team *team) {
     const uint64_t team_hash = t.trace_hash;
     const bool created = t.creation_recorded && t.create_status == UCC_OK;
     std::erase(ctx->live_teams, team);
+    // Its execution engines outlive it (the reference lets a team go first):
+    // ucc_ee_destroy still frees them.
+    for (auto it = ctx->ees.begin(); it != ctx->ees.end();) {
+        if ((*it)->team == &t) {
+            (*it)->orphan();
+            it = ctx->ees.erase(it);
+        } else {
+            ++it;
+        }
+    }
     // Keep a tombstone: later calls on this handle fail cleanly (P36).
     t.state = TeamState::kDestroyed;
     t.peers = PeerMap();

@@ -35,6 +35,7 @@ struct ucc_team;
 namespace ucc::core {
 
 struct Context;
+struct Ee;
 struct TraceState;
 struct Team;
 struct CollRequest;
@@ -249,6 +250,10 @@ struct Context final : CompletionSink, coll::Scheduler, Drain {
     bool timeout_copy = true;
     uint32_t sim_owner = 0;
     uint32_t sim_depth = 0;
+    // A simulated thread found `completions` moved on while it waited for
+    // the lock: its progress() must not idle (it may have nothing left to
+    // wait for).
+    bool others_completed = false;
     void lock();
     void unlock();
     // The transport's idle() on a simulated world, with the lock let go.
@@ -324,9 +329,13 @@ struct Context final : CompletionSink, coll::Scheduler, Drain {
     ActiveList active;         // posted, not complete
     uint64_t n_timed = 0;      // of which have a finite deadline (a timeout)
     uint64_t n_callbacks = 0;  // of which have a completion callback
-    uint64_t completions = 0;  // requests and team creations completed (what a program sees)
+    // Requests and team creations completed, and triggered posts fired (what
+    // a program sees).
+    uint64_t completions = 0;
     std::list<Poller *> pollers;
     std::vector<ucc_team *> live_teams;  // created and not destroyed (the user holds them)
+    std::vector<Ee *> ees;               // execution engines of live teams (lib/core/ee.h)
+    uint32_t next_ee = 0;                // engines created so far (their trace numbers)
     uint64_t next_team_id = 0;           // proposal counter for internal team ids
     uint64_t n_mem_maps = 0;
     bool team_create_in_progress = false;
@@ -534,6 +543,13 @@ struct CollRequest : PoolAllocated<CollRequest> {
     CollRequest *active_prev = nullptr;
     CollRequest *active_next = nullptr;
     uint64_t posts = 0;
+    // The execution engine whose trigger this request waits for (a
+    // triggered post not yet fired; lib/core/ee.h), else null.
+    Ee *trigger = nullptr;
+    // On an ordered team a triggered post takes its sequence number when it
+    // is made (the program's order of posts), not when its trigger fires.
+    bool seq_reserved = false;
+    uint32_t reserved_seq = 0;
     bool counted_unposted = false;  // in its team's `unposted` (ordered, not an active set)
     uint64_t number = 0;            // per-context request number (event trace)
     // A datatype described by pack/unpack callbacks only: the algorithm runs

@@ -290,13 +290,58 @@ class RankProgram {
         }
     }
 
+    // Posts (after the rank's delay) or triggered-posts (then sets the
+    // trigger after the delay).
+    ucc_status_t post(uint32_t op, uint32_t post_number, ucc_coll_req_h req) {
+        if (!w_.ops[op].triggered) {
+            delay_before_post(op, post_number);
+            return ucc_collective_post(req);
+        }
+        ucc_ee_h ee = ees_[w_.ops[op].team];
+        ucc_ev_t ev{UCC_EVENT_COMPUTE_COMPLETE, nullptr, 0, req};
+        const ucc_status_t st = ucc_collective_triggered_post(ee, &ev);
+        if (st != UCC_OK) {
+            return st;
+        }
+        delay_before_post(op, post_number);  // the computation the trigger waits for
+        const ucc_status_t set = ucc_ee_set_event(ee, &ev);
+        if (set != UCC_OK) {
+            fail("ucc_ee_set_event: " + std::string(ucc_status_string(set)));
+        }
+        return UCC_OK;
+    }
+
+    // After a triggered op's post completed: its engine holds at least the
+    // COLLECTIVE_POST of that trigger. Takes one event.
+    void take_event(const Active &a) {
+        ucc_ee_h ee = ees_[w_.ops[a.op].team];
+        ucc_status_t st;
+        if ((a.post + a.op) % 2 == 0) {
+            ucc_ev_t *ev = nullptr;
+            st = ucc_ee_get_event(ee, &ev);
+            if (st == UCC_OK && ev->ev_type != UCC_EVENT_COLLECTIVE_POST) {
+                fail("op " + std::to_string(a.op) + ": engine event " +
+                     std::to_string(ev->ev_type) + ", not COLLECTIVE_POST");
+            }
+            if (st == UCC_OK) {
+                st = ucc_ee_ack_event(ee, ev);
+            }
+        } else {
+            ucc_ev_t ev{};
+            st = ucc_ee_wait(ee, &ev);
+        }
+        if (st != UCC_OK) {
+            fail("op " + std::to_string(a.op) +
+                 ": taking the engine's event: " + ucc_status_string(st));
+        }
+    }
+
     // Re-posts a persistent request whose previous post completed; false when it failed.
     bool repost(Active &a) {
         a.awaiting_repost = false;
         a.post++;
         sh_.prep[a.cycle][a.op]->refill(a.me, a.post);
-        delay_before_post(a.op, a.post);
-        const ucc_status_t st = ucc_collective_post(a.req);
+        const ucc_status_t st = post(a.op, a.post, a.req);
         if (st != UCC_OK) {
             if (w_.ops[a.op].timeout <= 0) {  // with timeouts the team may have failed
                 fail("op " + std::to_string(a.op) + " re-post: " + ucc_status_string(st));
@@ -356,8 +401,7 @@ class RankProgram {
             return false;
         }
         a->number = ++inits_;
-        delay_before_post(i, 0);
-        st = ucc_collective_post(a->req);
+        st = post(i, 0, a->req);
         if (st != UCC_OK) {
             if (op.timeout <= 0) {
                 fail("op " + std::to_string(i) + " post: " + ucc_status_string(st));
@@ -372,6 +416,9 @@ class RankProgram {
     // Handles a completion; true when the request is finished with.
     bool finish_post(Active &a, ucc_status_t st) {
         const WorkloadOp &op = w_.ops[a.op];
+        if (op.triggered && st != UCC_ERR_TIMED_OUT) {
+            take_event(a);  // (a timed-out one may never have been triggered)
+        }
         if (a.post == 0) {
             sh_.completed[a.cycle][a.op]++;
             done_here_.push_back(a.op);
@@ -440,12 +487,25 @@ class RankProgram {
 
     void run_cycle(uint32_t cycle) {
         teams_.assign(w_.teams.size(), nullptr);
+        ees_.assign(w_.teams.size(), nullptr);
         std::vector<uint32_t> my_teams;
         for (uint32_t t = 0; t < w_.teams.size(); ++t) {
             if (team_rank_of(w_.teams[t], rank_) >= 0) {
                 teams_[t] = create_team(t);
                 if (teams_[t] == nullptr) {
                     return;
+                }
+                ees_[t] = nullptr;
+                if (std::any_of(w_.ops.begin(), w_.ops.end(), [t](const WorkloadOp &op) {
+                        return op.team == t && op.triggered;
+                    })) {
+                    ucc_ee_params_t ep{};
+                    ep.ee_type = UCC_EE_CPU_THREAD;
+                    if (const ucc_status_t st = ucc_ee_create(teams_[t], &ep, &ees_[t]);
+                        st != UCC_OK) {
+                        fail("ucc_ee_create: " + std::string(ucc_status_string(st)));
+                        return;
+                    }
                 }
                 my_teams.push_back(t);
             }
@@ -480,6 +540,11 @@ class RankProgram {
             if (w_.skew_ps > 0) {
                 pause_ps(rank_, static_cast<int64_t>(mix(w_.seed ^ (rank_ * 131 + t + cycle * 7)) %
                                                      w_.skew_ps));
+            }
+            if (ees_[t] != nullptr) {
+                if (const ucc_status_t st = ucc_ee_destroy(ees_[t]); st != UCC_OK) {
+                    fail("ucc_ee_destroy: " + std::string(ucc_status_string(st)));
+                }
             }
             ucc_status_t st;
             do {
@@ -546,7 +611,7 @@ class RankProgram {
                     }
                     finished = true;
                 } else if (const ucc_status_t st = ucc_collective_test(a.req);
-                           st != UCC_INPROGRESS) {
+                           st != UCC_INPROGRESS && st != UCC_OPERATION_INITIALIZED) {
                     mark(UserMark::kDone, a.number, st);
                     finished = finish_post(a, st);
                     any = true;
@@ -609,6 +674,7 @@ class RankProgram {
     ucc_lib_h lib_ = nullptr;
     ucc_context_h ctx_ = nullptr;
     std::vector<ucc_team_h> teams_;
+    std::vector<ucc_ee_h> ees_;  // per team: its execution engine (triggered ops)
     ucc_team_h dead_team_ = nullptr;
     uint64_t inits_ = 0;
     bool posted_any_ = false;
@@ -646,7 +712,8 @@ std::string describe(const Workload &w) {
     for (size_t i = 0; i < w.ops.size(); ++i) {
         const WorkloadOp &op = w.ops[i];
         os << "\n  op " << i << " team " << op.team << " tag " << op.tag
-           << (op.callback ? " cb" : "") << (op.finalize_in_cb ? " fin-in-cb" : "");
+           << (op.callback ? " cb" : "") << (op.finalize_in_cb ? " fin-in-cb" : "")
+           << (op.triggered ? " triggered" : "");
         if (op.timeout > 0) {
             os << " timeout=" << op.timeout;
         }

@@ -39,6 +39,11 @@ struct WorkloadOp {
     bool finalize_in_cb = false;  // the callback finalizes the request (single post only)
     double timeout = 0;           // > 0: UCC_COLL_ARGS_FLAG_TIMEOUT with this many seconds
     uint16_t tag = 0;             // unordered teams: distinct per op of a team
+    // Posted through a CPU execution engine of its team (one per team and
+    // rank): ucc_collective_triggered_post, the rank's skew, then
+    // ucc_ee_set_event; after each completion the rank takes one event from
+    // the engine (ucc_ee_get_event and ack, or ucc_ee_wait, alternately).
+    bool triggered = false;
 };
 
 struct Workload {

@@ -127,6 +127,35 @@ const Trace &mixed_workload() {
     return t;
 }
 
+// Triggered collectives (one engine per team and rank): a persistent
+// allreduce with a callback, a bcast on an unordered team, with skew between
+// each triggered post and its trigger.
+const Trace &triggered_workload() {
+    static const Trace t = [] {
+        Workload w;
+        w.n = 3;
+        w.seed = 7;
+        w.network = "hdr";
+        w.skew_ps = 20'000'000;
+        w.teams.push_back(WorkloadTeam{{0, 1, 2}, false, false});
+        w.teams.push_back(WorkloadTeam{{0, 1, 2}, true, false});
+        Scenario ar = coll(UCC_COLL_TYPE_ALLREDUCE, 3, 8);
+        ar.posts = 3;
+        WorkloadOp persistent = op_on(0, ar, 1);
+        persistent.callback = true;
+        persistent.triggered = true;
+        w.ops.push_back(persistent);
+        WorkloadOp bcast = op_on(1, coll(UCC_COLL_TYPE_BCAST, 3, 5, 1), 2);
+        bcast.triggered = true;
+        w.ops.push_back(bcast);
+        w.ops.push_back(op_on(0, coll(UCC_COLL_TYPE_ALLGATHER, 3, 2), 3));
+        const ucc::testkit::WorkloadOutcome out = ucc::testkit::run_workload(w);
+        EXPECT_EQ(out.failure, "") << ucc::testkit::describe(w);
+        return out.run.trace;
+    }();
+    return t;
+}
+
 constexpr double kTau = 100e-6;
 
 // Rank 0 posts 3 timeouts late: the others time out.
@@ -192,7 +221,7 @@ size_t next_of(const Trace &t, size_t from, TraceKind k) {
 
 TEST(ModelTrace, RealTracesAreClean) {
     for (const Trace *t : {&sync_allreduce(), &barrier(), &fanin(), &fanout(), &inplace_allreduce(),
-                           &mixed_workload(), &timeouts()}) {
+                           &mixed_workload(), &timeouts(), &triggered_workload()}) {
         ASSERT_FALSE(t->empty());
         const ucc::model::Findings f = ucc::model::check_all(*t);
         EXPECT_TRUE(f.empty()) << ucc::model::format(f);
@@ -200,8 +229,8 @@ TEST(ModelTrace, RealTracesAreClean) {
 }
 
 TEST(ModelTrace, EveryListedPropertyHasAChecker) {
-    const std::vector<int> want = {14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 25, 27, 28, 29,
-                                   30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 42, 44, 45};
+    const std::vector<int> want = {14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 25, 27, 28, 29, 30, 31,
+                                   32, 33, 34, 35, 36, 37, 38, 39, 40, 42, 44, 45, 48, 49, 50};
     EXPECT_EQ(ucc::model::checked_properties(), want);
 }
 
@@ -566,3 +595,70 @@ TEST(ModelTrace, P45OutOfRangeRootAcceptedFires) {
 }
 
 }  // namespace
+
+namespace {
+
+// The index of the event of kind `k` and ordinal `offset` on (rank, engine 1).
+size_t engine_event(const Trace &t, TraceKind k, uint32_t rank, uint64_t offset) {
+    return find(t, [&](const TraceEvent &e) {
+        return e.kind == k && e.rank == rank && e.key == 1 && e.offset == offset;
+    });
+}
+
+}  // namespace
+
+TEST(ModelTrace, TriggeredWorkloadRecordsItsEngines) {
+    const Trace &t = triggered_workload();
+    for (TraceKind k : {TraceKind::kTriggeredPost, TraceKind::kTrigger, TraceKind::kEeSet,
+                        TraceKind::kEeEmit, TraceKind::kEeTake, TraceKind::kEeAck}) {
+        EXPECT_GT(std::count_if(t.begin(), t.end(), kind(k)), 0) << static_cast<int>(k);
+    }
+    // Three posts of the persistent allreduce: three triggers on each rank's engine 1.
+    EXPECT_EQ(std::count_if(t.begin(), t.end(),
+                            [](const TraceEvent &e) {
+                                return e.kind == TraceKind::kTrigger && e.rank == 0 && e.key == 1;
+                            }),
+              3);
+}
+
+TEST(ModelTrace, P48CollectiveBeforeItsTriggerAndOutOfOrderTriggersFire) {
+    // The collective's first message moved before its trigger.
+    Trace early = triggered_workload();
+    const size_t trig = engine_event(early, TraceKind::kTrigger, 0, 0);
+    const size_t send = next_of(early, trig, TraceKind::kSend);
+    const TraceEvent moved = early[send];
+    early.erase(early.begin() + static_cast<ptrdiff_t>(send));
+    early.insert(early.begin() + static_cast<ptrdiff_t>(trig), moved);
+    EXPECT_TRUE(fires(early, 48));
+    // A trigger that consumed an input event the program had not set yet.
+    Trace unset = triggered_workload();
+    const size_t set = engine_event(unset, TraceKind::kEeSet, 1, 1);
+    const size_t second = engine_event(unset, TraceKind::kTrigger, 1, 1);
+    ASSERT_LT(set, second);
+    unset[set].offset = 7;
+    unset[second].offset = 7;
+    EXPECT_TRUE(fires(unset, 48));
+}
+
+TEST(ModelTrace, P49OutputEventsOutOfOrderFire) {
+    // A COLLECTIVE_POST missing: the next one's ordinal skips.
+    Trace skip = triggered_workload();
+    skip[engine_event(skip, TraceKind::kEeEmit, 2, 0)].offset = 1;
+    EXPECT_TRUE(fires(skip, 49));
+    // Handed out last in, first out.
+    Trace lifo = triggered_workload();
+    lifo[engine_event(lifo, TraceKind::kEeTake, 2, 1)].offset = 0;
+    EXPECT_TRUE(fires(lifo, 49));
+}
+
+TEST(ModelTrace, P50EventDeliveredTwiceOrAckedUntakenFire) {
+    Trace twice = triggered_workload();
+    const size_t take = engine_event(twice, TraceKind::kEeTake, 0, 0);
+    twice.insert(twice.begin() + static_cast<ptrdiff_t>(take), twice[take]);
+    EXPECT_TRUE(fires(twice, 50));
+    Trace untaken = triggered_workload();
+    const size_t ack = find(
+        untaken, [](const TraceEvent &e) { return e.kind == TraceKind::kEeAck && e.rank == 1; });
+    untaken[ack].offset = 99;
+    EXPECT_TRUE(fires(untaken, 50));
+}

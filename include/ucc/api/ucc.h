@@ -1147,14 +1147,16 @@ typedef struct ucc_ee_params {
  * @ingroup UCC_EVENT
  * @brief Create an execution engine bound to @a team.
  *
- * Not implemented in this library: after checking its arguments it returns
- * UCC_ERR_NOT_IMPLEMENTED and creates nothing.
+ * This build has CPU-thread engines (UCC_EE_CPU_THREAD): collectives triggered
+ * on one start when an event set with ucc_ee_set_event() reaches them, in the
+ * team's context's progress. The engine is local; a team may have several.
  *
- * @param [in]  team    Team the engine serves.
+ * @param [in]  team    Team the engine serves (its creation complete).
  * @param [in]  params  Kind and object of the engine.
- * @param [out] ee      The new engine handle (never set by this library).
- * @return UCC_ERR_INVALID_PARAM for a NULL argument or an ee_type not below UCC_EE_LAST;
- *         otherwise UCC_ERR_NOT_IMPLEMENTED.
+ * @param [out] ee      The new engine handle.
+ * @return UCC_OK; UCC_ERR_INVALID_PARAM for a NULL argument, an ee_type not
+ *         below UCC_EE_LAST or a team not active; UCC_ERR_NOT_SUPPORTED for
+ *         UCC_EE_CUDA_STREAM and UCC_EE_ROCM_STREAM; UCC_ERR_NO_MEMORY.
  */
 ucc_status_t ucc_ee_create(ucc_team_h team, const ucc_ee_params_t *params, ucc_ee_h *ee);
 
@@ -1162,11 +1164,12 @@ ucc_status_t ucc_ee_create(ucc_team_h team, const ucc_ee_params_t *params, ucc_e
  * @ingroup UCC_EVENT
  * @brief Destroy an execution engine (same thread as its creation, before its team).
  *
- * Not implemented in this library: it checks its arguments and returns
- * UCC_ERR_NOT_IMPLEMENTED.
+ * Its events are freed; a request still waiting for its trigger completes with
+ * UCC_ERR_CANCELED (the user finalizes it). An engine whose team was destroyed
+ * first may still be destroyed.
  *
  * @param [in] ee  Engine to destroy.
- * @return UCC_ERR_INVALID_PARAM for a NULL argument; otherwise UCC_ERR_NOT_IMPLEMENTED.
+ * @return UCC_OK; UCC_ERR_INVALID_PARAM for a NULL argument.
  */
 ucc_status_t ucc_ee_destroy(ucc_ee_h ee);
 
@@ -1174,12 +1177,14 @@ ucc_status_t ucc_ee_destroy(ucc_ee_h ee);
  * @ingroup UCC_EVENT
  * @brief Take the next library event without waiting; acknowledge it later.
  *
- * Not implemented in this library: it checks its arguments and returns
- * UCC_ERR_NOT_IMPLEMENTED.
+ * The library emits UCC_EVENT_COLLECTIVE_POST (req set) when a triggered
+ * collective starts, and UCC_EVENT_OVERFLOW in place of further events once
+ * 4,096 are left untaken.
  *
  * @param [in]  ee  Engine to poll.
- * @param [out] ev  The event taken.
- * @return UCC_ERR_INVALID_PARAM for a NULL argument; otherwise UCC_ERR_NOT_IMPLEMENTED.
+ * @param [out] ev  The event taken; valid until ucc_ee_ack_event().
+ * @return UCC_OK; UCC_ERR_NOT_FOUND when no event is queued;
+ *         UCC_ERR_INVALID_PARAM for a NULL argument.
  */
 ucc_status_t ucc_ee_get_event(ucc_ee_h ee, ucc_ev_t **ev);
 
@@ -1187,51 +1192,60 @@ ucc_status_t ucc_ee_get_event(ucc_ee_h ee, ucc_ev_t **ev);
  * @ingroup UCC_EVENT
  * @brief Acknowledge (and let the library free) an event from ucc_ee_get_event().
  *
- * Not implemented in this library: it checks its arguments and returns
- * UCC_ERR_NOT_IMPLEMENTED.
- *
  * @param [in] ee  Engine the event came from.
  * @param [in] ev  Event to acknowledge.
- * @return UCC_ERR_INVALID_PARAM for a NULL argument; otherwise UCC_ERR_NOT_IMPLEMENTED.
+ * @return UCC_OK; UCC_ERR_INVALID_PARAM for a NULL argument, or an event this
+ *         engine did not hand out or that was acknowledged already.
  */
 ucc_status_t ucc_ee_ack_event(ucc_ee_h ee, ucc_ev_t *ev);
 
 /**
  * @ingroup UCC_EVENT
- * @brief Append a user event to the engine; operations waiting on it start.
+ * @brief Append a user event to the engine's input queue.
  *
- * Not implemented in this library: it checks its arguments and returns
- * UCC_ERR_NOT_IMPLEMENTED.
+ * The event is copied (the caller keeps its own). At the context's next
+ * progress, the first request waiting on the engine takes the first queued
+ * event and starts; an event with no request waiting stays queued for the
+ * next triggered post.
  *
  * @param [in] ee  Engine to signal.
- * @param [in] ev  Event to append; it stays owned by the caller.
- * @return UCC_ERR_INVALID_PARAM for a NULL argument; otherwise UCC_ERR_NOT_IMPLEMENTED.
+ * @param [in] ev  Event to append.
+ * @return UCC_OK; UCC_ERR_INVALID_PARAM for a NULL argument or an engine whose
+ *         team was destroyed.
  */
 ucc_status_t ucc_ee_set_event(ucc_ee_h ee, ucc_ev_t *ev);
 
 /**
  * @ingroup UCC_EVENT
- * @brief Block until an event is available on the engine.
+ * @brief Progress the engine's context until the library emits an event.
  *
- * Not implemented in this library: it checks its arguments and returns
- * UCC_ERR_NOT_IMPLEMENTED.
+ * The event is copied into @a ev and acknowledged here (a single pointer
+ * cannot hand the library's event itself back). When no event can arrive (no
+ * triggered post waits on the engine, or, outside UCC_THREAD_MULTIPLE, none
+ * has an input event to fire it) it returns at once instead of waiting forever.
  *
  * @param [in]  ee  Engine to wait on.
- * @param [out] ev  Receives the event.
- * @return UCC_ERR_INVALID_PARAM for a NULL argument; otherwise UCC_ERR_NOT_IMPLEMENTED.
+ * @param [out] ev  Receives a copy of the event.
+ * @return UCC_OK; UCC_ERR_NOT_FOUND when no event can arrive;
+ *         UCC_ERR_INVALID_PARAM for a NULL argument.
  */
 ucc_status_t ucc_ee_wait(ucc_ee_h ee, ucc_ev_t *ev);
 
 /**
  * @ingroup UCC_EVENT
- * @brief Schedule @a ee_event->req to start when @a ee_event happens on @a ee.
+ * @brief Schedule @a ee_event->req to start when an event is set on @a ee.
  *
- * Not implemented in this library: it checks its arguments and returns
- * UCC_ERR_NOT_IMPLEMENTED.
+ * The request stays UCC_OPERATION_INITIALIZED until its trigger, then runs as
+ * if ucc_collective_post() had been called; the engine emits
+ * UCC_EVENT_COLLECTIVE_POST. A timeout counts from this call. Requests
+ * waiting on one engine take its input events in the order they were posted.
  *
  * @param [in] ee        Engine the trigger belongs to.
- * @param [in] ee_event  Triggering event; its req is an initialised request.
- * @return UCC_ERR_INVALID_PARAM for a NULL argument; otherwise UCC_ERR_NOT_IMPLEMENTED.
+ * @param [in] ee_event  Trigger (ev_type UCC_EVENT_COMPUTE_COMPLETE); its req is
+ *                       an initialised request of the engine's team.
+ * @return UCC_OK; UCC_ERR_INVALID_PARAM for a NULL argument or req, a request
+ *         of another team, one not postable (or already waiting); UCC_ERR_NOT_SUPPORTED
+ *         for another ev_type; the team's error if it has failed.
  */
 ucc_status_t ucc_collective_triggered_post(ucc_ee_h ee, ucc_ev_t *ee_event);
 
