@@ -13,8 +13,8 @@
 // for bit, and many seeds explore many.
 //
 // A thread is runnable, idle (it called idle(): it waits for the rank's next
-// event or its deadline), waiting (for a lock another thread holds: runnable
-// again once another thread has run) or done. When no thread is runnable the
+// event or its deadline, or for another thread to return), waiting (for a lock another thread
+// holds: runnable again once another thread has run) or done. When no thread is runnable the
 // scheduler idles the rank itself, with the earliest deadline of its idle
 // threads, and wakes them all when the rank wakes. Threads share the rank's
 // clock: they model concurrency, not extra cores.
@@ -180,12 +180,16 @@ ucc_status_t Cluster::run_threads(uint32_t r, uint32_t k,
         t.fiber = std::move(t.fiber).resume();
         asan_switch_finish(fake, nullptr, nullptr);
         rt.current = kNoThread;
-        if (t.state == kDone) {
+        const bool finished = t.state == kDone;
+        if (finished) {
             --left;
         }
-        // Another thread ran: those waiting for it may go on.
+        // Another thread ran: those waiting for it may go on. One that
+        // returned may have completed what an idle one waits for (a real
+        // thread's progress call would have returned): they look again.
         for (uint32_t j = 0; j < k; ++j) {
-            if (j != i && rt.threads[j].state == kWaiting) {
+            if (j != i &&
+                (rt.threads[j].state == kWaiting || (finished && rt.threads[j].state == kIdle))) {
                 rt.threads[j].state = kRunnable;
             }
         }
