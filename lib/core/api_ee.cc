@@ -73,7 +73,7 @@ ucc_status_t ee_create(ucc_team_h team, const ucc_ee_params_t *params, ucc_ee_h 
         return UCC_ERR_NOT_SUPPORTED;
     }
     std::unique_ptr<ucc_ee> e(new ucc_ee{Ee(&t, *params, ++ctx.next_ee)});
-    ctx.ees.push_back(&e->ee);
+    e->ee.link();
     *ee = e.release();
     return UCC_OK;
 }
@@ -87,8 +87,7 @@ ucc_status_t ee_destroy(ucc_ee_h ee) {
     Ee &e = ee->ee;
     if (e.ctx != nullptr) {
         ContextGuard guard(*e.ctx);
-        ucc::core::Context &ctx = *e.ctx;
-        std::erase(ctx.ees, &e);
+        e.unlink();
         e.orphan();  // its waiting triggered posts complete with UCC_ERR_CANCELED
     }
     return UCC_OK;

@@ -241,12 +241,11 @@ void retire_team(ucc_team *team) {
     std::erase(ctx->live_teams, team);
     // Its execution engines outlive it (the reference lets a team go first):
     // ucc_ee_destroy still frees them.
-    for (auto it = ctx->ees.begin(); it != ctx->ees.end();) {
-        if ((*it)->team == &t) {
-            (*it)->orphan();
-            it = ctx->ees.erase(it);
-        } else {
-            ++it;
+    for (Ee *e = ctx->ees, *next = nullptr; e != nullptr; e = next) {
+        next = e->next;
+        if (e->team == &t) {
+            e->unlink();
+            e->orphan();
         }
     }
     // Keep a tombstone: later calls on this handle fail cleanly (P36).

@@ -248,12 +248,13 @@ struct Context final : CompletionSink, coll::Scheduler, Drain {
     // TIMEOUT_COPY: a collective with a timeout goes through the transport's
     // own copies (Coll::set_may_end_early).
     bool timeout_copy = true;
-    uint32_t sim_owner = 0;
-    uint32_t sim_depth = 0;
     // A simulated thread found `completions` moved on while it waited for
     // the lock: its progress() must not idle (it may have nothing left to
     // wait for).
     bool others_completed = false;
+    uint32_t sim_owner = 0;
+    uint32_t sim_depth = 0;
+    uint32_t next_ee = 0;  // engines created so far (their trace numbers)
     void lock();
     void unlock();
     // The transport's idle() on a simulated world, with the lock let go.
@@ -334,9 +335,9 @@ struct Context final : CompletionSink, coll::Scheduler, Drain {
     uint64_t completions = 0;
     std::list<Poller *> pollers;
     std::vector<ucc_team *> live_teams;  // created and not destroyed (the user holds them)
-    std::vector<Ee *> ees;               // execution engines of live teams (lib/core/ee.h)
-    uint32_t next_ee = 0;                // engines created so far (their trace numbers)
-    uint64_t next_team_id = 0;           // proposal counter for internal team ids
+    // Execution engines of live teams, linked through Ee::next (lib/core/ee.h).
+    Ee *ees = nullptr;
+    uint64_t next_team_id = 0;  // proposal counter for internal team ids
     uint64_t n_mem_maps = 0;
     bool team_create_in_progress = false;
     uint64_t progress_events = 0;    // completions seen by the sink in this pass

@@ -190,6 +190,21 @@ bool Ee::poll() {
     return worked;
 }
 
+void Ee::link() {
+    next = ctx->ees;
+    ctx->ees = this;
+}
+
+void Ee::unlink() {
+    for (Ee **p = &ctx->ees; *p != nullptr; p = &(*p)->next) {
+        if (*p == this) {
+            *p = next;
+            next = nullptr;
+            return;
+        }
+    }
+}
+
 void Ee::orphan() {
     while (!waiting.empty()) {
         waiting.front()->complete(UCC_ERR_CANCELED);

@@ -63,6 +63,9 @@ struct Ee final : Poller {
     // The team was destroyed (with this engine alive, which the reference
     // allows): only ucc_ee_destroy and the output queue's calls remain.
     void orphan();
+    // Context::ees: links this engine in, or out.
+    void link();
+    void unlink();
 
     static constexpr size_t kMaxUntaken = 4096;
 
@@ -72,6 +75,7 @@ struct Ee final : Poller {
     void *ee_context;
     size_t ee_context_size;
     uint32_t number;                                  // on its context (event trace key)
+    Ee *next = nullptr;                               // in Context::ees
     std::deque<ucc_ev_t> in;                          // set by the user, by value
     std::deque<std::unique_ptr<QueuedEvent>> out;     // emitted, not yet taken
     std::vector<std::unique_ptr<QueuedEvent>> taken;  // taken, not yet acked
