@@ -535,6 +535,20 @@ void reserve_sequence(CollRequest &r) {
     }
 }
 
+ucc_status_t fail_on_team_error(CollRequest &r, const char *fn) {
+    Team &t = *r.team;
+    Context &ctx = *t.ctx;
+    if (!ctx.dead_peers.empty()) [[unlikely]] {
+        ctx.check_team_members(t);
+    }
+    if (t.error != UCC_OK) {
+        UCC_LOG(ctx.log, kError, "%s: team %u failed earlier: %s", fn, t.id,
+                ucc_status_string(t.error));
+        r.super.status = t.error;
+    }
+    return t.error;
+}
+
 ucc_status_t check_postable(CollRequest &r, const char *fn) {
     Context &ctx = *r.team->ctx;
     if (r.team->state == TeamState::kDestroyed) {
@@ -567,17 +581,12 @@ namespace {
 ucc_status_t start_request(CollRequest *r, double deadline) {
     Team &t = *r->team;
     Context &ctx = *t.ctx;
-    if (!ctx.dead_peers.empty()) [[unlikely]] {
-        ctx.check_team_members(t);
-    }
-    if (t.error != UCC_OK) {
-        UCC_LOG(ctx.log, kError, "ucc_collective_post: team %u failed earlier: %s", t.id,
-                ucc_status_string(t.error));
-        r->super.status = t.error;
+    if (const ucc_status_t st = ucc::core::fail_on_team_error(*r, "ucc_collective_post");
+        st != UCC_OK) [[unlikely]] {
         if (ctx.trace) [[unlikely]] {
-            ucc::core::trace_post(*r, 0, t.error);
+            ucc::core::trace_post(*r, 0, st);
         }
-        return t.error;
+        return st;
     }
     // The arguments the algorithm runs on: the request's, or (pack/unpack
     // datatypes) the same pointing at the packed staging.

@@ -200,15 +200,7 @@ ucc_status_t triggered_post(ucc_ee_h ee, ucc_ev_t *ee_event) {
         return UCC_ERR_INVALID_PARAM;
     }
     UCC_TRY(ucc::core::check_postable(*r, "ucc_collective_triggered_post"));
-    if (!e.ctx->dead_peers.empty()) [[unlikely]] {
-        e.ctx->check_team_members(*e.team);
-    }
-    if (e.team->error != UCC_OK) {
-        UCC_LOG(e.ctx->log, kError, "ucc_collective_triggered_post: team %u failed earlier: %s",
-                e.team->id, ucc_status_string(e.team->error));
-        r->super.status = e.team->error;
-        return e.team->error;
-    }
+    UCC_TRY(ucc::core::fail_on_team_error(*r, "ucc_collective_triggered_post"));
     r->super.status = UCC_OPERATION_INITIALIZED;  // a persistent one's last UCC_OK
     e.park(*r);
     return UCC_OK;

@@ -106,6 +106,10 @@ uint32_t take_sequence(CollRequest &r);
 // not an active set): the program's order of posts and triggered posts is
 // the order its collectives match in, whenever their triggers fire.
 void reserve_sequence(CollRequest &r);
+// The team of `r` failed (a member's process died, or a collective on it
+// failed): logs one line naming `fn`, sets r's status and returns the error;
+// else UCC_OK. What a post or triggered post checks before it starts.
+ucc_status_t fail_on_team_error(CollRequest &r, const char *fn);
 // Whether `r` may be posted now (one log line naming `fn` when not).
 ucc_status_t check_postable(CollRequest &r, const char *fn);
 
