@@ -1,0 +1,99 @@
+// Opening the CUDA component (dlopen, RTLD_LOCAL: its symbols stay its own) and
+// asking it once how many devices this process can use.
+#include "lib/core/cuda_loader.h"
+
+#include <dlfcn.h>
+
+#include "lib/core/log.h"
+
+namespace ucc::core {
+
+std::string default_component_dir() {
+    Dl_info info;
+    if (dladdr(reinterpret_cast<void *>(&default_component_dir), &info) == 0 ||
+        info.dli_fname == nullptr) {
+        return "ucc";
+    }
+    std::string path = info.dli_fname;
+    const size_t slash = path.rfind('/');
+    return slash == std::string::npos ? std::string("ucc") : path.substr(0, slash) + "/ucc";
+}
+
+CudaComponent::~CudaComponent() {
+    if (handle_ != nullptr) {
+        dlclose(handle_);
+    }
+}
+
+void CudaComponent::load(Logger &log) {
+    std::call_once(once_, [&] {
+        const std::string dir = search_path_.empty() ? default_component_dir() : search_path_;
+        path_ = dir + "/" UCC_CUDA_COMPONENT_FILE;
+        handle_ = dlopen(path_.c_str(), RTLD_NOW | RTLD_LOCAL);
+        if (handle_ == nullptr) {
+            const char *err = dlerror();
+            why_ = "no CUDA component (" + path_ + ": " + (err != nullptr ? err : "not found") +
+                   "; a build without the CUDA Toolkit has none)";
+            UCC_LOG(log, kDebug, "%s", why_.c_str());
+            return;
+        }
+        auto entry =
+            reinterpret_cast<ucc_cuda_component_entry_t>(dlsym(handle_, UCC_CUDA_COMPONENT_ENTRY));
+        const ucc_cuda_component_t *ops =
+            entry != nullptr ? entry(UCC_CUDA_COMPONENT_ABI) : nullptr;
+        if (ops == nullptr || ops->size < sizeof(ucc_cuda_component_t)) {
+            why_ = "the CUDA component " + path_ + " is of another version (ABI " +
+                   std::to_string(UCC_CUDA_COMPONENT_ABI) + " wanted)";
+            UCC_LOG(log, kWarn, "%s", why_.c_str());
+            dlclose(handle_);
+            handle_ = nullptr;
+            return;
+        }
+        ops_ = ops;
+        char reason[256] = {};
+        devices_ = ops_->device_count(reason, sizeof(reason));
+        if (devices_ <= 0) {
+            devices_ = 0;
+            why_ = std::string("no usable CUDA device (") + reason + ")";
+        }
+        UCC_LOG(log, kDebug, "CUDA component %s (CUDA %s): %d device(s)%s%s", path_.c_str(),
+                ops_->built_with, devices_, why_.empty() ? "" : "; ", why_.c_str());
+    });
+}
+
+const ucc_cuda_component_t *CudaComponent::ops(Logger &log) {
+    load(log);
+    return ops_;
+}
+
+bool CudaComponent::usable(Logger &log) {
+    load(log);
+    return ops_ != nullptr && devices_ > 0;
+}
+
+int CudaComponent::devices(Logger &log) {
+    load(log);
+    return devices_;
+}
+
+const std::string &CudaComponent::why(Logger &log) {
+    load(log);
+    return why_;
+}
+
+const std::string &CudaComponent::path(Logger &log) {
+    load(log);
+    return path_;
+}
+
+ucc_memory_type_t CudaComponent::resolve(ucc_memory_type_t declared, const void *ptr, Logger &log) {
+    if (declared != UCC_MEMORY_TYPE_UNKNOWN) {
+        return declared;
+    }
+    if (ptr == nullptr || !usable(log)) {
+        return UCC_MEMORY_TYPE_HOST;
+    }
+    return ops_->memory_type(ptr);
+}
+
+}  // namespace ucc::core

@@ -1,0 +1,88 @@
+/*
+ * The seam between libucc.so and its CUDA component, libucc_cuda.so.
+ *
+ * The component is a separate shared object so that a libucc.so built with the CUDA
+ * Toolkit loads and runs where there is no GPU, no driver and no toolkit: the core
+ * (lib/core/cuda_loader.cc) dlopens the component and asks it for this table; every
+ * CUDA call happens behind it. The component links the CUDA runtime statically, and
+ * the runtime finds the driver (libcuda.so) itself at the first call, so the
+ * component loads everywhere and says through `device_count` whether a device is
+ * usable.
+ *
+ * C only, versioned: `abi` is UCC_CUDA_COMPONENT_ABI; `size` is the table's size, and
+ * later versions only append entries, so a core reads an entry only when `size` covers
+ * it. Every entry that can fail returns a CUDA runtime error code (0 = success; the
+ * text from `error_string`); `stream` arguments are cudaStream_t values (NULL: the
+ * legacy default stream).
+ */
+#ifndef UCC_LIB_CUDA_COMPONENT_H_
+#define UCC_LIB_CUDA_COMPONENT_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ucc/api/ucc.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define UCC_CUDA_COMPONENT_ABI 1u
+/* The one symbol the component exports: const ucc_cuda_component_t *(uint32_t abi). */
+#define UCC_CUDA_COMPONENT_ENTRY "ucc_cuda_component_v1"
+/* Its file name, looked up in the "ucc" directory beside libucc.so. */
+#define UCC_CUDA_COMPONENT_FILE "libucc_cuda.so"
+/* cudaErrorNotReady: what stream_query answers while work is queued. */
+#define UCC_CUDA_NOT_READY 600
+
+typedef enum {
+    UCC_CUDA_ALLOC_DEVICE = 0,     /* cudaMalloc */
+    UCC_CUDA_ALLOC_MANAGED = 1,    /* cudaMallocManaged */
+    UCC_CUDA_ALLOC_HOST_PINNED = 2 /* cudaHostAlloc (portable, mapped) */
+} ucc_cuda_alloc_kind_t;
+
+typedef struct ucc_cuda_component {
+    uint32_t abi;
+    uint32_t size;
+    /* The toolkit the component was built with, "13.0". */
+    const char *built_with;
+    /* Devices usable by this process (> 0), or 0 with the reason in why[0..len). */
+    int (*device_count)(char *why, size_t len);
+    /* CUDA for device memory, CUDA_MANAGED for managed memory, HOST for anything
+     * else (pageable or pinned host memory, or a pointer CUDA does not know). */
+    ucc_memory_type_t (*memory_type)(const void *ptr);
+    int (*alloc)(ucc_cuda_alloc_kind_t kind, size_t bytes, void **out);
+    int (*free)(ucc_cuda_alloc_kind_t kind, void *ptr);
+    int (*stream_create)(void **stream);
+    int (*stream_destroy)(void *stream);
+    /* 0 when everything queued on the stream has finished; UCC_CUDA_NOT_READY while
+     * work is pending; another code when the stream failed. */
+    int (*stream_query)(void *stream);
+    int (*stream_sync)(void *stream);
+    /* Any direction (cudaMemcpyDefault), queued on the stream. */
+    int (*copy_async)(void *dst, const void *src, size_t bytes, void *stream);
+    /* 1 when the device kernels reduce (dt, op): every predefined type but float128
+     * and float128_complex (a GPU has no long double), every op the host supports. */
+    int (*reduce_supported)(ucc_datatype_t dt, ucc_reduction_op_t op);
+    /* dst[i] = a[i] op b[i] for i < count, as a kernel on the stream; AVG reduces as
+     * SUM and avg_async divides once at the end, as on the host. */
+    int (*reduce_async)(ucc_datatype_t dt, ucc_reduction_op_t op, void *dst, const void *a,
+                        const void *b, size_t count, void *stream);
+    int (*avg_async)(ucc_datatype_t dt, void *buf, size_t count, uint64_t n, void *stream);
+    /* The kernels' arithmetic run on the CPU: the same __host__ __device__ functions
+     * and loop the kernels run, compiled by the same compiler, on host memory. Tests
+     * check it against the model on machines without a GPU. 0, or
+     * cudaErrorInvalidValue for an unsupported (dt, op). */
+    int (*reduce_on_host)(ucc_datatype_t dt, ucc_reduction_op_t op, void *dst, const void *a,
+                          const void *b, size_t count);
+    int (*avg_on_host)(ucc_datatype_t dt, void *buf, size_t count, uint64_t n);
+    const char *(*error_string)(int code);
+} ucc_cuda_component_t;
+
+typedef const ucc_cuda_component_t *(*ucc_cuda_component_entry_t)(uint32_t abi);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UCC_LIB_CUDA_COMPONENT_H_ */
