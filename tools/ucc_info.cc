@@ -23,6 +23,7 @@
 #include "lib/coll/radix.h"
 #include "lib/core/config.h"
 #include "lib/core/core.h"
+#include "lib/core/cuda_loader.h"
 #include "lib/core/transport_select.h"
 #include "lib/cost/cost.h"
 #include "lib/net/network_model.h"
@@ -70,6 +71,28 @@ void print_version() {
     std::printf("# Configured with: %s\n", UCC_INFO_CONFIGURED_WITH);
 }
 
+// The CUDA component (transports/cuda, libucc_cuda.so): where it was found, the
+// toolkit it was built with, and whether this machine has a device for it.
+void print_cuda_component() {
+    std::printf("#define %-25s %d\n", "UCC_WITH_CUDA", UCC_INFO_WITH_CUDA);
+    ucc::core::Logger log;
+    ucc::core::CudaComponent cuda;
+    if (const char *dir = std::getenv("UCC_COMPONENT_PATH"); dir != nullptr && dir[0] != '\0') {
+        cuda.set_search_path(dir);
+    }
+    const ucc_cuda_component_t *ops = cuda.ops(log);
+    if (ops == nullptr) {
+        std::printf("# component cuda: not loaded: %s; CUDA memory is refused\n",
+                    cuda.why(log).c_str());
+    } else if (!cuda.usable(log)) {
+        std::printf("# component cuda: %s (CUDA %s): %s; CUDA memory is refused\n",
+                    cuda.path(log).c_str(), ops->built_with, cuda.why(log).c_str());
+    } else {
+        std::printf("# component cuda: %s (CUDA %s): %d device(s) usable\n", cuda.path(log).c_str(),
+                    ops->built_with, cuda.devices(log));
+    }
+}
+
 void print_build() {
     std::printf("#define %-25s %s\n", "UCC_VERSION_STRING", "\"" UCC_VERSION_STRING "\"");
     std::printf("#define %-25s %s\n", "UCC_GIT_REVISION", "\"" UCC_GIT_REVISION "\"");
@@ -90,6 +113,7 @@ void print_build() {
                     multi ? "available to contexts of several processes"
                           : ("not for several processes: " + why).c_str());
     }
+    print_cuda_component();
 }
 
 void print_config(const Config &c, const char *title, bool doc, bool aliases) {

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "lib/core/core.h"
+#include "lib/core/cuda_loader.h"
 #include "tools/perf/coll_call.h"
 #include "tools/perf/colls.h"
 #include "tools/perf/lifecycle.h"
@@ -79,7 +80,8 @@ void usage(FILE *f) {
                  "  -e <count>     maximal count in elements (default 128)\n"
                  "  -d <dtype>     %s (default float32)\n"
                  "  -o <op>        %s (default sum)\n"
-                 "  -m <memtype>   host (default; cuda, rocm and cuda-mng are not built here)\n"
+                 "  -m <memtype>   host (default), cuda, cuda-mng (CUDA component and a GPU;\n"
+                 "                 on the simulator a label); rocm is not built here\n"
                  "  -n <number>    iterations (default 1000 small, 200 large)\n"
                  "  -w <number>    warmup iterations (default 100 small, 20 large)\n"
                  "  -f <factor>    multiplication factor between counts (default 2)\n"
@@ -154,9 +156,11 @@ Options parse(int argc, char **argv) {
                 if (!ucc::perf::parse_memtype(optarg, &m)) {
                     die(std::string("invalid memory type: ") + optarg);
                 }
-                if (m != UCC_MEMORY_TYPE_HOST) {
+                if (m != UCC_MEMORY_TYPE_HOST && m != UCC_MEMORY_TYPE_CUDA &&
+                    m != UCC_MEMORY_TYPE_CUDA_MANAGED) {
                     die(std::string("memory type ") + optarg + " is not supported by this build");
                 }
+                o.spec.mem = m;
                 break;
             }
             case 'n':
@@ -319,6 +323,18 @@ int main(int argc, char **argv) {
     Run run;
     run.o = &o;
     run.plan = plan_of(o);
+    // GPU buffers between processes: through the library's CUDA component.
+    ucc::core::CudaComponent cuda;
+    ucc::core::Logger cuda_log;
+    if (o.sim_ranks == 0 && o.spec.mem != UCC_MEMORY_TYPE_HOST) {
+        if (const char *dir = std::getenv("UCC_COMPONENT_PATH"); dir != nullptr && dir[0] != '\0') {
+            cuda.set_search_path(dir);
+        }
+        if (!cuda.usable(cuda_log)) {
+            die("-m cuda: " + cuda.why(cuda_log));
+        }
+        run.plan.spec.cuda = cuda.ops(cuda_log);
+    }
     for (uint64_t c : run.plan.counts) {
         run.work += run.plan.warmup(c) + run.plan.iterations(c);
     }

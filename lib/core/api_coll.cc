@@ -6,7 +6,10 @@
 
 #include "lib/coll/patterns/onesided.h"
 #include "lib/core/core.h"
+#include "lib/core/cuda_loader.h"
+#include "lib/core/device_staging.h"
 #include "lib/core/ee.h"
+#include "lib/core/packed_staging.h"
 #include "lib/core/trace_record.h"
 #include "lib/dt/dt.h"
 #include "lib/util/common.h"
@@ -108,21 +111,8 @@ void CollRequest::complete(ucc_status_t st) {
         team->ctx->sim->trace_end(span, st);
     }
     task.reset();  // cancels whatever the algorithm still had posted
-    if (packed && coll && st == UCC_OK) {
-        // The results go back into the user's buffers.
-        const auto &g = *static_cast<const dt::Generic *>(packed->generic);
-        if (nargs.dst != nullptr) {
-            st =
-                dt::unpack(g, nargs.dst, packed->dst_elems, packed->dst.data(), packed->dst.size());
-        }
-        if (st == UCC_OK && packed->unpack_src && nargs.src != nullptr) {
-            st =
-                dt::unpack(g, nargs.src, packed->src_elems, packed->src.data(), packed->src.size());
-        }
-        if (st != UCC_OK) {
-            UCC_LOG(team->ctx->log, kError, "unpacking the generic datatype failed: %s",
-                    ucc_status_string(st));
-        }
+    if (staging && coll && st == UCC_OK) {
+        st = staging->stage_out(nargs);  // the results go back into the user's buffers
     }
     if (team->ctx->tl_recording) [[unlikely]] {
         ucc::TraceEvent e;
@@ -178,6 +168,57 @@ const char *memory_type_name(ucc_memory_type_t m) {
     }
 }
 
+// Memory types: on the simulator a label (UNKNOWN counts as HOST). On real
+// transports UNKNOWN is resolved through the CUDA runtime's pointer attributes
+// (HOST without a usable device); CUDA_MANAGED memory is read by the CPU as it
+// is; CUDA device memory runs on pinned host copies (device_staging.h) and needs
+// a usable device; ROCm memory is refused (no component handles it), as the
+// reference refuses a type no component handles.
+ucc_status_t check_memory_types(CollRequest &r, Context &ctx) {
+    ucc::coll::Args &a = r.nargs;
+    if (ctx.sim != nullptr || ctx.tl_timing_only) {
+        for (ucc_memory_type_t *m : {&a.src_mem, &a.dst_mem}) {
+            *m = *m == UCC_MEMORY_TYPE_UNKNOWN ? UCC_MEMORY_TYPE_HOST : *m;
+        }
+        return UCC_OK;
+    }
+    const bool unknown =
+        a.src_mem == UCC_MEMORY_TYPE_UNKNOWN || a.dst_mem == UCC_MEMORY_TYPE_UNKNOWN;
+    if (a.src_mem == UCC_MEMORY_TYPE_HOST && a.dst_mem == UCC_MEMORY_TYPE_HOST) {
+        return UCC_OK;
+    }
+    ucc::core::CudaComponent &cuda = ucc::core::cuda_component(*ctx.lib);
+    if (unknown) {
+        a.src_mem =
+            a.src != nullptr ? cuda.resolve(a.src_mem, a.src, ctx.log) : UCC_MEMORY_TYPE_HOST;
+        a.dst_mem =
+            a.dst != nullptr ? cuda.resolve(a.dst_mem, a.dst, ctx.log) : UCC_MEMORY_TYPE_HOST;
+    }
+    bool device = false;
+    for (const bool src : {true, false}) {
+        const ucc_memory_type_t m = src ? a.src_mem : a.dst_mem;
+        if (m == UCC_MEMORY_TYPE_HOST || (src ? a.src : a.dst) == nullptr) {
+            continue;
+        }
+        if (m != UCC_MEMORY_TYPE_CUDA && m != UCC_MEMORY_TYPE_CUDA_MANAGED) {
+            UCC_LOG(ctx.log, kError, "ucc_collective_init: %s mem_type %s: no component handles it",
+                    src ? "src" : "dst", memory_type_name(m));
+            return UCC_ERR_NOT_SUPPORTED;
+        }
+        if (!cuda.usable(ctx.log)) {
+            UCC_LOG(ctx.log, kError, "ucc_collective_init: %s mem_type %s: %s", src ? "src" : "dst",
+                    memory_type_name(m), cuda.why(ctx.log).c_str());
+            return UCC_ERR_NOT_SUPPORTED;
+        }
+        device = device || m == UCC_MEMORY_TYPE_CUDA;
+    }
+    if (!device) {
+        return UCC_OK;
+    }
+    return ucc::core::prepare_device_staging(a, r.view_size, r.view_rank, cuda.ops(ctx.log),
+                                             ctx.log, &r.staging);
+}
+
 }  // namespace
 
 const char *ucc::core::request_algorithm(ucc_coll_req_h h) {
@@ -189,34 +230,6 @@ const char *ucc::core::request_algorithm(ucc_coll_req_h h) {
 }
 
 namespace {
-
-// Pack/unpack generic datatype: packs the user's buffers into the request's
-// staging (dst too: blocks the collective does not write, and in-place
-// inputs, come back unchanged) and points `run` at it.
-ucc_status_t stage_packed(CollRequest *r, ucc::coll::Args *run) {
-    CollRequest::Packed &p = *r->packed;
-    const auto &g = *static_cast<const ucc::dt::Generic *>(p.generic);
-    const uint64_t es = r->nargs.esize;
-    p.src_elems = ucc::coll::src_extent_elems(r->nargs, r->view_size);
-    p.dst_elems = ucc::coll::dst_extent_elems(r->nargs, r->view_size, r->view_rank);
-    uint64_t src_bytes = 0;
-    uint64_t dst_bytes = 0;
-    if (__builtin_mul_overflow(p.src_elems, es, &src_bytes) ||
-        __builtin_mul_overflow(p.dst_elems, es, &dst_bytes)) {
-        return UCC_ERR_NO_MEMORY;
-    }
-    p.src.resize(src_bytes);
-    p.dst.resize(dst_bytes);
-    if (r->nargs.src != nullptr) {
-        UCC_TRY(ucc::dt::pack(g, r->nargs.src, p.src_elems, p.src.data(), src_bytes));
-        run->src = p.src.data();
-    }
-    if (r->nargs.dst != nullptr) {
-        UCC_TRY(ucc::dt::pack(g, r->nargs.dst, p.dst_elems, p.dst.data(), dst_bytes));
-        run->dst = p.dst.data();
-    }
-    return UCC_OK;
-}
 
 // COLL_TRACE (docs/configuration.md): one line per event, printed whatever
 // LOG_LEVEL says. Inits from INFO on, posts and finalizes from DEBUG on; on
@@ -368,18 +381,8 @@ ucc_status_t coll_init_checked(ucc_coll_args_t *coll_args, ucc_coll_req_h *reque
     }
     r->view_size = view_size;
     r->view_rank = view_rank;
-    // Real transports move and reduce host memory only (a device pointer
-    // would be read by the CPU): another memory type on a buffer in use is
-    // refused, as the reference refuses a type no component handles. On the
-    // simulator a memory type is a label.
-    if (ctx.sim == nullptr &&
-        (r->nargs.src_mem != UCC_MEMORY_TYPE_HOST || r->nargs.dst_mem != UCC_MEMORY_TYPE_HOST)) {
-        const bool src = r->nargs.src_mem != UCC_MEMORY_TYPE_HOST;
-        UCC_LOG(ctx.log, kError,
-                "ucc_collective_init: %s mem_type %s: the %s transport moves host memory only",
-                src ? "src" : "dst", memory_type_name(src ? r->nargs.src_mem : r->nargs.dst_mem),
-                ctx.transport->name());
-        return UCC_ERR_NOT_SUPPORTED;
+    if (const ucc_status_t st = check_memory_types(*r, ctx); st != UCC_OK) {
+        return st;
     }
     if (r->nargs.generic != nullptr && ucc::dt::is_packed_generic(r->nargs.dt)) {
         const ucc_coll_type_t ct = coll_args->coll_type;
@@ -404,9 +407,9 @@ ucc_status_t coll_init_checked(ucc_coll_args_t *coll_args, ucc_coll_req_h *reque
                     "ucc_collective_init: the generic datatype's packed_size of one element is 0");
             return UCC_ERR_NOT_SUPPORTED;
         }
-        r->packed = std::make_unique<CollRequest::Packed>();
-        r->packed->generic = g;
-        r->packed->unpack_src = ct == UCC_COLL_TYPE_BCAST && r->nargs.root != view_rank;
+        r->staging = std::make_unique<ucc::core::PackedStaging>(
+            g, view_size, view_rank, ct == UCC_COLL_TYPE_BCAST && r->nargs.root != view_rank,
+            &ctx.log);
     }
     const uint64_t flags = (coll_args->mask & UCC_COLL_ARGS_FIELD_FLAGS) ? coll_args->flags : 0;
     r->persistent = (flags & UCC_COLL_ARGS_FLAG_PERSISTENT) != 0;
@@ -589,23 +592,17 @@ ucc_status_t start_request(CollRequest *r, double deadline) {
         return st;
     }
     // The arguments the algorithm runs on: the request's, or (pack/unpack
-    // datatypes) the same pointing at the packed staging.
+    // datatypes, CUDA device memory) the same pointing at staged copies.
     if (r->alg != nullptr && r->alg->onesided) {
         r->nargs.round = t.onesided_rounds++;
     }
     // (No staged copy on the stack: every small post would zero one.)
     const ucc::coll::Args *run = &r->nargs;
-    if (r->packed && !r->trivial && !ctx.tl_timing_only) {
-        r->packed->run = r->nargs;
-        run = &r->packed->run;
-        const ucc_status_t st = stage_packed(r, &r->packed->run);
-        if (st != UCC_OK) {
-            UCC_LOG(ctx.log, kError,
-                    "ucc_collective_post: packing the generic datatype failed: %s (its "
-                    "packed_size or pack callback disagrees with the element size)",
-                    ucc_status_string(st));
+    if (r->staging && !r->trivial && !ctx.tl_timing_only) {
+        if (const ucc_status_t st = r->staging->stage_in(r->nargs); st != UCC_OK) {
             return st;  // the request is unchanged and may be posted again
         }
+        run = &r->staging->run;
     }
     // Tag: ordered teams match by sequence number, unordered ones by the user's
     // tag plus how often this request was posted (persistent re-posts). Active

@@ -660,7 +660,7 @@ UCC_EXPORT ucc_status_t ucc_context_destroy(ucc_context_h context) {
                     "resources go when the last one is",
                     static_cast<unsigned long long>(ctx.unfinalized));
         }
-        ctx.lib->dead_contexts.emplace_back(context);
+        ctx.lib->rare_locked().dead_contexts.emplace_back(context);
         return UCC_OK;
     });
 }

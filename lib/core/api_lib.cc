@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "lib/core/core.h"
+#include "lib/core/cuda_loader.h"
 #include "lib/core/transport_select.h"
 #include "lib/util/common.h"
 
@@ -169,6 +170,25 @@ UCC_EXPORT ucc_status_t ucc_init_version(unsigned api_major_version, unsigned ap
 namespace ucc::core {
 Lib::Lib() = default;
 Lib::~Lib() = default;
+Lib::Rare::Rare() = default;
+Lib::Rare::~Rare() = default;
+
+Lib::Rare &Lib::rare_locked() {
+    if (!rare) {
+        rare = std::make_unique<Rare>();
+    }
+    return *rare;
+}
+
+CudaComponent &cuda_component(Lib &lib) {
+    std::lock_guard<std::mutex> lock(lib.mu);
+    Lib::Rare &rare = lib.rare_locked();
+    if (!rare.cuda) {
+        rare.cuda = std::make_unique<CudaComponent>();
+        rare.cuda->set_search_path(lib.config.get("COMPONENT_PATH"));
+    }
+    return *rare.cuda;
+}
 }  // namespace ucc::core
 
 UCC_EXPORT ucc_status_t ucc_finalize(ucc_lib_h lib_p) {

@@ -151,8 +151,10 @@ constexpr ConfigVar kLibVars[] = {
      "The TLs CL/HIER may use (an allow list): without sharp, no level reduces in the network, "
      "whatever NODE_LEADERS_SBGP_TLS says. Which transport a context uses is TLS's choice.",
      nullptr, kUsed},
-    {"COMPONENT_PATH", "", "Ignored: where dynamic components are loaded from (none are).", nullptr,
-     kIgnored},
+    {"COMPONENT_PATH", "",
+     "The directory the CUDA component (libucc_cuda.so) is loaded from; empty: ucc/ beside "
+     "libucc.so, where the install puts it. Without one, CUDA memory is refused.",
+     nullptr, kUsed},
     {"PROFILE_MODE", "", "Ignored: profile collection modes (log, accum).", valid_profile_mode,
      kIgnored},
     {"PROFILE_FILE", "ucc_%h_%p.prof", "Ignored: the file profiling data is written to.", nullptr,

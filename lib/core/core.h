@@ -19,6 +19,7 @@
 #include "lib/core/config.h"
 #include "lib/core/log.h"
 #include "lib/core/mapped_memory.h"
+#include "lib/core/staging.h"
 #include "lib/select/memo.h"
 #include "lib/select/select.h"
 #include "lib/simulated.h"
@@ -35,6 +36,7 @@ struct ucc_team;
 namespace ucc::core {
 
 struct Context;
+class CudaComponent;
 struct Ee;
 struct TraceState;
 struct Team;
@@ -107,13 +109,26 @@ struct Lib {
     bool basic_sharp = true;
     bool hier_sharp = true;
     uint64_t n_contexts = 0;
-    // UCC_THREAD_MULTIPLE: guards n_contexts and dead_contexts.
+    // UCC_THREAD_MULTIPLE: guards n_contexts and rare.
     std::mutex mu;
-    // Destroyed contexts (with their destroyed teams), kept as small
-    // tombstones until ucc_finalize so that a call on a stale handle returns
-    // an error instead of touching freed memory (P36).
-    std::vector<std::unique_ptr<ucc_context>> dead_contexts;
+    // What a library needs rarely, made on first need (rare_locked(), under
+    // mu) so that a live library, a simulated rank's, stays small.
+    struct Rare {
+        Rare();
+        ~Rare();
+        // Destroyed contexts (with their destroyed teams), kept as small
+        // tombstones until ucc_finalize so that a call on a stale handle
+        // returns an error instead of touching freed memory (P36).
+        std::vector<std::unique_ptr<ucc_context>> dead_contexts;
+        // The CUDA component (lib/core/cuda_loader.h): GPU memory.
+        std::unique_ptr<CudaComponent> cuda;
+    };
+    std::unique_ptr<Rare> rare;
+    Rare &rare_locked();
 };
+
+// The library's CUDA component, looked for on the first call (under lib.mu).
+CudaComponent &cuda_component(Lib &lib);
 
 // The posted, not yet complete collectives of a context, linked through the
 // requests themselves (no allocation per post). Appends at the back.
@@ -553,19 +568,9 @@ struct CollRequest : PoolAllocated<CollRequest> {
     uint32_t reserved_seq = 0;
     bool counted_unposted = false;  // in its team's `unposted` (ordered, not an active set)
     uint64_t number = 0;            // per-context request number (event trace)
-    // A datatype described by pack/unpack callbacks only: the algorithm runs
-    // on packed copies of the user's buffers, packed at every post and
-    // unpacked into the user's buffers when the post completes.
-    struct Packed {
-        const void *generic = nullptr;  // the ucc::dt::Generic
-        std::vector<uint8_t> src;
-        std::vector<uint8_t> dst;
-        uint64_t src_elems = 0;
-        uint64_t dst_elems = 0;
-        bool unpack_src = false;  // bcast at a non-root: src is the output
-        ucc::coll::Args run;      // the arguments of one post, on the packed copies
-    };
-    std::unique_ptr<Packed> packed;
+    // Copies the algorithm runs on instead of the user's buffers (pack/unpack
+    // datatypes, CUDA device memory): lib/core/staging.h.
+    std::unique_ptr<Staging> staging;
     uint32_t view_size = 0;  // participants (the team's or the active set's size)
     uint32_t view_rank = 0;  // this rank's index among them
 
@@ -611,7 +616,8 @@ ucc_status_t validate_coll_args(const ucc_coll_args_t &a, uint32_t team_size, ui
                                 bool ordered, std::string *why, bool timing_only = false);
 // Fills normalised arguments from validated ones. The caller passes the
 // collective's own view: for an active set, the set's size, the caller's set
-// position as `rank` and args whose root is the root's set position.
+// position as `rank` and args whose root is the root's set position. A
+// memory type UNKNOWN stays UNKNOWN: the caller resolves it.
 void normalize_coll_args(const ucc_coll_args_t &a, uint32_t team_size, uint32_t rank,
                          coll::Args *out, bool timing_only = false);
 // Which buffer descriptions a rank reads (model/VALIDITY.md, "Fields read").

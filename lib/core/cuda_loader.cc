@@ -1,8 +1,13 @@
 // Opening the CUDA component (dlopen, RTLD_LOCAL: its symbols stay its own) and
-// asking it once how many devices this process can use.
+// asking it once how many devices this process can use. RTLD_NODELETE: once
+// opened it stays mapped until the process ends (a request's pinned copies may
+// be freed through it after ucc_finalize's dlclose, and the CUDA runtime's own
+// state is not made to be unloaded).
 #include "lib/core/cuda_loader.h"
 
 #include <dlfcn.h>
+
+#include <vector>
 
 #include "lib/core/log.h"
 
@@ -27,13 +32,30 @@ CudaComponent::~CudaComponent() {
 
 void CudaComponent::load(Logger &log) {
     std::call_once(once_, [&] {
-        const std::string dir = search_path_.empty() ? default_component_dir() : search_path_;
-        path_ = dir + "/" UCC_CUDA_COMPONENT_FILE;
-        handle_ = dlopen(path_.c_str(), RTLD_NOW | RTLD_LOCAL);
-        if (handle_ == nullptr) {
+        // UCC_COMPONENT_PATH, else beside the object holding this code (libucc.so,
+        // or a program linked with the static library), else the installed
+        // libdir's ucc/ (tools in bin/ linked statically).
+        std::vector<std::string> dirs;
+        if (!search_path_.empty()) {
+            dirs.push_back(search_path_);
+        } else {
+            dirs.push_back(default_component_dir());
+#ifdef UCC_INSTALL_COMPONENT_DIR
+            dirs.emplace_back(UCC_INSTALL_COMPONENT_DIR);
+#endif
+        }
+        std::string errors;
+        for (const std::string &dir : dirs) {
+            path_ = dir + "/" UCC_CUDA_COMPONENT_FILE;
+            handle_ = dlopen(path_.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+            if (handle_ != nullptr) {
+                break;
+            }
             const char *err = dlerror();
-            why_ = "no CUDA component (" + path_ + ": " + (err != nullptr ? err : "not found") +
-                   "; a build without the CUDA Toolkit has none)";
+            errors += (errors.empty() ? "" : "; ") + std::string(err != nullptr ? err : path_);
+        }
+        if (handle_ == nullptr) {
+            why_ = "no CUDA component (" + errors + "; a build without the CUDA Toolkit has none)";
             UCC_LOG(log, kDebug, "%s", why_.c_str());
             return;
         }

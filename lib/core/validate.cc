@@ -607,12 +607,6 @@ void normalize_coll_args(const ucc_coll_args_t &a, uint32_t n, uint32_t rank, co
         x.src = x.src != nullptr ? x.src : reinterpret_cast<void *>(kApart);
         x.dst = x.dst != nullptr ? x.dst : reinterpret_cast<void *>(2 * kApart);
     }
-    if (x.src_mem == UCC_MEMORY_TYPE_UNKNOWN) {
-        x.src_mem = UCC_MEMORY_TYPE_HOST;
-    }
-    if (x.dst_mem == UCC_MEMORY_TYPE_UNKNOWN) {
-        x.dst_mem = UCC_MEMORY_TYPE_HOST;
-    }
     x.esize = (u.src || u.src_v || u.dst || u.dst_v || u.dst_v_nodispl) ? dt::size_of(x.dt) : 0;
     x.generic =
         dt::is_generic(x.dt) ? reinterpret_cast<const void *>(x.dt & ~uint64_t{7}) : nullptr;

@@ -52,9 +52,12 @@ void reduce_kernel(void *dst, const void *a, const void *b, size_t count) {
     // Whole blocks first, each a fixed-length independent loop (vectorised where the
     // codec allows), then the remaining count % kBlock elements one by one.
     for (; i + kBlock <= count; i += kBlock) {
+        Byte *db = d + i * Tr::kSize;
+        const Byte *xb = x + i * Tr::kSize;
+        const Byte *yb = y + i * Tr::kSize;
         UCC_DT_INDEPENDENT
         for (size_t j = 0; j < kBlock; ++j) {
-            reduce_one<Tr, Op>(d, x, y, i + j);
+            reduce_one<Tr, Op>(db, xb, yb, j);
         }
     }
     for (; i < count; ++i) {

@@ -550,7 +550,7 @@ Checkpoint measure(uint64_t cycle, const RunState &run) {
     for (const RankRun &rr : run.ranks) {
         if (rr.lib != nullptr) {
             live += rr.lib->lib.n_contexts;
-            tombstones += rr.lib->lib.dead_contexts.size();
+            tombstones += rr.lib->lib.rare ? rr.lib->lib.rare->dead_contexts.size() : 0;
         }
         leftover += rr.leftover;
     }

@@ -60,6 +60,23 @@ ucx)
             grep -q "\[0\] *Collective:" "$work/out" || fail "$c at $np: no table"
         done
     done
+    # GPU buffers (-m cuda, cuda-mng) without a GPU: the fake CUDA component
+    # (tests/fake_cuda), whose device memory the CPU cannot touch; results checked.
+    for c in allreduce allgatherv bcast alltoall reduce_scatterv gather; do
+        for m in cuda cuda-mng; do
+            UCC_COMPONENT_PATH="$build/fake_cuda" "$build/ucc_run" -n 3 --timeout 120 \
+                "$build/ucc_perftest" -c "$c" -m "$m" -b 1 -e 16k -f 64 -n 3 -w 1 >"$work/out" 2>&1 ||
+                { cat "$work/out"; fail "$c -m $m"; }
+            grep -q "\[0\] *Collective:" "$work/out" || fail "$c -m $m: no table"
+        done
+    done
+    # Without a usable device: refused, saying why.
+    set +e
+    FAKE_CUDA_DEVICES=0 UCC_COMPONENT_PATH="$build/fake_cuda" "$build/ucc_perftest" -m cuda \
+        >/dev/null 2>"$work/err"; rc=$?
+    set -e
+    [[ $rc != 0 ]] && grep -q "no usable CUDA device (fake: no device)" "$work/err" ||
+        { cat "$work/err"; fail "-m cuda without a device"; }
     ;;
 mpirun)
     command -v mpirun >/dev/null || { echo "no mpirun: skipped"; exit 77; }

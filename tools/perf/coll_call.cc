@@ -264,8 +264,67 @@ void build_call(const CollSpec &s, uint64_t cnt, uint32_t n, uint32_t rank, cons
             b.info = {buf, elems, dt, UCC_MEMORY_TYPE_HOST};
         }
     };
+    if (s.mem != UCC_MEMORY_TYPE_HOST && s.cuda != nullptr) {
+        // The collective's buffers on the GPU, copies of the host ones.
+        const auto kind =
+            s.mem == UCC_MEMORY_TYPE_CUDA_MANAGED ? UCC_CUDA_ALLOC_MANAGED : UCC_CUDA_ALLOC_DEVICE;
+        const ucc_cuda_component_t *cuda = s.cuda;
+        auto device = [&](const std::vector<uint8_t> &host) -> std::shared_ptr<void> {
+            void *p = nullptr;
+            if (host.empty() || cuda->alloc(kind, host.size(), &p) != 0) {
+                return nullptr;
+            }
+            return std::shared_ptr<void>(p, [cuda, kind](void *q) { cuda->free(kind, q); });
+        };
+        call->dev_src = device(call->src);
+        call->dev_dst = device(call->dst);
+        src = call->dev_src.get();
+        dst = call->dev_dst.get();
+    }
     describe(a.src, l.src, src, src_n);
     describe(a.dst, l.dst, dst, dst_n);
+    if (s.mem != UCC_MEMORY_TYPE_HOST) {
+        (l.src.v() ? a.src.info_v.mem_type : a.src.info.mem_type) = s.mem;
+        (l.dst.v() ? a.dst.info_v.mem_type : a.dst.info.mem_type) = s.mem;
+    }
+}
+
+namespace {
+
+std::string copy_all(const CollSpec &s, CollCall *call, bool to_device) {
+    if (s.mem == UCC_MEMORY_TYPE_HOST || s.cuda == nullptr) {
+        return "";
+    }
+    const std::pair<std::vector<uint8_t> *, void *> pairs[] = {{&call->src, call->dev_src.get()},
+                                                               {&call->dst, call->dev_dst.get()}};
+    for (const auto &[host, dev] : pairs) {
+        if (host->empty()) {
+            continue;
+        }
+        if (dev == nullptr) {
+            return "no GPU memory for " + std::to_string(host->size()) + " bytes";
+        }
+        int rc = to_device ? s.cuda->copy_async(dev, host->data(), host->size(), nullptr)
+                           : s.cuda->copy_async(host->data(), dev, host->size(), nullptr);
+        if (rc == 0) {
+            rc = s.cuda->stream_sync(nullptr);
+        }
+        if (rc != 0) {
+            return std::string("copying ") + (to_device ? "to" : "from") +
+                   " the GPU: " + s.cuda->error_string(rc);
+        }
+    }
+    return "";
+}
+
+}  // namespace
+
+std::string push_to_device(const CollSpec &s, CollCall *call) {
+    return copy_all(s, call, true);
+}
+
+std::string pull_from_device(const CollSpec &s, CollCall *call) {
+    return copy_all(s, call, false);
 }
 
 void fill_pattern(const CollSpec &s, uint64_t cnt, uint32_t n, uint32_t rank, CollCall *call) {

@@ -6,9 +6,11 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "lib/cuda_component.h"
 #include "tools/perf/colls.h"
 #include "ucc/api/ucc.h"
 
@@ -23,6 +25,10 @@ struct CollSpec {
     bool persistent = false;
     // No buffers (the simulator's timing-only mode): pointers stay NULL.
     bool no_buffers = false;
+    // The buffers' memory type (-m). Anything but HOST: the collective runs on
+    // copies of the host buffers in that memory, made through `cuda`.
+    ucc_memory_type_t mem = UCC_MEMORY_TYPE_HOST;
+    const ucc_cuda_component_t *cuda = nullptr;
 };
 
 // Per-rank v-arrays (counts and displacements, 64-bit) of n equal blocks of
@@ -37,6 +43,10 @@ struct CollCall {
     ucc_coll_args_t args{};
     std::vector<uint8_t> src;
     std::vector<uint8_t> dst;
+    // GPU copies of src and dst (CollSpec::mem), which args then describe.
+    std::shared_ptr<void> dev_src;
+    std::shared_ptr<void> dev_dst;
+    std::string device_error;  // the last copy to the GPU failed: why
 };
 
 // The elements of the rank's src and dst for blocks of `count` elements (0:
@@ -55,6 +65,11 @@ void build_call(const CollSpec &s, uint64_t count, uint32_t n, uint32_t rank, co
 // Writes the check pattern into the rank's input (src, or dst in place) and
 // clears the rest of dst.
 void fill_pattern(const CollSpec &s, uint64_t count, uint32_t n, uint32_t rank, CollCall *call);
+
+// GPU memory: the host buffers onto the device (after build_call and
+// fill_pattern) and back (before check_result). "" or what failed.
+std::string push_to_device(const CollSpec &s, CollCall *call);
+std::string pull_from_device(const CollSpec &s, CollCall *call);
 
 // Whether the result on `rank` is what the pattern gives; *why names the
 // first wrong element. Reductions of 16-bit floats beyond 256 ranks cannot be

@@ -111,6 +111,9 @@ bool prepare_iteration(const SweepPlan &plan, const CollSpec &spec, uint64_t cou
     if (last && plan.check) {
         fill_pattern(*s, count, n, rank, call);
     }
+    if (build || (last && plan.check)) {
+        call->device_error = push_to_device(*s, call);
+    }
     return build;
 }
 
@@ -145,6 +148,10 @@ Measured measure(const SweepPlan &plan, const SweepWorld &w, ucc_team_h team, uc
         const bool last = it + 1 == warmup + iters;
         prepare_iteration(plan, spec, count, n, w.rank, va, it, last, &s, &calls[b],
                           &persistent[b]);
+        if (!calls[b].device_error.empty()) {
+            m.err = calls[b].device_error;
+            break;
+        }
         if (plan.per_iteration || it == warmup) {
             if ((st = barrier(team, ctx)) != UCC_OK) {
                 m.err = failed("barrier", st);
@@ -190,6 +197,10 @@ Measured measure(const SweepPlan &plan, const SweepWorld &w, ucc_team_h team, uc
             timed = w.now() - start;
         }
         if (last && plan.check) {
+            if (const std::string e = pull_from_device(s, &calls[b]); !e.empty()) {
+                m.err = e;
+                break;
+            }
             m.wrong = !check_result(s, count, n, w.rank, calls[b], &m.why);
         }
         if (progress != nullptr) {

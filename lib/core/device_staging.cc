@@ -1,0 +1,117 @@
+// Pinned host copies of device buffers around a collective (device_staging.h).
+#include "lib/core/device_staging.h"
+
+#include "lib/core/log.h"
+#include "lib/util/common.h"
+
+namespace ucc::core {
+namespace {
+
+ucc_status_t status_of(int code) {
+    constexpr int kMemoryAllocation = 2;  // cudaErrorMemoryAllocation
+    return code == kMemoryAllocation ? UCC_ERR_NO_MEMORY : UCC_ERR_NO_RESOURCE;
+}
+
+// One copy on the staging's stream, waited for.
+ucc_status_t copy(DeviceStaging &s, void *dst, const void *src, uint64_t bytes, const char *what) {
+    if (bytes == 0) {
+        return UCC_OK;
+    }
+    int rc = s.ops->copy_async(dst, src, bytes, s.stream);
+    if (rc == 0) {
+        rc = s.ops->stream_sync(s.stream);
+    }
+    if (rc != 0) {
+        UCC_LOG(*s.log, kError, "copying %llu bytes of %s: %s",
+                static_cast<unsigned long long>(bytes), what, s.ops->error_string(rc));
+        return status_of(rc);
+    }
+    return UCC_OK;
+}
+
+}  // namespace
+
+DeviceStaging::~DeviceStaging() {
+    ops->free(UCC_CUDA_ALLOC_HOST_PINNED, src_host);
+    ops->free(UCC_CUDA_ALLOC_HOST_PINNED, dst_host);
+    if (stream != nullptr) {
+        ops->stream_destroy(stream);
+    }
+}
+
+ucc_status_t prepare_device_staging(const ucc::coll::Args &a, uint32_t size, uint32_t rank,
+                                    const ucc_cuda_component_t *ops, Logger &log,
+                                    std::unique_ptr<Staging> *out) {
+    if (a.generic != nullptr) {
+        UCC_LOG(log, kError,
+                "ucc_collective_init: generic datatypes on CUDA memory are not supported (their "
+                "callbacks run on the host)");
+        return UCC_ERR_NOT_SUPPORTED;
+    }
+    if (a.mapped) {
+        UCC_LOG(log, kError,
+                "ucc_collective_init: one-sided collectives (MEM_MAPPED_BUFFERS) on CUDA memory "
+                "need a GPU-aware transport; this one moves host memory");
+        return UCC_ERR_NOT_SUPPORTED;
+    }
+    auto s = std::make_unique<DeviceStaging>(ops, &log);
+    s->src_device = a.src != nullptr && a.src_mem == UCC_MEMORY_TYPE_CUDA;
+    s->dst_device = a.dst != nullptr && a.dst_mem == UCC_MEMORY_TYPE_CUDA;
+    s->dst_in = s->dst_device && (a.inplace || a.dst_counts != nullptr);
+    s->src_out = s->src_device && a.type == UCC_COLL_TYPE_BCAST && rank != a.root;
+    if (s->src_device && __builtin_mul_overflow(ucc::coll::src_extent_elems(a, size),
+                                                uint64_t{a.esize}, &s->src_bytes)) {
+        return UCC_ERR_NO_MEMORY;
+    }
+    if (s->dst_device && __builtin_mul_overflow(ucc::coll::dst_extent_elems(a, size, rank),
+                                                uint64_t{a.esize}, &s->dst_bytes)) {
+        return UCC_ERR_NO_MEMORY;
+    }
+    int rc = ops->stream_create(&s->stream);
+    if (rc == 0 && s->src_bytes > 0) {
+        rc = ops->alloc(UCC_CUDA_ALLOC_HOST_PINNED, s->src_bytes, &s->src_host);
+    }
+    if (rc == 0 && s->dst_bytes > 0) {
+        rc = ops->alloc(UCC_CUDA_ALLOC_HOST_PINNED, s->dst_bytes, &s->dst_host);
+    }
+    if (rc != 0) {
+        UCC_LOG(log, kError,
+                "ucc_collective_init: staging for CUDA memory (%llu + %llu pinned bytes): %s",
+                static_cast<unsigned long long>(s->src_bytes),
+                static_cast<unsigned long long>(s->dst_bytes), ops->error_string(rc));
+        return status_of(rc);
+    }
+    *out = std::move(s);
+    return UCC_OK;
+}
+
+ucc_status_t DeviceStaging::stage_in(const ucc::coll::Args &a) {
+    DeviceStaging &s = *this;
+    run = a;
+    if (s.src_device) {
+        UCC_TRY(copy(s, s.src_host, a.src, s.src_bytes, "src from the device"));
+        run.src = s.src_host;
+        run.src_mem = UCC_MEMORY_TYPE_HOST;
+    }
+    if (s.dst_device) {
+        if (s.dst_in) {
+            UCC_TRY(copy(s, s.dst_host, a.dst, s.dst_bytes, "dst from the device"));
+        }
+        run.dst = s.dst_host;
+        run.dst_mem = UCC_MEMORY_TYPE_HOST;
+    }
+    return UCC_OK;
+}
+
+ucc_status_t DeviceStaging::stage_out(const ucc::coll::Args &a) {
+    DeviceStaging &s = *this;
+    if (s.dst_device) {
+        UCC_TRY(copy(s, a.dst, s.dst_host, s.dst_bytes, "dst to the device"));
+    }
+    if (s.src_out) {
+        UCC_TRY(copy(s, a.src, s.src_host, s.src_bytes, "the bcast buffer to the device"));
+    }
+    return UCC_OK;
+}
+
+}  // namespace ucc::core

@@ -1,0 +1,63 @@
+// Collectives on CUDA device memory over a transport that moves host memory
+// (Debian's UCX has no CUDA support): the algorithm runs on pinned host copies
+// of the user's device buffers.
+//
+// At each post the device inputs are copied to the pinned copies (device to
+// host over PCIe, on a stream of the request's own); the algorithm runs on them
+// unchanged, so every collective, every datatype and op and the reduction order
+// are the host's; when it completes, the outputs go back to the device. Cost
+// per post: one device-to-host copy of the input extent and one host-to-device
+// copy of the output extent, at the link's bandwidth, outside the collective's
+// own time (the copies do not overlap the transfers yet; a GPU-aware UCX
+// would move device memory directly). The pinned copies are allocated at the
+// first post and kept for persistent re-posts.
+//
+// What is copied: src whenever the collective reads it; dst in as well when
+// the collective leaves parts of it alone (in place, the v-collectives'
+// displacements) so those parts come back unchanged; dst out, and bcast's
+// buffer out at a non-root. CUDA_MANAGED memory needs none of this (the CPU
+// reads it directly), and neither does a timing-only context.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "lib/coll/coll.h"
+#include "lib/core/staging.h"
+#include "lib/cuda_component.h"
+#include "ucc/api/ucc.h"
+
+namespace ucc::core {
+
+class Logger;
+
+struct DeviceStaging final : Staging {
+    DeviceStaging(const ucc_cuda_component_t *ops, Logger *log) : ops(ops), log(log) {}
+    ~DeviceStaging() override;
+    // At a post: the inputs to the pinned copies; run points at them.
+    ucc_status_t stage_in(const ucc::coll::Args &a) override;
+    // When the collective completed successfully: the outputs back.
+    ucc_status_t stage_out(const ucc::coll::Args &a) override;
+
+    const ucc_cuda_component_t *ops;
+    Logger *log;
+    void *stream = nullptr;
+    void *src_host = nullptr;  // pinned copies, src_bytes and dst_bytes long
+    void *dst_host = nullptr;
+    uint64_t src_bytes = 0;
+    uint64_t dst_bytes = 0;
+    bool src_device = false;  // the user's src (dst) is device memory
+    bool dst_device = false;
+    bool dst_in = false;   // dst is copied in too (parts of it stay as they were)
+    bool src_out = false;  // bcast at a non-root: src is the output
+};
+
+// At init: whether `a` (resolved memory types, CUDA on src or dst) can run
+// here, and its staging when it can. UCC_ERR_NOT_SUPPORTED with one log line
+// when no CUDA device is usable or the collective cannot stage (generic
+// datatypes, one-sided collectives).
+ucc_status_t prepare_device_staging(const ucc::coll::Args &a, uint32_t size, uint32_t rank,
+                                    const ucc_cuda_component_t *ops, Logger &log,
+                                    std::unique_ptr<Staging> *out);
+
+}  // namespace ucc::core

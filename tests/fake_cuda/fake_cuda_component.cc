@@ -1,0 +1,204 @@
+// A stand-in for libucc_cuda.so on machines without a GPU: the component's table
+// (lib/cuda_component.h) over host memory, so that the core's paths for CUDA memory
+// run in CI. Its "device" memory is mapped PROT_NONE except while one of its own
+// copies runs: a CPU access to it from the library (an algorithm reading a device
+// buffer it should have staged) is a segmentation fault, and the test fails.
+//
+// FAKE_CUDA_DEVICES=0 in the environment makes it count no device. The test reads
+// what moved through fake_cuda_stats().
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+
+#include "lib/cuda_component.h"
+
+namespace {
+
+struct Region {
+    size_t bytes;
+    ucc_cuda_alloc_kind_t kind;
+};
+
+// A test double's state: one per process, as a real runtime's.
+struct State {
+    std::mutex mu;
+    std::map<uintptr_t, Region> regions;
+    uint64_t stats[4] = {};  // device allocations, pinned allocations, bytes to host, to device
+};
+
+State &state() {
+    static State s;
+    return s;
+}
+
+size_t page_round(size_t bytes) {
+    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    return (bytes + page - 1) / page * page;
+}
+
+// The region holding p (under mu), or nullptr.
+const Region *find(uintptr_t p, uintptr_t *base) {
+    auto &regions = state().regions;
+    auto it = regions.upper_bound(p);
+    if (it == regions.begin()) {
+        return nullptr;
+    }
+    --it;
+    if (p >= it->first + it->second.bytes) {
+        return nullptr;
+    }
+    *base = it->first;
+    return &it->second;
+}
+
+int device_count(char *why, size_t len) {
+    const char *v = std::getenv("FAKE_CUDA_DEVICES");
+    if (v != nullptr && std::strcmp(v, "0") == 0) {
+        std::snprintf(why, len, "fake: no device");
+        return 0;
+    }
+    return 1;
+}
+
+ucc_memory_type_t memory_type(const void *ptr) {
+    std::lock_guard<std::mutex> lock(state().mu);
+    uintptr_t base = 0;
+    const Region *r = find(reinterpret_cast<uintptr_t>(ptr), &base);
+    if (r == nullptr || r->kind == UCC_CUDA_ALLOC_HOST_PINNED) {
+        return UCC_MEMORY_TYPE_HOST;
+    }
+    return r->kind == UCC_CUDA_ALLOC_DEVICE ? UCC_MEMORY_TYPE_CUDA : UCC_MEMORY_TYPE_CUDA_MANAGED;
+}
+
+int alloc(ucc_cuda_alloc_kind_t kind, size_t bytes, void **out) {
+    const size_t len = page_round(bytes == 0 ? 1 : bytes);
+    void *p = mmap(nullptr, len, kind == UCC_CUDA_ALLOC_DEVICE ? PROT_NONE : PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        *out = nullptr;
+        return 2;  // cudaErrorMemoryAllocation
+    }
+    std::lock_guard<std::mutex> lock(state().mu);
+    state().regions[reinterpret_cast<uintptr_t>(p)] = Region{len, kind};
+    state().stats[kind == UCC_CUDA_ALLOC_DEVICE ? 0 : 1]++;
+    *out = p;
+    return 0;
+}
+
+int release(ucc_cuda_alloc_kind_t, void *ptr) {
+    if (ptr == nullptr) {
+        return 0;
+    }
+    std::lock_guard<std::mutex> lock(state().mu);
+    auto it = state().regions.find(reinterpret_cast<uintptr_t>(ptr));
+    if (it == state().regions.end()) {
+        return 1;  // cudaErrorInvalidValue
+    }
+    munmap(ptr, it->second.bytes);
+    state().regions.erase(it);
+    return 0;
+}
+
+int stream_create(void **stream) {
+    *stream = new int(0);
+    return 0;
+}
+int stream_destroy(void *stream) {
+    delete static_cast<int *>(stream);
+    return 0;
+}
+int stream_query(void *) {
+    return 0;
+}
+int stream_sync(void *) {
+    return 0;
+}
+
+// Opens (or closes) the device region holding p for the CPU; whether p is device memory.
+bool open_device(const void *p, int prot) {
+    uintptr_t base = 0;
+    const Region *r = find(reinterpret_cast<uintptr_t>(p), &base);
+    if (r == nullptr || r->kind != UCC_CUDA_ALLOC_DEVICE) {
+        return false;
+    }
+    mprotect(reinterpret_cast<void *>(base), r->bytes, prot);
+    return true;
+}
+
+int copy_async(void *dst, const void *src, size_t bytes, void *) {
+    if (bytes == 0) {
+        return 0;
+    }
+    std::lock_guard<std::mutex> lock(state().mu);
+    const bool dst_dev = open_device(dst, PROT_READ | PROT_WRITE);
+    const bool src_dev = open_device(src, PROT_READ | PROT_WRITE);
+    std::memmove(dst, src, bytes);
+    if (dst_dev) {
+        open_device(dst, PROT_NONE);
+        state().stats[3] += bytes;
+    }
+    if (src_dev) {
+        open_device(src, PROT_NONE);
+        state().stats[2] += bytes;
+    }
+    return 0;
+}
+
+int reduce_supported(ucc_datatype_t, ucc_reduction_op_t) {
+    return 0;
+}
+int reduce_async(ucc_datatype_t, ucc_reduction_op_t, void *, const void *, const void *, size_t,
+                 void *) {
+    return 801;  // cudaErrorNotSupported
+}
+int avg_async(ucc_datatype_t, void *, size_t, uint64_t, void *) {
+    return 801;
+}
+int reduce_on_host(ucc_datatype_t, ucc_reduction_op_t, void *, const void *, const void *, size_t) {
+    return 801;
+}
+int avg_on_host(ucc_datatype_t, void *, size_t, uint64_t) {
+    return 801;
+}
+const char *error_string(int code) {
+    return code == 2 ? "fake: out of memory" : "fake: error";
+}
+
+constexpr ucc_cuda_component_t kFake = {
+    UCC_CUDA_COMPONENT_ABI,
+    sizeof(ucc_cuda_component_t),
+    "fake",
+    &device_count,
+    &memory_type,
+    &alloc,
+    &release,
+    &stream_create,
+    &stream_destroy,
+    &stream_query,
+    &stream_sync,
+    &copy_async,
+    &reduce_supported,
+    &reduce_async,
+    &avg_async,
+    &reduce_on_host,
+    &avg_on_host,
+    &error_string,
+};
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) const ucc_cuda_component_t *ucc_cuda_component_v1(
+    uint32_t abi) {
+    return abi == UCC_CUDA_COMPONENT_ABI ? &kFake : nullptr;
+}
+
+// [0] device allocations, [1] pinned and managed allocations, [2] bytes copied off
+// the device, [3] bytes copied onto it.
+extern "C" __attribute__((visibility("default"))) const uint64_t *fake_cuda_stats() {
+    return state().stats;
+}

@@ -1,0 +1,352 @@
+// Collectives on CUDA memory over UCX, without a GPU: the fake component
+// (tests/fake_cuda) stands in for libucc_cuda.so, its device memory unreadable by
+// the CPU. Every collective here gets device buffers and must stage them through
+// pinned host copies (lib/core/device_staging.h): results equal the host's, parts
+// of a destination the collective does not write come back unchanged, nothing of
+// the library touches device memory directly (that would be a segmentation fault),
+// and what cannot run is refused at init with UCC_ERR_NOT_SUPPORTED.
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+#include <ucc/api/ucc.h>
+
+#include <cstring>
+#include <numeric>
+#include <vector>
+
+#include "lib/core/cuda_loader.h"
+#include "lib/core/log.h"
+#include "tests/common/inproc_world.h"
+#include "tests/common/scoped_env.h"
+
+#if UCC_WITH_UCX
+
+namespace {
+
+using ucc::testkit::InprocWorld;
+using ucc::testkit::ScopedEnv;
+
+constexpr uint32_t kRanks = 3;
+
+// The fake's table, for the test's own device buffers.
+class FakeDevice {
+  public:
+    FakeDevice() {
+        cuda_.set_search_path(UCC_FAKE_CUDA_DIR);
+        ops_ = cuda_.ops(log_);
+    }
+    const ucc_cuda_component_t *ops() const { return ops_; }
+    // The fake's counters (tests/fake_cuda/fake_cuda_component.cc).
+    const uint64_t *stats() {
+        void *h = dlopen(UCC_FAKE_CUDA_DIR "/" UCC_CUDA_COMPONENT_FILE, RTLD_NOW | RTLD_NOLOAD);
+        auto fn = h != nullptr
+                      ? reinterpret_cast<const uint64_t *(*)()>(dlsym(h, "fake_cuda_stats"))
+                      : nullptr;
+        if (h != nullptr) {
+            dlclose(h);
+        }
+        static const uint64_t kNone[4] = {};
+        return fn != nullptr ? fn() : kNone;
+    }
+    // A device buffer holding `host`'s bytes.
+    void *make(const void *host, size_t bytes) {
+        void *p = nullptr;
+        EXPECT_EQ(ops_->alloc(UCC_CUDA_ALLOC_DEVICE, bytes, &p), 0);
+        EXPECT_EQ(ops_->copy_async(p, host, bytes, nullptr), 0);
+        owned_.push_back(p);
+        return p;
+    }
+    template <class T>
+    void *make(const std::vector<T> &v) {
+        return make(v.data(), v.size() * sizeof(T));
+    }
+    template <class T>
+    std::vector<T> read(const void *dev, size_t n) {
+        std::vector<T> v(n);
+        EXPECT_EQ(ops_->copy_async(v.data(), dev, n * sizeof(T), nullptr), 0);
+        return v;
+    }
+    ~FakeDevice() {
+        for (void *p : owned_) {
+            ops_->free(UCC_CUDA_ALLOC_DEVICE, p);
+        }
+    }
+
+  private:
+    ucc::core::Logger log_;
+    ucc::core::CudaComponent cuda_;
+    const ucc_cuda_component_t *ops_ = nullptr;
+    std::vector<void *> owned_;
+};
+
+class DeviceMemory : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        ASSERT_NE(dev_.ops(), nullptr) << "the fake component was not built at " UCC_FAKE_CUDA_DIR;
+        ASSERT_EQ(world_.open(), "");
+    }
+    // Inits args[r] on every rank, runs them to completion, finalizes.
+    void run(std::vector<ucc_coll_args_t> &args, int posts = 1) {
+        std::vector<ucc_coll_req_h> reqs(kRanks, nullptr);
+        for (uint32_t r = 0; r < kRanks; ++r) {
+            if (posts > 1) {
+                args[r].mask |= UCC_COLL_ARGS_FIELD_FLAGS;
+                args[r].flags |= UCC_COLL_ARGS_FLAG_PERSISTENT;
+            }
+            ASSERT_EQ(ucc_collective_init(&args[r], &reqs[r], world_.ranks()[r].team), UCC_OK)
+                << "rank " << r;
+        }
+        for (int p = 0; p < posts; ++p) {
+            std::vector<ucc_coll_req_h> copy = reqs;
+            ASSERT_TRUE(world_.run(copy));
+            for (ucc_coll_req_h q : reqs) {
+                ASSERT_EQ(ucc_collective_test(q), UCC_OK);
+            }
+        }
+        for (ucc_coll_req_h q : reqs) {
+            EXPECT_EQ(ucc_collective_finalize(q), UCC_OK);
+        }
+    }
+    ScopedEnv path_{"UCC_COMPONENT_PATH", UCC_FAKE_CUDA_DIR};
+    FakeDevice dev_;
+    InprocWorld world_{kRanks};
+};
+
+TEST_F(DeviceMemory, AllreduceOnDeviceBuffersOutOfPlaceAndInPlace) {
+    constexpr size_t kCount = 10000;
+    std::vector<ucc_coll_args_t> args(kRanks);
+    std::vector<void *> src(kRanks), dst(kRanks), inplace(kRanks);
+    for (uint32_t r = 0; r < kRanks; ++r) {
+        std::vector<int32_t> v(kCount);
+        for (size_t i = 0; i < kCount; ++i) {
+            v[i] = static_cast<int32_t>(i * (r + 1));
+        }
+        src[r] = dev_.make(v);
+        dst[r] = dev_.make(std::vector<int32_t>(kCount, -1));
+        inplace[r] = dev_.make(v);
+        ucc_coll_args_t &a = args[r];
+        a = {};
+        a.coll_type = UCC_COLL_TYPE_ALLREDUCE;
+        a.op = UCC_OP_SUM;
+        a.src.info = {src[r], kCount, UCC_DT_INT32, UCC_MEMORY_TYPE_CUDA};
+        a.dst.info = {dst[r], kCount, UCC_DT_INT32, UCC_MEMORY_TYPE_CUDA};
+    }
+    run(args);
+    for (uint32_t r = 0; r < kRanks; ++r) {
+        const auto got = dev_.read<int32_t>(dst[r], kCount);
+        for (size_t i = 0; i < kCount; i += 997) {
+            ASSERT_EQ(got[i], static_cast<int32_t>(i * 6)) << "rank " << r << " element " << i;
+        }
+        // In place, the memory type left for the library to find out (UNKNOWN).
+        ucc_coll_args_t &a = args[r];
+        a = {};
+        a.coll_type = UCC_COLL_TYPE_ALLREDUCE;
+        a.op = UCC_OP_MAX;
+        a.mask = UCC_COLL_ARGS_FIELD_FLAGS;
+        a.flags = UCC_COLL_ARGS_FLAG_IN_PLACE;
+        a.dst.info = {inplace[r], kCount, UCC_DT_INT32, UCC_MEMORY_TYPE_UNKNOWN};
+    }
+    run(args);
+    for (uint32_t r = 0; r < kRanks; ++r) {
+        const auto got = dev_.read<int32_t>(inplace[r], kCount);
+        EXPECT_EQ(got[kCount - 1], static_cast<int32_t>((kCount - 1) * kRanks));
+        EXPECT_EQ(got[0], 0);
+    }
+}
+
+// What crossed the link: each rank's input off the device and its result onto it.
+TEST_F(DeviceMemory, StagingCopiesTheExtentsOnceEachWay) {
+    constexpr size_t kCount = 4096;
+    std::vector<ucc_coll_args_t> args(kRanks);
+    for (uint32_t r = 0; r < kRanks; ++r) {
+        args[r] = {};
+        args[r].coll_type = UCC_COLL_TYPE_ALLREDUCE;
+        args[r].op = UCC_OP_SUM;
+        args[r].src.info = {dev_.make(std::vector<int64_t>(kCount, r)), kCount, UCC_DT_INT64,
+                            UCC_MEMORY_TYPE_CUDA};
+        args[r].dst.info = {dev_.make(std::vector<int64_t>(kCount, 0)), kCount, UCC_DT_INT64,
+                            UCC_MEMORY_TYPE_CUDA};
+    }
+    const uint64_t to_host = dev_.stats()[2];
+    const uint64_t to_device = dev_.stats()[3];
+    const uint64_t pinned = dev_.stats()[1];
+    run(args, 2);
+    EXPECT_EQ(dev_.stats()[2] - to_host, 2 * kRanks * kCount * 8);    // src, at each post
+    EXPECT_EQ(dev_.stats()[3] - to_device, 2 * kRanks * kCount * 8);  // dst, at each completion
+    EXPECT_EQ(dev_.stats()[1] - pinned, 2 * kRanks);                  // src and dst, once
+    EXPECT_EQ(dev_.read<int64_t>(args[1].dst.info.buffer, kCount), std::vector<int64_t>(kCount, 3));
+}
+
+TEST_F(DeviceMemory, BcastWritesTheDeviceBufferOfNonRoots) {
+    constexpr size_t kCount = 3000;
+    std::vector<ucc_coll_args_t> args(kRanks);
+    std::vector<void *> buf(kRanks);
+    std::vector<double> root_data(kCount);
+    std::iota(root_data.begin(), root_data.end(), 0.5);
+    for (uint32_t r = 0; r < kRanks; ++r) {
+        buf[r] = r == 1 ? dev_.make(root_data) : dev_.make(std::vector<double>(kCount, -2.0));
+        args[r] = {};
+        args[r].coll_type = UCC_COLL_TYPE_BCAST;
+        args[r].root = 1;
+        args[r].src.info = {buf[r], kCount, UCC_DT_FLOAT64, UCC_MEMORY_TYPE_CUDA};
+    }
+    run(args, 2);  // and once more, persistent
+    for (uint32_t r = 0; r < kRanks; ++r) {
+        EXPECT_EQ(dev_.read<double>(buf[r], kCount), root_data) << "rank " << r;
+    }
+}
+
+// Displacements leave gaps in dst: they come back as they were on the device.
+TEST_F(DeviceMemory, AllgathervKeepsTheGapsOfItsDeviceDestination) {
+    std::vector<ucc_coll_args_t> args(kRanks);
+    std::vector<void *> dst(kRanks);
+    std::vector<std::vector<int64_t>> src(kRanks);
+    ucc_count_t counts[kRanks] = {5, 0, 7};
+    ucc_aint_t displs[kRanks] = {20, 3, 0};
+    constexpr size_t kExtent = 25;
+    for (uint32_t r = 0; r < kRanks; ++r) {
+        src[r].assign(counts[r], 100 * (r + 1));
+        dst[r] = dev_.make(std::vector<int64_t>(kExtent, -7));
+        args[r] = {};
+        args[r].coll_type = UCC_COLL_TYPE_ALLGATHERV;
+        args[r].mask = UCC_COLL_ARGS_FIELD_FLAGS;
+        args[r].flags = UCC_COLL_ARGS_FLAG_COUNT_64BIT | UCC_COLL_ARGS_FLAG_DISPLACEMENTS_64BIT;
+        // The source on the host, the destination on the device.
+        args[r].src.info = {src[r].data(), counts[r], UCC_DT_INT64, UCC_MEMORY_TYPE_HOST};
+        args[r].dst.info_v = {dst[r], counts, displs, UCC_DT_INT64, UCC_MEMORY_TYPE_CUDA};
+    }
+    run(args);
+    std::vector<int64_t> want(kExtent, -7);
+    for (uint32_t p = 0; p < kRanks; ++p) {
+        for (uint64_t i = 0; i < counts[p]; ++i) {
+            want[displs[p] + i] = 100 * (p + 1);
+        }
+    }
+    for (uint32_t r = 0; r < kRanks; ++r) {
+        EXPECT_EQ(dev_.read<int64_t>(dst[r], kExtent), want) << "rank " << r;
+    }
+}
+
+TEST_F(DeviceMemory, AlltoallFromTheDeviceToTheHostAndReduceToARoot) {
+    constexpr size_t kBlock = 64;
+    std::vector<ucc_coll_args_t> args(kRanks);
+    std::vector<std::vector<uint16_t>> host_dst(kRanks, std::vector<uint16_t>(kBlock * kRanks));
+    for (uint32_t r = 0; r < kRanks; ++r) {
+        std::vector<uint16_t> s(kBlock * kRanks);
+        for (size_t i = 0; i < s.size(); ++i) {
+            s[i] = static_cast<uint16_t>(r * 1000 + i);
+        }
+        args[r] = {};
+        args[r].coll_type = UCC_COLL_TYPE_ALLTOALL;
+        args[r].src.info = {dev_.make(s), kBlock * kRanks, UCC_DT_UINT16, UCC_MEMORY_TYPE_CUDA};
+        args[r].dst.info = {host_dst[r].data(), kBlock * kRanks, UCC_DT_UINT16,
+                            UCC_MEMORY_TYPE_HOST};
+    }
+    run(args);
+    for (uint32_t r = 0; r < kRanks; ++r) {
+        for (uint32_t p = 0; p < kRanks; ++p) {
+            EXPECT_EQ(host_dst[r][p * kBlock + 1],
+                      static_cast<uint16_t>(p * 1000 + r * kBlock + 1));
+        }
+    }
+    std::vector<void *> dst(kRanks, nullptr);
+    for (uint32_t r = 0; r < kRanks; ++r) {
+        std::vector<float> s(kBlock, static_cast<float>(r) + 0.25f);
+        args[r] = {};
+        args[r].coll_type = UCC_COLL_TYPE_REDUCE;
+        args[r].root = 2;
+        args[r].op = UCC_OP_SUM;
+        args[r].src.info = {dev_.make(s), kBlock, UCC_DT_FLOAT32, UCC_MEMORY_TYPE_UNKNOWN};
+        if (r == 2) {
+            dst[r] = dev_.make(std::vector<float>(kBlock, 0.0f));
+            args[r].dst.info = {dst[r], kBlock, UCC_DT_FLOAT32, UCC_MEMORY_TYPE_UNKNOWN};
+        }
+    }
+    run(args);
+    EXPECT_EQ(dev_.read<float>(dst[2], kBlock), std::vector<float>(kBlock, 3.75f));
+}
+
+// Managed memory is read and written by the CPU where it is: no staging.
+TEST_F(DeviceMemory, ManagedMemoryRunsWithoutStaging) {
+    constexpr size_t kCount = 512;
+    std::vector<ucc_coll_args_t> args(kRanks);
+    std::vector<int32_t *> buf(kRanks);
+    for (uint32_t r = 0; r < kRanks; ++r) {
+        void *p = nullptr;
+        ASSERT_EQ(dev_.ops()->alloc(UCC_CUDA_ALLOC_MANAGED, kCount * 4, &p), 0);
+        buf[r] = static_cast<int32_t *>(p);
+        std::fill(buf[r], buf[r] + kCount, static_cast<int32_t>(r + 1));
+        args[r] = {};
+        args[r].coll_type = UCC_COLL_TYPE_ALLREDUCE;
+        args[r].op = UCC_OP_PROD;
+        args[r].mask = UCC_COLL_ARGS_FIELD_FLAGS;
+        args[r].flags = UCC_COLL_ARGS_FLAG_IN_PLACE;
+        args[r].dst.info = {p, kCount, UCC_DT_INT32, UCC_MEMORY_TYPE_UNKNOWN};
+    }
+    run(args);
+    for (uint32_t r = 0; r < kRanks; ++r) {
+        EXPECT_EQ(buf[r][kCount - 1], 6);
+        dev_.ops()->free(UCC_CUDA_ALLOC_MANAGED, buf[r]);
+    }
+}
+
+// What cannot run is refused at init, with the team still usable.
+TEST_F(DeviceMemory, RefusedAtInit) {
+    std::vector<int32_t> host(16, 1);
+    void *d = dev_.make(host);
+    ucc_team_h team = world_.ranks()[0].team;
+    ucc_coll_req_h req = nullptr;
+    ucc_coll_args_t a{};
+    a.coll_type = UCC_COLL_TYPE_ALLREDUCE;
+    a.op = UCC_OP_SUM;
+    a.src.info = {d, 16, UCC_DT_INT32, UCC_MEMORY_TYPE_ROCM};
+    a.dst.info = {host.data(), 16, UCC_DT_INT32, UCC_MEMORY_TYPE_HOST};
+    EXPECT_EQ(ucc_collective_init(&a, &req, team), UCC_ERR_NOT_SUPPORTED);
+    // One-sided collectives need a GPU-aware transport.
+    a.coll_type = UCC_COLL_TYPE_ALLTOALL;
+    a.src.info = {d, 3, UCC_DT_INT32, UCC_MEMORY_TYPE_CUDA};
+    a.dst.info = {host.data(), 3, UCC_DT_INT32, UCC_MEMORY_TYPE_HOST};
+    a.mask = UCC_COLL_ARGS_FIELD_FLAGS | UCC_COLL_ARGS_FIELD_GLOBAL_WORK_BUFFER;
+    a.flags = UCC_COLL_ARGS_FLAG_MEM_MAPPED_BUFFERS;
+    uint64_t work[64] = {};
+    a.global_work_buffer = work;
+    EXPECT_NE(ucc_collective_init(&a, &req, team), UCC_OK);
+}
+
+// Without a usable device (or without a component) CUDA memory is refused.
+TEST(DeviceMemoryUnusable, NoDeviceOrNoComponentRefusesCudaMemory) {
+    for (const char *path : {UCC_FAKE_CUDA_DIR, "/nonexistent-ucc-components"}) {
+        ScopedEnv p("UCC_COMPONENT_PATH", path);
+        ScopedEnv none("FAKE_CUDA_DEVICES", "0");
+        InprocWorld world(2);
+        ASSERT_EQ(world.open(), "");
+        std::vector<int32_t> host(16, 1);
+        ucc_coll_args_t a{};
+        a.coll_type = UCC_COLL_TYPE_ALLREDUCE;
+        a.op = UCC_OP_SUM;
+        a.src.info = {host.data(), 8, UCC_DT_INT32, UCC_MEMORY_TYPE_CUDA};
+        a.dst.info = {host.data() + 8, 8, UCC_DT_INT32, UCC_MEMORY_TYPE_HOST};
+        ucc_coll_req_h req = nullptr;
+        for (uint32_t r = 0; r < 2; ++r) {  // both: a refused init takes its sequence number
+            EXPECT_EQ(ucc_collective_init(&a, &req, world.ranks()[r].team), UCC_ERR_NOT_SUPPORTED)
+                << path;
+        }
+        // UNKNOWN host memory is host memory.
+        a.src.info = {host.data(), 8, UCC_DT_INT32, UCC_MEMORY_TYPE_UNKNOWN};
+        std::vector<int32_t> out0(8), out1(8);
+        std::vector<ucc_coll_req_h> reqs(2, nullptr);
+        std::vector<int32_t> *outs[2] = {&out0, &out1};
+        for (uint32_t r = 0; r < 2; ++r) {
+            a.dst.info = {outs[r]->data(), 8, UCC_DT_INT32, UCC_MEMORY_TYPE_UNKNOWN};
+            ASSERT_EQ(ucc_collective_init(&a, &reqs[r], world.ranks()[r].team), UCC_OK);
+        }
+        ASSERT_TRUE(world.run(reqs));
+        EXPECT_EQ(out1, std::vector<int32_t>(8, 2));
+        for (ucc_coll_req_h q : reqs) {
+            EXPECT_EQ(ucc_collective_finalize(q), UCC_OK);
+        }
+    }
+}
+
+}  // namespace
+
+#endif
