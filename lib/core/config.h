@@ -57,8 +57,10 @@ const char *config_syntax(const ConfigVar &v);
 // <prefix>/share/ucc.conf, the first that exists, where <prefix> is the
 // directory above libucc.so's; "" is none. Returns "" when there is none.
 std::string config_file_path();
-// The directory above the one libucc.so (or the program it is linked into)
-// was loaded from: the install prefix ("" when unknown).
+// The directory libucc.so (or the program it is linked into) was loaded
+// from ("" when unknown).
+std::string library_dir();
+// The directory above library_dir(): the install prefix ("" when unknown).
 std::string install_prefix();
 // Warns once (one line per variable) about every <prefix>NAME in the
 // environment that no configuration table, component form or bootstrap

@@ -61,21 +61,23 @@ bool valid_section(const std::string &header, std::string *why) {
 
 }  // namespace
 
-std::string install_prefix() {
+std::string library_dir() {
     Dl_info info;
-    if (dladdr(reinterpret_cast<void *>(&install_prefix), &info) == 0 ||
-        info.dli_fname == nullptr) {
+    if (dladdr(reinterpret_cast<void *>(&library_dir), &info) == 0 || info.dli_fname == nullptr) {
         return "";
     }
-    std::string path = info.dli_fname;
-    for (int up = 0; up < 2; ++up) {
-        const size_t slash = path.rfind('/');
-        if (slash == std::string::npos) {
-            return "";
-        }
-        path.resize(slash);
+    const std::string path = info.dli_fname;
+    const size_t slash = path.rfind('/');
+    return slash == std::string::npos ? "" : (slash == 0 ? "/" : path.substr(0, slash));
+}
+
+std::string install_prefix() {
+    const std::string dir = library_dir();
+    const size_t slash = dir.rfind('/');
+    if (dir.empty() || dir == "/" || slash == std::string::npos) {
+        return "";
     }
-    return path.empty() ? "/" : path;
+    return slash == 0 ? "/" : dir.substr(0, slash);
 }
 
 std::string config_file_path() {

@@ -9,19 +9,14 @@
 
 #include <vector>
 
+#include "lib/core/config.h"
 #include "lib/core/log.h"
 
 namespace ucc::core {
 
 std::string default_component_dir() {
-    Dl_info info;
-    if (dladdr(reinterpret_cast<void *>(&default_component_dir), &info) == 0 ||
-        info.dli_fname == nullptr) {
-        return "ucc";
-    }
-    std::string path = info.dli_fname;
-    const size_t slash = path.rfind('/');
-    return slash == std::string::npos ? std::string("ucc") : path.substr(0, slash) + "/ucc";
+    const std::string dir = library_dir();
+    return dir.empty() ? "ucc" : (dir == "/" ? "" : dir) + "/ucc";
 }
 
 CudaComponent::~CudaComponent() {
