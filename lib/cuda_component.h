@@ -77,7 +77,21 @@ typedef struct ucc_cuda_component {
                           const void *b, size_t count);
     int (*avg_on_host)(ucc_datatype_t dt, void *buf, size_t count, uint64_t n);
     const char *(*error_string)(int code);
+    /* The CUDA-stream execution engine's handshake (lib/core/stream_gate.h); `addr` is
+     * pinned host memory from alloc(UCC_CUDA_ALLOC_HOST_PINNED).
+     * stream_write_value: when the stream reaches this point (everything queued before
+     * it has finished and its writes are visible), *addr = value.
+     * stream_wait_value: the stream's later work waits until
+     * (int32_t)(*addr - value) >= 0 (a cyclic comparison: counters may wrap).
+     * Neither blocks the calling thread. */
+    int (*stream_write_value)(void *stream, uint32_t *addr, uint32_t value);
+    int (*stream_wait_value)(void *stream, const uint32_t *addr, uint32_t value);
 } ucc_cuda_component_t;
+
+/* Whether `table` (of `table->size` bytes) has the entry `field`: a core built
+ * against a later header reads an entry only when the component has it. */
+#define UCC_CUDA_COMPONENT_HAS(table, field) \
+    ((table)->size >= offsetof(ucc_cuda_component_t, field) + sizeof((table)->field))
 
 typedef const ucc_cuda_component_t *(*ucc_cuda_component_entry_t)(uint32_t abi);
 

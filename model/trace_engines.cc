@@ -76,7 +76,8 @@ Findings check_p48_trigger(const TraceIndex &ix) {
                         req_str(e) + ": triggered by input event " + std::to_string(e.offset) +
                             ", the engine's next was " + std::to_string(en.triggers));
                 }
-                if (e.offset >= en.sets) {
+                // (flags 1: a stream engine's, fired by its stream, not by an input event.)
+                if (e.flags == 0 && e.offset >= en.sets) {
                     add(&f, 48,
                         req_str(e) + ": triggered by input event " + std::to_string(e.offset) +
                             " before the program set it");

@@ -38,7 +38,8 @@ enum class TraceKind : uint8_t {
     // rank (1, 2, ... in ucc_ee_create order), `offset` an ordinal on it.
     kTriggeredPost,  // the request waits on the engine for a trigger (req, key, team;
                      // ordered: it took sequence number `offset` on its ordered team)
-    kTrigger,        // it fired on the engine's input event number `offset` (req, key)
+    kTrigger,        // it fired on the engine's input event number `offset` (req, key;
+                     // flags 1: fired by a CUDA stream engine's stream, no input event)
     kEeSet,          // the program set input event number `offset` (key)
     kEeEmit,         // the library queued output event `offset` (key, req, flags = ev_type)
     kEeTake,         // the program took output event `offset` (key; write: by ucc_ee_wait,

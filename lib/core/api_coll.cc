@@ -114,6 +114,9 @@ void CollRequest::complete(ucc_status_t st) {
     if (staging && coll && st == UCC_OK) {
         st = staging->stage_out(nargs);  // the results go back into the user's buffers
     }
+    if (stream_ticket != 0) [[unlikely]] {
+        Ee::end_on_stream(*team->ctx, *this);  // the stream's later work may run now
+    }
     if (team->ctx->tl_recording) [[unlikely]] {
         ucc::TraceEvent e;
         e.kind = ucc::TraceKind::kComplete;
@@ -819,6 +822,9 @@ UCC_EXPORT ucc_status_t ucc_collective_finalize(ucc_coll_req_h request) {
         }
         if (r->trigger != nullptr) {
             r->trigger->forget(*r);  // finalized before its trigger fired
+        }
+        if (r->stream_ticket != 0) [[unlikely]] {
+            ucc::core::Ee::end_on_stream(*r->team->ctx, *r);  // its stream goes on
         }
         coll_trace(*r, ucc::core::LogLevel::kDebug, "finalize");
         ucc::core::free_request(r);

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "lib/core/core.h"
+#include "lib/core/cuda_loader.h"
 #include "lib/core/ee.h"
 #include "lib/util/common.h"
 
@@ -66,13 +67,30 @@ ucc_status_t ee_create(ucc_team_h team, const ucc_ee_params_t *params, ucc_ee_h 
             t.placeholder ? "a split placeholder" : "not active (its creation is not complete)");
         return UCC_ERR_INVALID_PARAM;
     }
-    if (params->ee_type != UCC_EE_CPU_THREAD) {
+    std::unique_ptr<ucc::core::StreamGate> gate;
+    if (params->ee_type == UCC_EE_CUDA_STREAM) {
+        if (ctx.sim != nullptr || ctx.tl_timing_only) {
+            UCC_LOG(ctx.log, kError,
+                    "ucc_ee_create: UCC_EE_CUDA_STREAM is not supported on the simulator "
+                    "(UCC_EE_CPU_THREAD is)");
+            return UCC_ERR_NOT_SUPPORTED;
+        }
+        // ee_context is the stream (NULL: the legacy default stream).
+        ucc_status_t st = UCC_OK;
+        gate = ucc::core::StreamGate::open(ucc::core::cuda_component(*ctx.lib), params->ee_context,
+                                           ctx.log, &st);
+        if (st != UCC_OK) {
+            return st;
+        }
+    } else if (params->ee_type != UCC_EE_CPU_THREAD) {
         UCC_LOG(ctx.log, kError,
-                "ucc_ee_create: ee_type %s is not supported by this build (UCC_EE_CPU_THREAD is)",
+                "ucc_ee_create: ee_type %s is not supported by this build (UCC_EE_CPU_THREAD "
+                "and UCC_EE_CUDA_STREAM are)",
                 ee_type_name(params->ee_type));
         return UCC_ERR_NOT_SUPPORTED;
     }
     std::unique_ptr<ucc_ee> e(new ucc_ee{Ee(&t, *params, ++ctx.next_ee)});
+    e->ee.gate = std::move(gate);
     e->ee.link();
     *ee = e.release();
     return UCC_OK;
@@ -155,7 +173,9 @@ ucc_status_t ee_wait(ucc_ee_h ee, ucc_ev_t *ev) {
             log_error("ucc_ee_wait: no event can arrive (the engine's team was destroyed)");
             return UCC_ERR_NOT_FOUND;
         }
-        const bool can_fire = !e.waiting.empty() && (!e.in.empty() || e.ctx->thread_multiple);
+        // (A stream engine's waiting post fires when its stream gets there.)
+        const bool can_fire =
+            !e.waiting.empty() && (e.gate || !e.in.empty() || e.ctx->thread_multiple);
         if (!can_fire) {
             UCC_LOG(e.ctx->log, kError, "ucc_ee_wait: no event can arrive (%s)",
                     e.waiting.empty() ? "no triggered post waits on the engine"
@@ -201,8 +221,8 @@ ucc_status_t triggered_post(ucc_ee_h ee, ucc_ev_t *ee_event) {
     }
     UCC_TRY(ucc::core::check_postable(*r, "ucc_collective_triggered_post"));
     UCC_TRY(ucc::core::fail_on_team_error(*r, "ucc_collective_triggered_post"));
+    UCC_TRY(e.park(*r));
     r->super.status = UCC_OPERATION_INITIALIZED;  // a persistent one's last UCC_OK
-    e.park(*r);
     return UCC_OK;
 }
 

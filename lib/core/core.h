@@ -567,7 +567,10 @@ struct CollRequest : PoolAllocated<CollRequest> {
     bool seq_reserved = false;
     uint32_t reserved_seq = 0;
     bool counted_unposted = false;  // in its team's `unposted` (ordered, not an active set)
-    uint64_t number = 0;            // per-context request number (event trace)
+    // Triggered on a CUDA-stream engine and not yet ended: its ticket there
+    // (lib/core/stream_gate.h), else 0.
+    uint32_t stream_ticket = 0;
+    uint64_t number = 0;  // per-context request number (event trace)
     // Copies the algorithm runs on instead of the user's buffers (pack/unpack
     // datatypes, CUDA device memory): lib/core/staging.h.
     std::unique_ptr<Staging> staging;

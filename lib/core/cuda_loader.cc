@@ -7,6 +7,7 @@
 
 #include <dlfcn.h>
 
+#include <cstddef>
 #include <vector>
 
 #include "lib/core/config.h"
@@ -20,6 +21,9 @@ std::string default_component_dir() {
 }
 
 CudaComponent::~CudaComponent() {
+    for (void *p : retired_) {
+        ops_->free(UCC_CUDA_ALLOC_HOST_PINNED, p);
+    }
     if (handle_ != nullptr) {
         dlclose(handle_);
     }
@@ -58,7 +62,8 @@ void CudaComponent::load(Logger &log) {
             reinterpret_cast<ucc_cuda_component_entry_t>(dlsym(handle_, UCC_CUDA_COMPONENT_ENTRY));
         const ucc_cuda_component_t *ops =
             entry != nullptr ? entry(UCC_CUDA_COMPONENT_ABI) : nullptr;
-        if (ops == nullptr || ops->size < sizeof(ucc_cuda_component_t)) {
+        // The first version's table ends before the stream engine's entries.
+        if (ops == nullptr || ops->size < offsetof(ucc_cuda_component_t, stream_write_value)) {
             why_ = "the CUDA component " + path_ + " is of another version (ABI " +
                    std::to_string(UCC_CUDA_COMPONENT_ABI) + " wanted)";
             UCC_LOG(log, kWarn, "%s", why_.c_str());
@@ -101,6 +106,15 @@ const std::string &CudaComponent::why(Logger &log) {
 const std::string &CudaComponent::path(Logger &log) {
     load(log);
     return path_;
+}
+
+void CudaComponent::retire(void *pinned) noexcept {
+    std::lock_guard<std::mutex> lock(retired_mu_);
+    try {
+        retired_.push_back(pinned);
+    } catch (...) {
+        // Out of memory: the few bytes stay allocated until the process ends.
+    }
 }
 
 ucc_memory_type_t CudaComponent::resolve(ucc_memory_type_t declared, const void *ptr, Logger &log) {

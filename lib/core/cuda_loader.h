@@ -9,6 +9,7 @@
 
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "lib/cuda_component.h"
 #include "ucc/api/ucc.h"
@@ -42,6 +43,10 @@ class CudaComponent {
     // device is usable); other types as given.
     ucc_memory_type_t resolve(ucc_memory_type_t declared, const void *ptr, Logger &log);
 
+    // Pinned memory a stream may still read (a destroyed stream engine's
+    // words, lib/core/stream_gate.h): freed when the library is.
+    void retire(void *pinned) noexcept;
+
   private:
     void load(Logger &log);
 
@@ -52,6 +57,8 @@ class CudaComponent {
     void *handle_ = nullptr;
     const ucc_cuda_component_t *ops_ = nullptr;
     int devices_ = 0;
+    std::mutex retired_mu_;
+    std::vector<void *> retired_;
 };
 
 // The directory the component is looked for in when UCC_COMPONENT_PATH is

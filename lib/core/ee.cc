@@ -47,10 +47,20 @@ void Ee::record(TraceKind kind, uint64_t offset, const CollRequest *r, uint64_t 
     ctx->record(e);
 }
 
-void Ee::park(CollRequest &r) {
+ucc_status_t Ee::park(CollRequest &r) {
     // In the active list, without a collective: timeouts, failed peers,
     // cancellation and teardown find it there (Context::pass and friends).
     waiting.push_back(&r);
+    if (gate) {
+        if (const ucc_status_t st = gate->enqueue(ctx->log, &r, &r.stream_ticket); st != UCC_OK) {
+            waiting.pop_back();
+            return st;
+        }
+        // Posted on the stream: the event is there at once, as the
+        // reference's stream engines queue it (programs take it right after
+        // the triggered post); the collective itself starts with the stream.
+        emit(UCC_EVENT_COLLECTIVE_POST, &r);
+    }
     r.trigger = this;
     reserve_sequence(r);
     r.deadline =
@@ -73,6 +83,7 @@ void Ee::park(CollRequest &r) {
         ctx->n_callbacks++;
     }
     watch(true);
+    return UCC_OK;
 }
 
 void Ee::forget(CollRequest &r) {
@@ -150,44 +161,66 @@ ucc_ev_t Ee::take_copy() {
 
 bool Ee::poll() {
     bool worked = false;
-    // First waiting request, first queued event (the reference's order). A
-    // post may complete at once and its callback post or trigger again: the
-    // queues are read afresh each time.
-    while (!waiting.empty() && !in.empty()) {
-        in.pop_front();
-        CollRequest &r = *waiting.front();
-        const double deadline = r.deadline;
-        forget(r);
-        record(TraceKind::kTrigger, triggers++, &r);
-        ctx->completions++;  // the program sees the request leave INITIALIZED
+    // First waiting request, first queued event (the reference's order); on
+    // a stream engine, the first waiting request once the stream reached its
+    // start. A post may complete at once and its callback post or trigger
+    // again: the queues are read afresh each time.
+    for (;;) {
+        if (gate) {
+            if (waiting.empty() || !gate->started(waiting.front()->stream_ticket)) {
+                return worked;
+            }
+        } else {
+            if (waiting.empty() || in.empty()) {
+                return worked;
+            }
+            in.pop_front();
+        }
+        fire(gate != nullptr);
         worked = true;
-        if (deadline != std::numeric_limits<double>::infinity() &&
-            ctx->transport->now() >= deadline) {
-            // Its timeout (counted from the triggered post) passed before
-            // the trigger came: it is not started at all.
-            UCC_LOG(ctx->log, kWarn,
-                    "triggered %s (team %u) timed out after %g s before its trigger was handled",
-                    coll_type_name(r.args.coll_type), r.team->id, r.timeout);
-            r.complete(UCC_ERR_TIMED_OUT);
-            continue;
-        }
-        emit(UCC_EVENT_COLLECTIVE_POST, &r);
-        // A post that fails leaves the request with its error, as a
-        // collective that failed while running (the user tests and
-        // finalizes it as usual).
-        ucc_status_t st = UCC_OK;
-        try {
-            st = post_request(r, deadline);
-        } catch (...) {
-            st = status_of_current_exception();  // the request is unchanged
-        }
-        if (st != UCC_OK) {
-            UCC_LOG(ctx->log, kError, "triggered %s could not be posted: %s",
-                    coll_type_name(r.args.coll_type), ucc_status_string(st));
-            r.complete(st);
+    }
+}
+
+void Ee::fire(bool by_stream) {
+    CollRequest &r = *waiting.front();
+    const double deadline = r.deadline;
+    forget(r);
+    record(TraceKind::kTrigger, triggers++, &r, by_stream ? 1 : 0);
+    ctx->completions++;  // the program sees the request leave INITIALIZED
+    if (deadline != std::numeric_limits<double>::infinity() && ctx->transport->now() >= deadline) {
+        // Its timeout (counted from the triggered post) passed before the
+        // trigger came: it is not started at all.
+        UCC_LOG(ctx->log, kWarn,
+                "triggered %s (team %u) timed out after %g s before its trigger was handled",
+                coll_type_name(r.args.coll_type), r.team->id, r.timeout);
+        r.complete(UCC_ERR_TIMED_OUT);
+        return;
+    }
+    if (!by_stream) {
+        emit(UCC_EVENT_COLLECTIVE_POST, &r);  // (a stream engine's went out at the triggered post)
+    }
+    // A post that fails leaves the request with its error, as a collective
+    // that failed while running (the user tests and finalizes it as usual).
+    ucc_status_t st = UCC_OK;
+    try {
+        st = post_request(r, deadline);
+    } catch (...) {
+        st = status_of_current_exception();  // the request is unchanged
+    }
+    if (st != UCC_OK) {
+        UCC_LOG(ctx->log, kError, "triggered %s could not be posted: %s",
+                coll_type_name(r.args.coll_type), ucc_status_string(st));
+        r.complete(st);
+    }
+}
+
+void Ee::end_on_stream(Context &ctx, CollRequest &r) {
+    for (Ee *e = ctx.ees; e != nullptr; e = e->next) {
+        if (e->gate && e->gate->end(&r, r.stream_ticket)) {
+            break;
         }
     }
-    return worked;
+    r.stream_ticket = 0;  // (an orphaned engine released it already)
 }
 
 void Ee::link() {
@@ -209,6 +242,7 @@ void Ee::orphan() {
     while (!waiting.empty()) {
         waiting.front()->complete(UCC_ERR_CANCELED);
     }
+    gate.reset();  // its stream goes on past every collective still running
     watch(false);
     team = nullptr;
     ctx = nullptr;

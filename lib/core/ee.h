@@ -8,9 +8,19 @@
 // input queue triggers it. Triggers happen in the context's progress, first
 // waiting request with first queued event, as the reference pairs them: the
 // library then queues UCC_EVENT_COLLECTIVE_POST (req set) and posts the
-// request. Only a CPU-thread engine exists in this build; the reference
-// likewise emits neither COLLECTIVE_COMPLETE nor, until its output queue
-// is full, OVERFLOW.
+// request. The reference likewise emits neither COLLECTIVE_COMPLETE nor,
+// until its output queue is full, OVERFLOW.
+//
+// Two kinds: UCC_EE_CPU_THREAD, triggered by the input queue as above, on
+// every transport; UCC_EE_CUDA_STREAM (ee_context: a cudaStream_t), on real
+// transports with a usable CUDA device, triggered by its stream: each
+// triggered post queues a start and a wait on the stream
+// (lib/core/stream_gate.h), the collective posts when the stream reaches the
+// start (the reference's "implicit event": input events are kept but
+// trigger nothing), and the stream's later work waits until it ends. Its
+// UCC_EVENT_COLLECTIVE_POST is queued by the triggered post itself (the
+// collective is posted on the stream then), so that a program may take it
+// at once, as programs written for the reference's stream engines do.
 //
 // A waiting request sits in its context's active list (Context::active)
 // without a running collective, so that timeouts (counted from the
@@ -27,6 +37,7 @@
 #include <vector>
 
 #include "lib/core/core.h"
+#include "lib/core/stream_gate.h"
 #include "ucc/api/ucc.h"
 
 namespace ucc::core {
@@ -45,8 +56,9 @@ struct Ee final : Poller {
     // Poller: while requests wait, pairs them with queued input events.
     bool poll() override;
 
-    // Parks `r` (checked postable) until an input event triggers it.
-    void park(CollRequest &r);
+    // Parks `r` (checked postable) until an input event (or, on a stream
+    // engine, its stream) triggers it.
+    ucc_status_t park(CollRequest &r);
     // Takes `r` off the waiting list (it completed, was finalized or fired).
     void forget(CollRequest &r);
     // Appends a user event to the input queue.
@@ -66,6 +78,9 @@ struct Ee final : Poller {
     // Context::ees: links this engine in, or out.
     void link();
     void unlink();
+    // `r`, triggered on a stream engine of `ctx`, ended (completed, or
+    // finalized before it fired): that engine's stream may pass it.
+    static void end_on_stream(Context &ctx, CollRequest &r);
 
     static constexpr size_t kMaxUntaken = 4096;
 
@@ -83,9 +98,13 @@ struct Ee final : Poller {
     uint64_t sets = 0;                                // input events set so far
     uint64_t triggers = 0;                            // of which consumed by a trigger
     uint64_t emitted = 0;                             // output events queued so far
+    std::unique_ptr<StreamGate> gate;                 // UCC_EE_CUDA_STREAM's, else null
 
   private:
     void watch(bool on);
+    // Posts waiting.front(), triggered (by input event `in_event` or by the
+    // stream).
+    void fire(bool by_stream);
     // An event of the engine for the event trace (when the transport keeps one).
     void record(TraceKind kind, uint64_t offset, const CollRequest *r = nullptr, uint64_t flags = 0,
                 bool write = false);

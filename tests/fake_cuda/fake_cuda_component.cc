@@ -4,18 +4,25 @@
 // copies runs: a CPU access to it from the library (an algorithm reading a device
 // buffer it should have staged) is a segmentation fault, and the test fails.
 //
+// Its streams are worker threads (fake_streams.h): copies and the stream engine's
+// write and wait happen later, in order, as on a GPU; a test queues its own
+// "kernels" with fake_cuda_stream_launch.
+//
 // FAKE_CUDA_DEVICES=0 in the environment makes it count no device. The test reads
 // what moved through fake_cuda_stats().
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <thread>
 
 #include "lib/cuda_component.h"
+#include "tests/fake_cuda/fake_streams.h"
 
 namespace {
 
@@ -105,17 +112,11 @@ int release(ucc_cuda_alloc_kind_t, void *ptr) {
 }
 
 int stream_create(void **stream) {
-    *stream = new int(0);
+    *stream = fake::stream_new();
     return 0;
 }
 int stream_destroy(void *stream) {
-    delete static_cast<int *>(stream);
-    return 0;
-}
-int stream_query(void *) {
-    return 0;
-}
-int stream_sync(void *) {
+    fake::stream_delete(stream);
     return 0;
 }
 
@@ -130,10 +131,7 @@ bool open_device(const void *p, int prot) {
     return true;
 }
 
-int copy_async(void *dst, const void *src, size_t bytes, void *) {
-    if (bytes == 0) {
-        return 0;
-    }
+void copy_now(void *dst, const void *src, size_t bytes) {
     std::lock_guard<std::mutex> lock(state().mu);
     const bool dst_dev = open_device(dst, PROT_READ | PROT_WRITE);
     const bool src_dev = open_device(src, PROT_READ | PROT_WRITE);
@@ -146,7 +144,38 @@ int copy_async(void *dst, const void *src, size_t bytes, void *) {
         open_device(src, PROT_NONE);
         state().stats[2] += bytes;
     }
-    return 0;
+}
+
+int copy_async(void *dst, const void *src, size_t bytes, void *stream) {
+    if (bytes == 0) {
+        return 0;
+    }
+    return fake::stream_enqueue(stream, [=] {
+        copy_now(dst, src, bytes);
+        return 0;
+    });
+}
+
+int stream_write_value(void *stream, uint32_t *addr, uint32_t value) {
+    return fake::stream_enqueue(stream, [=] {
+        __atomic_store_n(addr, value, __ATOMIC_RELEASE);
+        return 0;
+    });
+}
+
+// A wait no write satisfies within a minute fails the stream (a GPU's would wait
+// for ever; a test must not).
+int stream_wait_value(void *stream, const uint32_t *addr, uint32_t value) {
+    return fake::stream_enqueue(stream, [=] {
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+        while (static_cast<int32_t>(__atomic_load_n(addr, __ATOMIC_ACQUIRE) - value) < 0) {
+            if (std::chrono::steady_clock::now() > deadline) {
+                return 702;  // cudaErrorLaunchTimeout
+            }
+            std::this_thread::sleep_for(std::chrono::microseconds(20));
+        }
+        return 0;
+    });
 }
 
 int reduce_supported(ucc_datatype_t, ucc_reduction_op_t) {
@@ -166,7 +195,14 @@ int avg_on_host(ucc_datatype_t, void *, size_t, uint64_t) {
     return 801;
 }
 const char *error_string(int code) {
-    return code == 2 ? "fake: out of memory" : "fake: error";
+    switch (code) {
+        case 2:
+            return "fake: out of memory";
+        case 702:
+            return "fake: a stream wait was never satisfied";
+        default:
+            return "fake: error";
+    }
 }
 
 constexpr ucc_cuda_component_t kFake = {
@@ -179,8 +215,8 @@ constexpr ucc_cuda_component_t kFake = {
     &release,
     &stream_create,
     &stream_destroy,
-    &stream_query,
-    &stream_sync,
+    &fake::stream_query,
+    &fake::stream_sync,
     &copy_async,
     &reduce_supported,
     &reduce_async,
@@ -188,6 +224,8 @@ constexpr ucc_cuda_component_t kFake = {
     &reduce_on_host,
     &avg_on_host,
     &error_string,
+    &stream_write_value,
+    &stream_wait_value,
 };
 
 }  // namespace
@@ -201,4 +239,14 @@ extern "C" __attribute__((visibility("default"))) const ucc_cuda_component_t *uc
 // the device, [3] bytes copied onto it.
 extern "C" __attribute__((visibility("default"))) const uint64_t *fake_cuda_stats() {
     return state().stats;
+}
+
+// A test's "kernel": fn(arg) runs on the stream after the work queued before it.
+extern "C" __attribute__((visibility("default"))) int fake_cuda_stream_launch(void *stream,
+                                                                              void (*fn)(void *),
+                                                                              void *arg) {
+    return fake::stream_enqueue(stream, [=] {
+        fn(arg);
+        return 0;
+    });
 }

@@ -5,7 +5,6 @@
 // of a destination the collective does not write come back unchanged, nothing of
 // the library touches device memory directly (that would be a segmentation fault),
 // and what cannot run is refused at init with UCC_ERR_NOT_SUPPORTED.
-#include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <ucc/api/ucc.h>
 
@@ -13,8 +12,7 @@
 #include <numeric>
 #include <vector>
 
-#include "lib/core/cuda_loader.h"
-#include "lib/core/log.h"
+#include "tests/common/fake_device.h"
 #include "tests/common/inproc_world.h"
 #include "tests/common/scoped_env.h"
 
@@ -22,61 +20,11 @@
 
 namespace {
 
+using ucc::testkit::FakeDevice;
 using ucc::testkit::InprocWorld;
 using ucc::testkit::ScopedEnv;
 
 constexpr uint32_t kRanks = 3;
-
-// The fake's table, for the test's own device buffers.
-class FakeDevice {
-  public:
-    FakeDevice() {
-        cuda_.set_search_path(UCC_FAKE_CUDA_DIR);
-        ops_ = cuda_.ops(log_);
-    }
-    const ucc_cuda_component_t *ops() const { return ops_; }
-    // The fake's counters (tests/fake_cuda/fake_cuda_component.cc).
-    const uint64_t *stats() {
-        void *h = dlopen(UCC_FAKE_CUDA_DIR "/" UCC_CUDA_COMPONENT_FILE, RTLD_NOW | RTLD_NOLOAD);
-        auto fn = h != nullptr
-                      ? reinterpret_cast<const uint64_t *(*)()>(dlsym(h, "fake_cuda_stats"))
-                      : nullptr;
-        if (h != nullptr) {
-            dlclose(h);
-        }
-        static const uint64_t kNone[4] = {};
-        return fn != nullptr ? fn() : kNone;
-    }
-    // A device buffer holding `host`'s bytes.
-    void *make(const void *host, size_t bytes) {
-        void *p = nullptr;
-        EXPECT_EQ(ops_->alloc(UCC_CUDA_ALLOC_DEVICE, bytes, &p), 0);
-        EXPECT_EQ(ops_->copy_async(p, host, bytes, nullptr), 0);
-        owned_.push_back(p);
-        return p;
-    }
-    template <class T>
-    void *make(const std::vector<T> &v) {
-        return make(v.data(), v.size() * sizeof(T));
-    }
-    template <class T>
-    std::vector<T> read(const void *dev, size_t n) {
-        std::vector<T> v(n);
-        EXPECT_EQ(ops_->copy_async(v.data(), dev, n * sizeof(T), nullptr), 0);
-        return v;
-    }
-    ~FakeDevice() {
-        for (void *p : owned_) {
-            ops_->free(UCC_CUDA_ALLOC_DEVICE, p);
-        }
-    }
-
-  private:
-    ucc::core::Logger log_;
-    ucc::core::CudaComponent cuda_;
-    const ucc_cuda_component_t *ops_ = nullptr;
-    std::vector<void *> owned_;
-};
 
 class DeviceMemory : public ::testing::Test {
   protected:

@@ -1,11 +1,14 @@
-// libucc_cuda.so: the CUDA runtime behind the table of transports/cuda/cuda_component.h.
+// libucc_cuda.so: the CUDA runtime behind the table of lib/cuda_component.h.
 //
 // Each entry is one runtime call or a few; nothing here keeps state of its own (the
-// runtime keeps its per-process device state, as it does for any CUDA program). The
+// runtime keeps its per-process device state, as it does for any CUDA program; the
+// driver's entry points looked up once are constants of the process). The
 // runtime is linked statically and opens the driver at its first call, so this
 // object loads on a machine without one and `device_count` says why nothing is usable.
+#include <cudaTypedefs.h>
 #include <cuda_runtime.h>
 
+#include <cstdint>
 #include <cstdio>
 
 #include "lib/cuda_component.h"
@@ -98,6 +101,91 @@ int reduce_supported(ucc_datatype_t dt, ucc_reduction_op_t op) {
     return ucc::cuda::reduce_supported(dt, op) ? 1 : 0;
 }
 
+// The stream engine's handshake (lib/core/stream_gate.h says why): the driver's stream
+// memory operations when it has them (a write or a wait executed by the GPU's front
+// end, no SM used), else a one-thread kernel that does the same. The driver's entry
+// points are looked up once, through the runtime (this object does not link
+// libcuda.so): they are constants of the process, as the driver is.
+struct StreamOps {
+    PFN_cuStreamWriteValue32_v11070 write = nullptr;
+    PFN_cuStreamWaitValue32_v11070 wait = nullptr;
+};
+
+const StreamOps &stream_ops() {
+    static const StreamOps ops = [] {
+        StreamOps o;
+        void *fn = nullptr;
+        cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+        if (cudaGetDriverEntryPointByVersion("cuStreamWriteValue32", &fn, 12000, cudaEnableDefault,
+                                             &q) == cudaSuccess &&
+            q == cudaDriverEntryPointSuccess) {
+            o.write = reinterpret_cast<PFN_cuStreamWriteValue32_v11070>(fn);
+        }
+        fn = nullptr;
+        if (cudaGetDriverEntryPointByVersion("cuStreamWaitValue32", &fn, 12000, cudaEnableDefault,
+                                             &q) == cudaSuccess &&
+            q == cudaDriverEntryPointSuccess) {
+            o.wait = reinterpret_cast<PFN_cuStreamWaitValue32_v11070>(fn);
+        }
+        (void)cudaGetLastError();
+        return o;
+    }();
+    return ops;
+}
+
+__global__ void write_value_kernel(uint32_t *addr, uint32_t value) {
+    __threadfence_system();  // the stream's earlier writes before the flag
+    *reinterpret_cast<volatile uint32_t *>(addr) = value;
+    __threadfence_system();
+}
+
+__global__ void wait_value_kernel(const uint32_t *addr, uint32_t value) {
+    const volatile uint32_t *p = addr;
+    while (static_cast<int32_t>(*p - value) < 0) {
+        __nanosleep(1000);
+    }
+}
+
+// The device's address of pinned host memory (the same one under unified addressing).
+cudaError_t device_address(const uint32_t *host, uint32_t **dev) {
+    void *d = nullptr;
+    const cudaError_t e = cudaHostGetDevicePointer(&d, const_cast<uint32_t *>(host), 0);
+    *dev = static_cast<uint32_t *>(d);
+    return e;
+}
+
+int stream_write_value(void *stream, uint32_t *addr, uint32_t value) {
+    uint32_t *dev = nullptr;
+    if (const cudaError_t e = device_address(addr, &dev); e != cudaSuccess) {
+        return code(e);
+    }
+    const auto s = static_cast<cudaStream_t>(stream);
+    const StreamOps &o = stream_ops();
+    if (o.write != nullptr &&
+        o.write(reinterpret_cast<CUstream>(s), reinterpret_cast<CUdeviceptr>(dev), value,
+                CU_STREAM_WRITE_VALUE_DEFAULT) == CUDA_SUCCESS) {
+        return 0;
+    }
+    write_value_kernel<<<1, 1, 0, s>>>(dev, value);
+    return code(cudaGetLastError());
+}
+
+int stream_wait_value(void *stream, const uint32_t *addr, uint32_t value) {
+    uint32_t *dev = nullptr;
+    if (const cudaError_t e = device_address(addr, &dev); e != cudaSuccess) {
+        return code(e);
+    }
+    const auto s = static_cast<cudaStream_t>(stream);
+    const StreamOps &o = stream_ops();
+    if (o.wait != nullptr &&
+        o.wait(reinterpret_cast<CUstream>(s), reinterpret_cast<CUdeviceptr>(dev), value,
+               CU_STREAM_WAIT_VALUE_GEQ) == CUDA_SUCCESS) {
+        return 0;
+    }
+    wait_value_kernel<<<1, 1, 0, s>>>(dev, value);
+    return code(cudaGetLastError());
+}
+
 const char *error_string(int c) {
     return cudaGetErrorString(static_cast<cudaError_t>(c));
 }
@@ -124,6 +212,8 @@ constexpr ucc_cuda_component_t kComponent = {
     &ucc::cuda::reduce_on_host,
     &ucc::cuda::avg_on_host,
     &error_string,
+    &stream_write_value,
+    &stream_wait_value,
 };
 
 }  // namespace
