@@ -91,7 +91,8 @@ void usage(FILE *f) {
                  "  -M <type>      memory map: none (default), local, global\n"
                  "  -i             in place\n"
                  "  -p             persistent collectives\n"
-                 "  -T             triggered collectives (not supported: no execution engines)\n"
+                 "  -T             triggered collectives: each on a CUDA stream through a\n"
+                 "                 UCC_EE_CUDA_STREAM engine (-m cuda, as the reference)\n"
                  "  -F             full print: bus bandwidth columns\n"
                  "  -h             this help\n"
                  "Beyond the reference:\n"
@@ -197,7 +198,8 @@ Options parse(int argc, char **argv) {
                 o.full = true;
                 break;
             case 'T':
-                die("-T: triggered collectives need an execution engine (not supported)");
+                o.spec.triggered = true;
+                break;
             case 'J':
                 o.json = optarg;
                 break;
@@ -233,6 +235,12 @@ Options parse(int argc, char **argv) {
     }
     if (o.factor < 2) {
         die("-f must be at least 2");
+    }
+    if (o.spec.triggered && (o.spec.mem != UCC_MEMORY_TYPE_CUDA || o.sim_ranks > 0)) {
+        // As the reference: its execution engine for -T is a CUDA stream's.
+        die(o.sim_ranks > 0 ? "-T: CUDA-stream execution engines do not run on the simulator"
+                            : "-T: execution engine is not supported for the given memory type "
+                              "(-m cuda)");
     }
     if (o.network.slots > 0 && o.sim_ranks > o.network.slots) {
         die("--sim " + std::to_string(o.sim_ranks) + " does not fit the network file's " +

@@ -70,6 +70,19 @@ ucx)
             grep -q "\[0\] *Collective:" "$work/out" || fail "$c -m $m: no table"
         done
     done
+    # Triggered on a CUDA stream (-T), plain and persistent, results checked.
+    for extra in "" "-p"; do
+        UCC_COMPONENT_PATH="$build/fake_cuda" "$build/ucc_run" -n 3 --timeout 120 \
+            "$build/ucc_perftest" -c allreduce -m cuda -T $extra -b 1 -e 16k -f 64 -n 3 -w 1 \
+            >"$work/out" 2>&1 || { cat "$work/out"; fail "-T -m cuda $extra"; }
+        grep -q "\[0\] *Collective:" "$work/out" || fail "-T $extra: no table"
+    done
+    # -T on host memory: refused, as the reference refuses it.
+    set +e
+    "$build/ucc_perftest" -T >/dev/null 2>"$work/err"; rc=$?
+    set -e
+    [[ $rc != 0 ]] && grep -q "execution engine is not supported" "$work/err" ||
+        { cat "$work/err"; fail "-T on host memory"; }
     # Without a usable device: refused, saying why.
     set +e
     FAKE_CUDA_DEVICES=0 UCC_COMPONENT_PATH="$build/fake_cuda" "$build/ucc_perftest" -m cuda \

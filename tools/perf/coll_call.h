@@ -23,6 +23,9 @@ struct CollSpec {
     uint32_t root = 0;
     bool inplace = false;
     bool persistent = false;
+    // -T: posted with ucc_collective_triggered_post on a CUDA-stream engine
+    // (a stream of `cuda`), its post event taken at once, as the reference's.
+    bool triggered = false;
     // No buffers (the simulator's timing-only mode): pointers stay NULL.
     bool no_buffers = false;
     // The buffers' memory type (-m). Anything but HOST: the collective runs on

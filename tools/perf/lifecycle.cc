@@ -9,7 +9,8 @@ std::string failed(const char *call, ucc_status_t st) {
 
 ucc_status_t wait(ucc_coll_req_h req, ucc_context_h ctx) {
     ucc_status_t st;
-    while ((st = ucc_collective_test(req)) == UCC_INPROGRESS) {
+    // INPROGRESS, or (a triggered post waiting for its trigger) INITIALIZED.
+    while ((st = ucc_collective_test(req)) > 0) {
         ucc_context_progress(ctx);
     }
     return st;

@@ -40,6 +40,24 @@ std::string algorithm_cell(const Row &r, bool check) {
     return s;
 }
 
+// The reference's names (its ucc_memory_type_names).
+const char *memtype_name(ucc_memory_type_t m) {
+    switch (m) {
+        case UCC_MEMORY_TYPE_HOST:
+            return "host";
+        case UCC_MEMORY_TYPE_CUDA:
+            return "cuda";
+        case UCC_MEMORY_TYPE_CUDA_MANAGED:
+            return "cuda-managed";
+        case UCC_MEMORY_TYPE_ROCM:
+            return "rocm";
+        case UCC_MEMORY_TYPE_ROCM_MANAGED:
+            return "rocm-managed";
+        default:
+            return "unknown";
+    }
+}
+
 }  // namespace
 
 std::vector<Row> rows_of(const SweepPlan &plan, const Results &results, const RunInfo &info) {
@@ -73,7 +91,7 @@ void print_reference_table(FILE *f, const RunInfo &info, const SweepPlan &plan,
     const CollSpec &s = plan.spec;
     const bool no_data = s.coll->shape == Shape::kNone;
     std::fprintf(f, "%-24s%s\n", "Collective:", title(s.coll->name).c_str());
-    std::fprintf(f, "%-24s%s\n", "Memory type:", "host");
+    std::fprintf(f, "%-24s%s\n", "Memory type:", memtype_name(s.mem));
     std::fprintf(f, "%-24s%s\n", "Datatype:", s.dtype->name);
     std::fprintf(f, "%-24s%s\n", "Reduction:", s.coll->reduction ? s.op->name : "N/A");
     std::fprintf(f, "%-24s%s\n", "Inplace:", no_data ? "N/A" : (s.inplace ? "1" : "0"));

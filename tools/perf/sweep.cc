@@ -119,6 +119,65 @@ bool prepare_iteration(const SweepPlan &plan, const CollSpec &spec, uint64_t cou
 
 namespace {
 
+// -T: a CUDA stream and a UCC_EE_CUDA_STREAM engine on it, for one count's
+// iterations. Each collective is triggered on the stream and its
+// COLLECTIVE_POST event taken at once, as the reference's perftest does.
+class TriggerEngine {
+  public:
+    TriggerEngine() = default;
+    TriggerEngine(const TriggerEngine &) = delete;
+    TriggerEngine &operator=(const TriggerEngine &) = delete;
+    ~TriggerEngine() {
+        if (ee_ != nullptr) {
+            ucc_ee_destroy(ee_);
+        }
+        if (stream_ != nullptr) {
+            cuda_->stream_sync(stream_);
+            cuda_->stream_destroy(stream_);
+        }
+    }
+    // "" or what failed.
+    std::string open(const CollSpec &spec, ucc_team_h team) {
+        cuda_ = spec.cuda;
+        if (cuda_ == nullptr) {
+            return "-T: no CUDA component";
+        }
+        if (const int rc = cuda_->stream_create(&stream_); rc != 0) {
+            stream_ = nullptr;
+            return std::string("-T: creating a CUDA stream: ") + cuda_->error_string(rc);
+        }
+        ucc_ee_params_t p{};
+        p.ee_type = UCC_EE_CUDA_STREAM;
+        p.ee_context = stream_;
+        p.ee_context_size = sizeof(stream_);
+        if (const ucc_status_t st = ucc_ee_create(team, &p, &ee_); st != UCC_OK) {
+            ee_ = nullptr;
+            return std::string("-T: ucc_ee_create: ") + ucc_status_string(st);
+        }
+        return "";
+    }
+    ucc_status_t post(ucc_coll_req_h req) {
+        ucc_ev_t ev{};
+        ev.ev_type = UCC_EVENT_COMPUTE_COMPLETE;
+        ev.req = req;
+        if (const ucc_status_t st = ucc_collective_triggered_post(ee_, &ev); st != UCC_OK) {
+            return st;
+        }
+        ucc_ev_t *posted = nullptr;
+        if (const ucc_status_t st = ucc_ee_get_event(ee_, &posted); st != UCC_OK) {
+            return st;
+        }
+        const bool right = posted->ev_type == UCC_EVENT_COLLECTIVE_POST;
+        ucc_ee_ack_event(ee_, posted);
+        return right ? UCC_OK : UCC_ERR_NO_MESSAGE;
+    }
+
+  private:
+    const ucc_cuda_component_t *cuda_ = nullptr;
+    void *stream_ = nullptr;
+    ucc_ee_h ee_ = nullptr;
+};
+
 // The numbers of one count on one rank.
 struct Measured {
     double mean_s = 0;
@@ -142,6 +201,12 @@ Measured measure(const SweepPlan &plan, const SweepWorld &w, ucc_team_h team, uc
     double timed = 0;
     double start = 0;
     ucc_status_t st = UCC_OK;
+    TriggerEngine trigger;
+    if (spec.triggered) {
+        if (m.err = trigger.open(spec, team); !m.err.empty()) {
+            return m;
+        }
+    }
     for (uint32_t it = 0; it < warmup + iters; ++it) {
         CollSpec s;
         const uint32_t b = it % plan.n_bufs;
@@ -172,7 +237,7 @@ Measured measure(const SweepPlan &plan, const SweepWorld &w, ucc_team_h team, uc
         if (spec.persistent) {
             t0 = w.now();
         }
-        st = ucc_collective_post(req);
+        st = spec.triggered ? trigger.post(req) : ucc_collective_post(req);
         if (st == UCC_OK) {
             st = wait(req, ctx);
         }
