@@ -154,36 +154,36 @@ cudaError_t device_address(const uint32_t *host, uint32_t **dev) {
     return e;
 }
 
-int stream_write_value(void *stream, uint32_t *addr, uint32_t value) {
+// Queues the write (or the wait) of `value` at `addr` on the stream: the driver's
+// operation when it takes it, else the kernel.
+int stream_value(bool wait, void *stream, const uint32_t *addr, uint32_t value) {
     uint32_t *dev = nullptr;
     if (const cudaError_t e = device_address(addr, &dev); e != cudaSuccess) {
         return code(e);
     }
     const auto s = static_cast<cudaStream_t>(stream);
+    const auto cs = reinterpret_cast<CUstream>(s);
+    const auto cp = reinterpret_cast<CUdeviceptr>(dev);
     const StreamOps &o = stream_ops();
-    if (o.write != nullptr &&
-        o.write(reinterpret_cast<CUstream>(s), reinterpret_cast<CUdeviceptr>(dev), value,
-                CU_STREAM_WRITE_VALUE_DEFAULT) == CUDA_SUCCESS) {
+    if (wait ? o.wait != nullptr && o.wait(cs, cp, value, CU_STREAM_WAIT_VALUE_GEQ) == CUDA_SUCCESS
+             : o.write != nullptr &&
+                   o.write(cs, cp, value, CU_STREAM_WRITE_VALUE_DEFAULT) == CUDA_SUCCESS) {
         return 0;
     }
-    write_value_kernel<<<1, 1, 0, s>>>(dev, value);
+    if (wait) {
+        wait_value_kernel<<<1, 1, 0, s>>>(dev, value);
+    } else {
+        write_value_kernel<<<1, 1, 0, s>>>(dev, value);
+    }
     return code(cudaGetLastError());
 }
 
+int stream_write_value(void *stream, uint32_t *addr, uint32_t value) {
+    return stream_value(false, stream, addr, value);
+}
+
 int stream_wait_value(void *stream, const uint32_t *addr, uint32_t value) {
-    uint32_t *dev = nullptr;
-    if (const cudaError_t e = device_address(addr, &dev); e != cudaSuccess) {
-        return code(e);
-    }
-    const auto s = static_cast<cudaStream_t>(stream);
-    const StreamOps &o = stream_ops();
-    if (o.wait != nullptr &&
-        o.wait(reinterpret_cast<CUstream>(s), reinterpret_cast<CUdeviceptr>(dev), value,
-               CU_STREAM_WAIT_VALUE_GEQ) == CUDA_SUCCESS) {
-        return 0;
-    }
-    wait_value_kernel<<<1, 1, 0, s>>>(dev, value);
-    return code(cudaGetLastError());
+    return stream_value(true, stream, addr, value);
 }
 
 const char *error_string(int c) {
