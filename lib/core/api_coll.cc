@@ -114,9 +114,6 @@ void CollRequest::complete(ucc_status_t st) {
     if (staging && coll && st == UCC_OK) {
         st = staging->stage_out(nargs);  // the results go back into the user's buffers
     }
-    if (stream_ticket != 0) [[unlikely]] {
-        Ee::end_on_stream(*team->ctx, *this);  // the stream's later work may run now
-    }
     if (team->ctx->tl_recording) [[unlikely]] {
         ucc::TraceEvent e;
         e.kind = ucc::TraceKind::kComplete;
@@ -137,6 +134,10 @@ void CollRequest::complete(ucc_status_t st) {
     // The status is final when the callback runs (API.md §4.9). Another
     // thread may be reading it (ucc_collective_test is an inline read).
     __atomic_store_n(&super.status, st, __ATOMIC_RELEASE);
+    if (stream_ticket != 0) [[unlikely]] {
+        // The stream's later work may run now, and sees the final status.
+        Ee::end_on_stream(*team->ctx, *this);
+    }
     if (has_cb) {
         ucc::TraceEvent e;
         e.kind = ucc::TraceKind::kCallback;

@@ -164,15 +164,21 @@ int stream_write_value(void *stream, uint32_t *addr, uint32_t value) {
 }
 
 // A wait no write satisfies within a minute fails the stream (a GPU's would wait
-// for ever; a test must not).
+// for ever; a test must not). It spins for its first millisecond, reacting to
+// the write at once as a GPU's would (races with the host show), then sleeps.
 int stream_wait_value(void *stream, const uint32_t *addr, uint32_t value) {
     return fake::stream_enqueue(stream, [=] {
-        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+        const auto start = std::chrono::steady_clock::now();
+        const auto spin_until = start + std::chrono::milliseconds(1);
+        const auto deadline = start + std::chrono::seconds(60);
         while (static_cast<int32_t>(__atomic_load_n(addr, __ATOMIC_ACQUIRE) - value) < 0) {
-            if (std::chrono::steady_clock::now() > deadline) {
+            const auto now = std::chrono::steady_clock::now();
+            if (now > deadline) {
                 return 702;  // cudaErrorLaunchTimeout
             }
-            std::this_thread::sleep_for(std::chrono::microseconds(20));
+            if (now > spin_until) {
+                std::this_thread::sleep_for(std::chrono::microseconds(20));
+            }
         }
         return 0;
     });
