@@ -40,8 +40,9 @@ struct SpanInfo {
 // Compute-cost classes the world charges virtual time for: copies and
 // reductions of `bytes`, and the library's own time for one collective call
 // (kCall, bytes unused: the network's o_call) and for initialising and
-// finalizing one (kInit: o_init).
-enum class Work : uint8_t { kCopy, kReduce, kCall, kInit };
+// finalizing one (kInit: o_init), and a copy of `bytes` between a rank's GPU
+// and its host memory (kDeviceCopy: pcie_lat + bytes / pcie_bw).
+enum class Work : uint8_t { kCopy, kReduce, kCall, kInit, kDeviceCopy };
 
 // What the world may run on a waiting rank's behalf (idle_draining): one pass
 // of progress that never waits. Returns true when the pass did something the

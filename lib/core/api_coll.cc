@@ -47,6 +47,26 @@ uint64_t dst_hash(const coll::Coll &c) {
 
 }  // namespace
 
+void charge_device_copies(CollRequest &r, bool out) {
+    const coll::Args &a = r.nargs;
+    Context &ctx = *r.team->ctx;
+    if (ctx.sim == nullptr || r.trivial ||
+        (a.src_mem != UCC_MEMORY_TYPE_CUDA && a.dst_mem != UCC_MEMORY_TYPE_CUDA)) {
+        return;
+    }
+    DeviceCopies c;
+    if (!plan_device_copies(a, r.view_size, r.view_rank, &c)) {
+        return;  // (init refused it on a real transport)
+    }
+    const uint64_t copies[2] = {out ? c.dst_bytes : c.src_bytes,
+                                out ? (c.src_out ? c.src_bytes : 0) : (c.dst_in ? c.dst_bytes : 0)};
+    for (const uint64_t bytes : copies) {
+        if (bytes != 0) {
+            ctx.sim->charge(ucc::Work::kDeviceCopy, bytes);
+        }
+    }
+}
+
 // Frees a request that is not in progress (finalize, or a failed init_and_post).
 void free_request(CollRequest *r) {
     if (r->team->ctx->trace) [[unlikely]] {
@@ -108,6 +128,9 @@ void CollRequest::complete(ucc_status_t st) {
         }
     }
     if (coll && team->ctx->sim != nullptr) {
+        if (st == UCC_OK) {
+            charge_device_copies(*this, true);  // the outputs back to the device
+        }
         team->ctx->sim->trace_end(span, st);
     }
     task.reset();  // cancels whatever the algorithm still had posted
@@ -702,7 +725,8 @@ ucc_status_t start_request(CollRequest *r, double deadline) {
             r->args.coll_type == UCC_COLL_TYPE_BCAST ? r->nargs.src_count : r->nargs.dst_count;
         sp.tag_base = t.tag_base(seq);
         ctx.sim->trace_begin(sp);
-        ctx.sim->charge(ucc::Work::kCall, 0);  // the library's own time per call
+        ctx.sim->charge(ucc::Work::kCall, 0);        // the library's own time per call
+        ucc::core::charge_device_copies(*r, false);  // the inputs off the device
     }
     ucc::alloc_site(ctx.sim, ucc::AllocSite::kCollTask);
     const bool sync = t.sync_type == UCC_SYNC_COLLECTIVES;

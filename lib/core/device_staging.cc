@@ -39,6 +39,24 @@ DeviceStaging::~DeviceStaging() {
     }
 }
 
+bool plan_device_copies(const ucc::coll::Args &a, uint32_t size, uint32_t rank, DeviceCopies *out) {
+    DeviceCopies c;
+    c.src_device = a.src != nullptr && a.src_mem == UCC_MEMORY_TYPE_CUDA;
+    c.dst_device = a.dst != nullptr && a.dst_mem == UCC_MEMORY_TYPE_CUDA;
+    if (c.src_device && __builtin_mul_overflow(ucc::coll::src_extent_elems(a, size),
+                                               uint64_t{a.esize}, &c.src_bytes)) {
+        return false;
+    }
+    if (c.dst_device && __builtin_mul_overflow(ucc::coll::dst_extent_elems(a, size, rank),
+                                               uint64_t{a.esize}, &c.dst_bytes)) {
+        return false;
+    }
+    c.dst_in = c.dst_device && (a.inplace || a.dst_counts != nullptr);
+    c.src_out = c.src_device && a.type == UCC_COLL_TYPE_BCAST && rank != a.root;
+    *out = c;
+    return true;
+}
+
 ucc_status_t prepare_device_staging(const ucc::coll::Args &a, uint32_t size, uint32_t rank,
                                     const ucc_cuda_component_t *ops, Logger &log,
                                     std::unique_ptr<Staging> *out) {
@@ -55,30 +73,22 @@ ucc_status_t prepare_device_staging(const ucc::coll::Args &a, uint32_t size, uin
         return UCC_ERR_NOT_SUPPORTED;
     }
     auto s = std::make_unique<DeviceStaging>(ops, &log);
-    s->src_device = a.src != nullptr && a.src_mem == UCC_MEMORY_TYPE_CUDA;
-    s->dst_device = a.dst != nullptr && a.dst_mem == UCC_MEMORY_TYPE_CUDA;
-    s->dst_in = s->dst_device && (a.inplace || a.dst_counts != nullptr);
-    s->src_out = s->src_device && a.type == UCC_COLL_TYPE_BCAST && rank != a.root;
-    if (s->src_device && __builtin_mul_overflow(ucc::coll::src_extent_elems(a, size),
-                                                uint64_t{a.esize}, &s->src_bytes)) {
+    if (!plan_device_copies(a, size, rank, &s->copies)) {
         return UCC_ERR_NO_MEMORY;
     }
-    if (s->dst_device && __builtin_mul_overflow(ucc::coll::dst_extent_elems(a, size, rank),
-                                                uint64_t{a.esize}, &s->dst_bytes)) {
-        return UCC_ERR_NO_MEMORY;
-    }
+    const DeviceCopies &c = s->copies;
     int rc = ops->stream_create(&s->stream);
-    if (rc == 0 && s->src_bytes > 0) {
-        rc = ops->alloc(UCC_CUDA_ALLOC_HOST_PINNED, s->src_bytes, &s->src_host);
+    if (rc == 0 && c.src_bytes > 0) {
+        rc = ops->alloc(UCC_CUDA_ALLOC_HOST_PINNED, c.src_bytes, &s->src_host);
     }
-    if (rc == 0 && s->dst_bytes > 0) {
-        rc = ops->alloc(UCC_CUDA_ALLOC_HOST_PINNED, s->dst_bytes, &s->dst_host);
+    if (rc == 0 && c.dst_bytes > 0) {
+        rc = ops->alloc(UCC_CUDA_ALLOC_HOST_PINNED, c.dst_bytes, &s->dst_host);
     }
     if (rc != 0) {
         UCC_LOG(log, kError,
                 "ucc_collective_init: staging for CUDA memory (%llu + %llu pinned bytes): %s",
-                static_cast<unsigned long long>(s->src_bytes),
-                static_cast<unsigned long long>(s->dst_bytes), ops->error_string(rc));
+                static_cast<unsigned long long>(c.src_bytes),
+                static_cast<unsigned long long>(c.dst_bytes), ops->error_string(rc));
         return status_of(rc);
     }
     *out = std::move(s);
@@ -86,30 +96,30 @@ ucc_status_t prepare_device_staging(const ucc::coll::Args &a, uint32_t size, uin
 }
 
 ucc_status_t DeviceStaging::stage_in(const ucc::coll::Args &a) {
-    DeviceStaging &s = *this;
+    const DeviceCopies &c = copies;
     run = a;
-    if (s.src_device) {
-        UCC_TRY(copy(s, s.src_host, a.src, s.src_bytes, "src from the device"));
-        run.src = s.src_host;
+    if (c.src_device) {
+        UCC_TRY(copy(*this, src_host, a.src, c.src_bytes, "src from the device"));
+        run.src = src_host;
         run.src_mem = UCC_MEMORY_TYPE_HOST;
     }
-    if (s.dst_device) {
-        if (s.dst_in) {
-            UCC_TRY(copy(s, s.dst_host, a.dst, s.dst_bytes, "dst from the device"));
+    if (c.dst_device) {
+        if (c.dst_in) {
+            UCC_TRY(copy(*this, dst_host, a.dst, c.dst_bytes, "dst from the device"));
         }
-        run.dst = s.dst_host;
+        run.dst = dst_host;
         run.dst_mem = UCC_MEMORY_TYPE_HOST;
     }
     return UCC_OK;
 }
 
 ucc_status_t DeviceStaging::stage_out(const ucc::coll::Args &a) {
-    DeviceStaging &s = *this;
-    if (s.dst_device) {
-        UCC_TRY(copy(s, a.dst, s.dst_host, s.dst_bytes, "dst to the device"));
+    const DeviceCopies &c = copies;
+    if (c.dst_device) {
+        UCC_TRY(copy(*this, a.dst, dst_host, c.dst_bytes, "dst to the device"));
     }
-    if (s.src_out) {
-        UCC_TRY(copy(s, a.src, s.src_host, s.src_bytes, "the bcast buffer to the device"));
+    if (c.src_out) {
+        UCC_TRY(copy(*this, a.src, src_host, c.src_bytes, "the bcast buffer to the device"));
     }
     return UCC_OK;
 }

@@ -31,6 +31,34 @@ namespace ucc::core {
 
 class Logger;
 
+// What a post of `a` copies at one rank between the device and the host:
+// src in whenever the collective reads it, dst in as well when it leaves
+// parts of dst alone, dst out, and bcast's buffer out at a non-root (the
+// plan both the staging and the simulator's charges follow).
+struct DeviceCopies {
+    uint64_t src_bytes = 0;   // src's extent when it is device memory (else 0)
+    uint64_t dst_bytes = 0;   // dst's, likewise
+    bool src_device = false;  // the user's src (dst) is device memory
+    bool dst_device = false;
+    bool dst_in = false;   // dst is copied in too (parts of it stay as they were)
+    bool src_out = false;  // bcast at a non-root: src is the output
+
+    uint64_t in_bytes() const { return src_bytes + (dst_in ? dst_bytes : 0); }
+    uint64_t out_bytes() const { return dst_bytes + (src_out ? src_bytes : 0); }
+};
+
+// The copies of `a` at `rank` of `size` (CUDA memory types only; CUDA_MANAGED
+// needs none); false when an extent in bytes overflows.
+bool plan_device_copies(const ucc::coll::Args &a, uint32_t size, uint32_t rank, DeviceCopies *out);
+
+struct CollRequest;
+
+// On the simulator, which moves no device memory: charges the rank's clock
+// for the copies a real transport's staging would make for `r` (the inputs
+// at its post, `out`: the outputs at its completion), each at the network
+// model's pcie_lat + bytes / pcie_bw (lib/net/network_model.h).
+void charge_device_copies(CollRequest &r, bool out);
+
 struct DeviceStaging final : Staging {
     DeviceStaging(const ucc_cuda_component_t *ops, Logger *log) : ops(ops), log(log) {}
     ~DeviceStaging() override;
@@ -42,14 +70,9 @@ struct DeviceStaging final : Staging {
     const ucc_cuda_component_t *ops;
     Logger *log;
     void *stream = nullptr;
-    void *src_host = nullptr;  // pinned copies, src_bytes and dst_bytes long
+    void *src_host = nullptr;  // pinned copies, copies.src_bytes and dst_bytes long
     void *dst_host = nullptr;
-    uint64_t src_bytes = 0;
-    uint64_t dst_bytes = 0;
-    bool src_device = false;  // the user's src (dst) is device memory
-    bool dst_device = false;
-    bool dst_in = false;   // dst is copied in too (parts of it stay as they were)
-    bool src_out = false;  // bcast at a non-root: src is the output
+    DeviceCopies copies;
 };
 
 // At init: whether `a` (resolved memory types, CUDA on src or dst) can run

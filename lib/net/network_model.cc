@@ -24,7 +24,7 @@ const char *const kKnownKeys =
     "reduce, jitter, nic_bw, nic_rate, node_bw, rndv, rndv_inter, rndv_intra, bcopy, bcopy_intra, "
     "bcopy_inter, o_bcopy, short, short_intra, short_inter, zcopy, zcopy_intra, zcopy_inter, "
     "dma_read, sharp_lat, sharp_bw, cma, o_cma, cache, cma_mem, copy_mem, reduce_mem, "
-    "cma_written, o_cma_written, cma_mem_written, cores, wake, noise_hz, noise";
+    "cma_written, o_cma_written, cma_mem_written, cores, wake, noise_hz, noise, pcie_lat, pcie_bw";
 const char *const kKnownPresets = "ideal, hdr, eth100, slow";
 
 struct Unit {
@@ -359,6 +359,12 @@ std::string NetworkModel::describe() const {
     if (noise_ps != 0) {
         s += ",noise=" + format_time_ps(noise_ps);
     }
+    if (pcie_lat_ps != 0) {
+        s += ",pcie_lat=" + format_time_ps(pcie_lat_ps);
+    }
+    if (pcie_bw_bps != 0) {
+        s += ",pcie_bw=" + format_bandwidth(pcie_bw_bps);
+    }
     return s;
 }
 
@@ -462,7 +468,7 @@ ucc_status_t parse_network(const char *spec, NetworkModel *out, std::string *err
                    key == "o_send" || key == "o_recv" || key == "g" || key == "jitter" ||
                    key == "sharp_lat" || key == "o_bcopy" || key == "o_call" || key == "o_init" ||
                    key == "dma_read" || key == "wake" || key == "o_cma" || key == "o_cma_written" ||
-                   key == "noise") {
+                   key == "noise" || key == "pcie_lat") {
             if (!parse_time(val, &t)) {
                 return bad_value(time_expect);
             }
@@ -498,6 +504,8 @@ ucc_status_t parse_network(const char *spec, NetworkModel *out, std::string *err
                 m.o_cma_written_ps = t;
             } else if (key == "noise") {
                 m.noise_ps = t;
+            } else if (key == "pcie_lat") {
+                m.pcie_lat_ps = t;
             } else {
                 m.jitter_max_ps = t;
             }
@@ -536,7 +544,7 @@ ucc_status_t parse_network(const char *spec, NetworkModel *out, std::string *err
             m.cores = cores;
         } else if (key == "nic_bw" || key == "node_bw" || key == "sharp_bw" || key == "cma" ||
                    key == "cma_mem" || key == "copy_mem" || key == "reduce_mem" ||
-                   key == "cma_written" || key == "cma_mem_written") {
+                   key == "cma_written" || key == "cma_mem_written" || key == "pcie_bw") {
             if (!parse_bandwidth(val, &bw)) {
                 return bad_value(bw_expect);
             }
@@ -548,6 +556,7 @@ ucc_status_t parse_network(const char *spec, NetworkModel *out, std::string *err
              : key == "cma_mem_written" ? m.cma_mem_written_bps
              : key == "copy_mem"        ? m.copy_mem_bps
              : key == "reduce_mem"      ? m.reduce_mem_bps
+             : key == "pcie_bw"         ? m.pcie_bw_bps
                                         : m.sharp_bw_bps) = bw;
         } else if (key == "bcopy" || key == "bcopy_intra" || key == "bcopy_inter") {
             if (!parse_bandwidth(val, &bw)) {

@@ -57,6 +57,11 @@
 // rank's on that core pays `wake` first (the operating system's switch: a
 // rank that waited gave its core away, as processes that yield while they
 // poll do).
+// CUDA device memory on a simulated rank costs what a real transport's
+// staging costs (lib/core/device_staging.h): each copy between the rank's GPU
+// and its host memory, the inputs at a post and the outputs at a completion,
+// takes the rank pcie_lat (the copy's launch and the wait for it) plus bytes /
+// pcie_bw; both 0 (every preset's default): free.
 // The operating system's periodic work (noise_hz, noise; each 0: none):
 // noise_hz times a second every core of a node is taken from its rank for
 // `noise` (a detour), the node's cores at the same instants (Linux's
@@ -130,6 +135,9 @@ struct NetworkModel {
     // waited off its core.
     uint32_t cores = 0;
     int64_t wake_ps = 0;
+    // A copy between a rank's GPU and its host memory (0: free).
+    int64_t pcie_lat_ps = 0;
+    uint64_t pcie_bw_bps = 0;
     // The operating system's detours: noise_hz times a second (0: none) every
     // core of a node stops for noise_ps, all of a node's cores at once.
     uint64_t noise_hz = 0;
@@ -231,6 +239,9 @@ struct NetworkModel {
     int64_t copy_ps(uint64_t bytes, uint64_t working = 0) const {
         return bytes_cost_ps(bytes, beyond_cache(bytes, working, copy_bps, copy_mem_bps));
     }
+    int64_t pcie_ps(uint64_t bytes) const {
+        return bytes == 0 ? 0 : pcie_lat_ps + bytes_cost_ps(bytes, pcie_bw_bps);
+    }
     int64_t reduce_ps(uint64_t bytes, uint64_t working = 0) const {
         return bytes_cost_ps(bytes, beyond_cache(bytes, working, reduce_bps, reduce_mem_bps));
     }
@@ -255,7 +266,7 @@ bool network_preset(const std::string &name, NetworkModel *out);
 // short_intra, short_inter; zcopy, zcopy_intra, zcopy_inter; dma_read;
 // sharp_lat, sharp_bw; cma, o_cma, cache, cma_mem, copy_mem, reduce_mem;
 // cma_written, o_cma_written, cma_mem_written;
-// cores, wake; noise_hz, noise.
+// cores, wake; noise_hz, noise; pcie_lat, pcie_bw.
 // Times take a unit (ps, ns, us, ms, s; a bare 0 is
 // allowed); bandwidths take B/s, KB/s, MB/s, GB/s (or KiB/s, MiB/s, GiB/s),
 // or "inf"; nic_rate a count per second (215M, 1.5G; 0: off); cores a

@@ -118,6 +118,8 @@ TEST(SimNetwork, Errors) {
     parse_err("lat=99999999s");
     parse_err("noise_hz=1M,noise=1us");  // a detour as long as the time between two
     parse_err("noise_hz=fast");
+    parse_err("pcie_bw=fast");
+    parse_err("pcie_lat=3");  // a time needs its unit
 }
 
 TEST(SimNetwork, DescribeParsesBack) {
@@ -131,7 +133,7 @@ TEST(SimNetwork, DescribeParsesBack) {
                              "sharp_lat=2.4us,sharp_bw=350MB/s",
                              "hdr,zcopy_intra=8K,cma=7.5GB/s,o_cma=1.5us,cache=512K,cma_mem=4GB/s,"
                              "copy_mem=9GB/s,reduce_mem=3GB/s,cores=2,wake=1.5us",
-                             "hdr,noise_hz=1000,noise=2.5us",
+                             "hdr,noise_hz=1000,noise=2.5us", "hdr,pcie_lat=8us,pcie_bw=25GB/s",
                              "hdr,zcopy_intra=8K,cma=16GB/s,o_cma=1.9us,cache=2M,cma_mem=7GB/s,"
                              "cma_written=6GB/s,o_cma_written=2.5us,cma_mem_written=5GB/s"}) {
         NetworkModel m = parse_ok(spec);
@@ -145,6 +147,8 @@ TEST(SimNetwork, DescribeParsesBack) {
         EXPECT_EQ(back.nic_rate, m.nic_rate);
         EXPECT_EQ(back.noise_hz, m.noise_hz);
         EXPECT_EQ(back.noise_ps, m.noise_ps);
+        EXPECT_EQ(back.pcie_lat_ps, m.pcie_lat_ps);
+        EXPECT_EQ(back.pcie_bw_bps, m.pcie_bw_bps);
         EXPECT_EQ(back.node_bw_bps, m.node_bw_bps);
         EXPECT_EQ(back.rndv_inter, m.rndv_inter);
         EXPECT_EQ(back.rndv_intra, m.rndv_intra);

@@ -1113,13 +1113,15 @@ void SimTransport::charge(Work kind, size_t bytes, uint64_t working) {
         return;
     }
     const NetworkModel &net = cluster_->net();
-    if (kind == Work::kInit && net.o_init_ps == 0) {
+    if ((kind == Work::kInit && net.o_init_ps == 0) ||
+        (kind == Work::kDeviceCopy && net.pcie_ps(bytes) == 0)) {
         return;  // (a zero charge still books the rank's core)
     }
     cluster_->advance(rank_, kind == Work::kCopy     ? net.copy_ps(bytes, working)
                              : kind == Work::kReduce ? net.reduce_ps(bytes, working)
                              : kind == Work::kCall   ? net.o_call_ps
-                                                     : net.o_init_ps);
+                             : kind == Work::kInit   ? net.o_init_ps
+                                                     : net.pcie_ps(bytes));
 }
 
 bool SimTransport::wants_working_set() const {
