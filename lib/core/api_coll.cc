@@ -47,26 +47,6 @@ uint64_t dst_hash(const coll::Coll &c) {
 
 }  // namespace
 
-void charge_device_copies(CollRequest &r, bool out) {
-    const coll::Args &a = r.nargs;
-    Context &ctx = *r.team->ctx;
-    if (ctx.sim == nullptr || r.trivial ||
-        (a.src_mem != UCC_MEMORY_TYPE_CUDA && a.dst_mem != UCC_MEMORY_TYPE_CUDA)) {
-        return;
-    }
-    DeviceCopies c;
-    if (!plan_device_copies(a, r.view_size, r.view_rank, &c)) {
-        return;  // (init refused it on a real transport)
-    }
-    const uint64_t copies[2] = {out ? c.dst_bytes : c.src_bytes,
-                                out ? (c.src_out ? c.src_bytes : 0) : (c.dst_in ? c.dst_bytes : 0)};
-    for (const uint64_t bytes : copies) {
-        if (bytes != 0) {
-            ctx.sim->charge(ucc::Work::kDeviceCopy, bytes);
-        }
-    }
-}
-
 // Frees a request that is not in progress (finalize, or a failed init_and_post).
 void free_request(CollRequest *r) {
     if (r->team->ctx->trace) [[unlikely]] {

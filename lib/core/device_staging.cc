@@ -1,7 +1,9 @@
 // Pinned host copies of device buffers around a collective (device_staging.h).
 #include "lib/core/device_staging.h"
 
+#include "lib/core/core.h"
 #include "lib/core/log.h"
+#include "lib/simulated.h"
 #include "lib/util/common.h"
 
 namespace ucc::core {
@@ -55,6 +57,26 @@ bool plan_device_copies(const ucc::coll::Args &a, uint32_t size, uint32_t rank, 
     c.src_out = c.src_device && a.type == UCC_COLL_TYPE_BCAST && rank != a.root;
     *out = c;
     return true;
+}
+
+void charge_device_copies(CollRequest &r, bool out) {
+    const coll::Args &a = r.nargs;
+    Context &ctx = *r.team->ctx;
+    if (ctx.sim == nullptr || r.trivial ||
+        (a.src_mem != UCC_MEMORY_TYPE_CUDA && a.dst_mem != UCC_MEMORY_TYPE_CUDA)) {
+        return;
+    }
+    DeviceCopies c;
+    if (!plan_device_copies(a, r.view_size, r.view_rank, &c)) {
+        return;  // (init refused it on a real transport)
+    }
+    const uint64_t copies[2] = {out ? c.dst_bytes : c.src_bytes,
+                                out ? (c.src_out ? c.src_bytes : 0) : (c.dst_in ? c.dst_bytes : 0)};
+    for (const uint64_t bytes : copies) {
+        if (bytes != 0) {
+            ctx.sim->charge(ucc::Work::kDeviceCopy, bytes);
+        }
+    }
 }
 
 ucc_status_t prepare_device_staging(const ucc::coll::Args &a, uint32_t size, uint32_t rank,

@@ -42,9 +42,6 @@ struct DeviceCopies {
     bool dst_device = false;
     bool dst_in = false;   // dst is copied in too (parts of it stay as they were)
     bool src_out = false;  // bcast at a non-root: src is the output
-
-    uint64_t in_bytes() const { return src_bytes + (dst_in ? dst_bytes : 0); }
-    uint64_t out_bytes() const { return dst_bytes + (src_out ? src_bytes : 0); }
 };
 
 // The copies of `a` at `rank` of `size` (CUDA memory types only; CUDA_MANAGED
