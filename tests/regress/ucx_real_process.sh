@@ -17,6 +17,10 @@
 #   ucx_real_process.sh cause UCC_RUN           a rank that failed, and one that failed
 #       after it (because of it), reaped together: ucc_run named the second (waitpid
 #       returns the older child first); now it names the first to end and exits with its code
+#   ucx_real_process.sh teardown UCC_RUN SWARM  a survivor of a rank killed mid-flight
+#       aborted in ucp_worker_destroy (UCX 1.13's assertion that a shared-memory endpoint
+#       holds no queued copy: the discard of the dead peer's transports was still under
+#       way; CI's swarm job 72, 1 in 5 runs of its seed): now the worker is flushed first
 #   ucx_real_process.sh polling UCC_RUN COLLS   two ranks bound to a core each (mpirun
 #       --bind-to core) counted one CPU each and called themselves oversubscribed: every idle
 #       poll yielded (small messages 1.6-2.3x slower). Now the decision counts the CPUs all
@@ -82,6 +86,18 @@ abort)
       grep -qE "^\[$r\] swarm: rank $r ok" "$out" || fail "rank $r did not finish (seed $s)"
     done
     grep -q "ucc_run: rank 1 killed by signal 9" "$err" || fail "the victim did not die (seed $s)"
+  done
+  ;;
+teardown)
+  # Swarm seed 557726: rank 0 is killed at the 6th of 8 collectives, during
+  # rendezvous-sized reduces and allgathers (CMA reads from its memory).
+  for i in $(seq 20); do
+    "${clean_env[@]}" UCX_NET_DEVICES=lo timeout 100 "$1" --keep-going -n 3 --timeout 90 -- \
+      "$2" --seed 557726 >"$out" 2>"$err"
+    grep -qE "killed by signal 6|Assertion" "$err" && fail "a survivor aborted (run $i)"
+    for r in 1 2; do
+      grep -qE "^\[$r\] swarm: rank $r ok" "$out" || fail "rank $r did not finish (run $i)"
+    done
   done
   ;;
 giveup)
@@ -157,7 +173,7 @@ cause)
   grep -q "ucc_run: rank 0 exited" "$err" && fail "the rank that failed second was named"
   ;;
 *)
-  echo "usage: ucx_real_process.sh mismatch|abort|giveup|orphans|late|cause UCC_RUN [SWARM]" >&2
+  echo "usage: ucx_real_process.sh mismatch|abort|teardown|giveup|orphans|late|cause|polling UCC_RUN [SWARM]" >&2
   exit 2
   ;;
 esac

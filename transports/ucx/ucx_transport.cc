@@ -914,6 +914,31 @@ void UcxTransport::close_endpoints() {
     while (closes_done_ < issued && std::chrono::steady_clock::now() < deadline) {
         ucp_worker_progress(worker_);
     }
+    // Then the worker itself is flushed: UCX discards the transports of an
+    // endpoint that failed (a peer died) in the background, and a CMA copy
+    // still queued on one when the worker is destroyed trips UCX 1.13's
+    // assertion that its queue is empty (an abort). Each progress call fails
+    // at least one queued copy to the dead process, so the queue empties
+    // within microseconds; the flush says so once every discard has finished.
+    // Some never do (a shared-memory FIFO the dead peer left full), hence a
+    // bound of its own, 250 ms: the worker's destruction ends those cleanly.
+    ucp_request_param_t fp{};
+    fp.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+    fp.cb.send = [](void *, ucs_status_t, void *user_data) {
+        static_cast<UcxTransport *>(user_data)->worker_flushed_ = true;
+    };
+    fp.user_data = this;
+    worker_flushed_ = false;
+    ucs_status_ptr_t f = ucp_worker_flush_nbx(worker_, &fp);
+    if (f == nullptr || UCS_PTR_IS_ERR(f)) {
+        return;
+    }
+    ucp_request_free(f);  // released: the callback marks its completion
+    const auto settled =
+        std::min(deadline, std::chrono::steady_clock::now() + std::chrono::milliseconds(250));
+    while (!worker_flushed_ && std::chrono::steady_clock::now() < settled) {
+        ucp_worker_progress(worker_);
+    }
 }
 
 ucc_status_t create(const TransportParams &p, std::unique_ptr<Transport> *out, std::string *why) {

@@ -371,7 +371,8 @@ class UcxTransport final : public Transport {
     bool drained_ = false;
     bool in_drain_burst_ = false;
     double drain_deadline_ = 0;
-    uint64_t closes_done_ = 0;  // endpoint closes completed (close_endpoints)
+    uint64_t closes_done_ = 0;     // endpoint closes completed (close_endpoints)
+    bool worker_flushed_ = false;  // the worker's flush completed (close_endpoints)
     double last_liveness_check_ = 0;
 };
 
