@@ -922,6 +922,9 @@ void UcxTransport::close_endpoints() {
     // within microseconds; the flush says so once every discard has finished.
     // Some never do (a shared-memory FIFO the dead peer left full), hence a
     // bound of its own, 250 ms: the worker's destruction ends those cleanly.
+    if (worker_ == nullptr) {
+        return;  // (its creation failed)
+    }
     ucp_request_param_t fp{};
     fp.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
     fp.cb.send = [](void *, ucs_status_t, void *user_data) {
