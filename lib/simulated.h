@@ -133,6 +133,14 @@ class SimulatedWorld {
     // Timelines: a collective starts / ends on this rank.
     virtual void trace_begin(const SpanInfo &span) = 0;
     virtual void trace_end(const SpanInfo &span, ucc_status_t status) = 0;
+    // Timelines: a simulated CUDA stream of this rank, number `stream`
+    // (lib/core/sim_stream.h): a collective was queued on it (kQueued), it
+    // reached the collective (kBegin), the collective ended (kEnd, with its
+    // span and status, UCC_INPROGRESS when the stream was released while it
+    // ran; the others read only span.collective).
+    enum class StreamMark : uint8_t { kQueued, kBegin, kEnd };
+    virtual void trace_stream(uint32_t stream, StreamMark mark, const SpanInfo &span,
+                              ucc_status_t status) = 0;
 
     // Desync diagnosis (after a failure): finds a message that arrived with a
     // tag t such that (t & mask) == (base & mask) but a signature other than

@@ -218,7 +218,8 @@ Findings check_p45_argument_range(const TraceIndex &ix);
 Findings check_p48_trigger(const TraceIndex &ix);
 // P49: an engine's output events come in order: emitted with consecutive
 // ordinals, a COLLECTIVE_POST for each trigger (queued before the
-// collective's post), handed out first in, first out.
+// collective's post; a CUDA stream engine's at the triggered post, which
+// queues the collective on its stream), handed out first in, first out.
 Findings check_p49_events_in_order(const TraceIndex &ix);
 // P50: each output event is handed out at most once, and acknowledged at most
 // once, after it was handed out by ucc_ee_get_event (ucc_ee_wait acknowledges

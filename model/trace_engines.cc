@@ -123,12 +123,21 @@ Findings check_p49_events_in_order(const TraceIndex &ix) {
         int64_t last_taken = -1;
     };
     std::map<EngineKey, Engine> engines;
-    // Triggered requests whose COLLECTIVE_POST is due before their post.
+    // Triggered requests whose COLLECTIVE_POST is due before their post: from
+    // their trigger, or on a stream engine (kTriggeredPost flags 1) from the
+    // triggered post itself, which queues the collective on the stream.
     std::map<std::pair<uint32_t, uint64_t>, uint32_t> due;
     for (const TraceEvent &e : ix.trace()) {
         switch (e.kind) {
+            case TraceKind::kTriggeredPost:
+                if (e.flags == 1) {
+                    due[{e.rank, e.req}] = e.key;
+                }
+                break;
             case TraceKind::kTrigger:
-                due[{e.rank, e.req}] = e.key;
+                if (e.flags == 0) {
+                    due[{e.rank, e.req}] = e.key;
+                }
                 break;
             case TraceKind::kEeEmit: {
                 Engine &en = engines[{e.rank, e.key}];

@@ -138,6 +138,8 @@ Workload draw_workload(Variant v) {
         }
         team.unordered = *rc::gen::weightedElement<bool>({{2, false}, {1, true}});
         team.sync = *rc::gen::weightedElement<bool>({{3, false}, {1, true}});
+        team.stream_engine =
+            !team.unordered && *rc::gen::weightedElement<bool>({{2, false}, {1, true}});
         w.teams.push_back(team);
     }
     const auto n_ops = *rc::gen::inRange<uint32_t>(1, 9);
@@ -182,10 +184,11 @@ Workload draw_workload(Variant v) {
 }
 
 void tag_workload(const Workload &w) {
-    bool unordered = false, sync = false;
+    bool unordered = false, sync = false, streams = false;
     for (const WorkloadTeam &t : w.teams) {
         unordered |= t.unordered;
         sync |= t.sync;
+        streams |= t.stream_engine;
     }
     std::string fault = "none";
     if (w.late_rank >= 0) {
@@ -200,7 +203,8 @@ void tag_workload(const Workload &w) {
            std::string("ordering=") + (unordered ? "mixed" : "ordered"),
            "window=" + std::to_string(w.window), std::string("shuffle=") + (w.shuffle ? "1" : "0"),
            "fault=" + fault, "cycles=" + std::to_string(w.cycles),
-           "threads=" + std::to_string(w.threads));
+           "threads=" + std::to_string(w.threads),
+           std::string("stream engines=") + (streams ? "1" : "0"));
     // Per op (these counts add up to the number of ops, not of cases).
     for (const WorkloadOp &op : w.ops) {
         RC_TAG(std::string("per op: coll=") + ucc::testkit::coll_name(op.coll.type),

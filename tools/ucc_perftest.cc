@@ -236,11 +236,10 @@ Options parse(int argc, char **argv) {
     if (o.factor < 2) {
         die("-f must be at least 2");
     }
-    if (o.spec.triggered && (o.spec.mem != UCC_MEMORY_TYPE_CUDA || o.sim_ranks > 0)) {
-        // As the reference: its execution engine for -T is a CUDA stream's.
-        die(o.sim_ranks > 0 ? "-T: CUDA-stream execution engines do not run on the simulator"
-                            : "-T: execution engine is not supported for the given memory type "
-                              "(-m cuda)");
+    if (o.spec.triggered && o.spec.mem != UCC_MEMORY_TYPE_CUDA) {
+        // As the reference: its execution engine for -T is a CUDA stream's
+        // (on the simulator, a simulated stream).
+        die("-T: execution engine is not supported for the given memory type (-m cuda)");
     }
     if (o.network.slots > 0 && o.sim_ranks > o.network.slots) {
         die("--sim " + std::to_string(o.sim_ranks) + " does not fit the network file's " +

@@ -37,7 +37,8 @@ enum class TraceKind : uint8_t {
     // Execution engines (lib/core/ee.h). `key` is the engine's number on its
     // rank (1, 2, ... in ucc_ee_create order), `offset` an ordinal on it.
     kTriggeredPost,  // the request waits on the engine for a trigger (req, key, team;
-                     // ordered: it took sequence number `offset` on its ordered team)
+                     // ordered: it took sequence number `offset` on its ordered team;
+                     // flags 1: a CUDA stream engine's, its COLLECTIVE_POST queued now)
     kTrigger,        // it fired on the engine's input event number `offset` (req, key;
                      // flags 1: fired by a CUDA stream engine's stream, no input event)
     kEeSet,          // the program set input event number `offset` (key)

@@ -8,6 +8,7 @@
 #include "lib/core/core.h"
 #include "lib/core/cuda_loader.h"
 #include "lib/core/ee.h"
+#include "lib/core/sim_stream.h"
 #include "lib/util/common.h"
 
 using ucc::api_guard;
@@ -69,18 +70,17 @@ ucc_status_t ee_create(ucc_team_h team, const ucc_ee_params_t *params, ucc_ee_h 
     }
     std::unique_ptr<ucc::core::StreamGate> gate;
     if (params->ee_type == UCC_EE_CUDA_STREAM) {
-        if (ctx.sim != nullptr || ctx.tl_timing_only) {
-            UCC_LOG(ctx.log, kError,
-                    "ucc_ee_create: UCC_EE_CUDA_STREAM is not supported on the simulator "
-                    "(UCC_EE_CPU_THREAD is)");
-            return UCC_ERR_NOT_SUPPORTED;
-        }
-        // ee_context is the stream (NULL: the legacy default stream).
-        ucc_status_t st = UCC_OK;
-        gate = ucc::core::StreamGate::open(ucc::core::cuda_component(*ctx.lib), params->ee_context,
-                                           ctx.log, &st);
-        if (st != UCC_OK) {
-            return st;
+        // ee_context is the stream (NULL: the legacy default stream); on
+        // the simulator, any value names a simulated stream of the rank.
+        if (ctx.sim != nullptr) {
+            gate = ucc::core::SimStreamGate::open(ctx, params->ee_context);
+        } else {
+            ucc_status_t st = UCC_OK;
+            gate = ucc::core::CudaStreamGate::open(ucc::core::cuda_component(*ctx.lib),
+                                                   params->ee_context, ctx.log, &st);
+            if (st != UCC_OK) {
+                return st;
+            }
         }
     } else if (params->ee_type != UCC_EE_CPU_THREAD) {
         UCC_LOG(ctx.log, kError,

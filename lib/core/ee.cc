@@ -56,10 +56,6 @@ ucc_status_t Ee::park(CollRequest &r) {
             waiting.pop_back();
             return st;
         }
-        // Posted on the stream: the event is there at once, as the
-        // reference's stream engines queue it (programs take it right after
-        // the triggered post); the collective itself starts with the stream.
-        emit(UCC_EVENT_COLLECTIVE_POST, &r);
     }
     r.trigger = this;
     reserve_sequence(r);
@@ -73,7 +69,14 @@ ucc_status_t Ee::park(CollRequest &r) {
         e.team = r.team->id;
         e.ordered = r.seq_reserved;
         e.offset = r.reserved_seq;
+        e.flags = gate ? 1 : 0;  // a stream engine's: its COLLECTIVE_POST follows now
         ctx->record(e);
+    }
+    if (gate) {
+        // Posted on the stream: the event is there at once, as the
+        // reference's stream engines queue it (programs take it right after
+        // the triggered post); the collective itself starts with the stream.
+        emit(UCC_EVENT_COLLECTIVE_POST, &r);
     }
     ctx->active.push_back(&r);
     if (r.deadline != std::numeric_limits<double>::infinity()) {
@@ -184,6 +187,9 @@ bool Ee::poll() {
 void Ee::fire(bool by_stream) {
     CollRequest &r = *waiting.front();
     const double deadline = r.deadline;
+    if (by_stream) {
+        gate->fired(r);
+    }
     forget(r);
     record(TraceKind::kTrigger, triggers++, &r, by_stream ? 1 : 0);
     ctx->completions++;  // the program sees the request leave INITIALIZED

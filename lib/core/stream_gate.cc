@@ -12,8 +12,8 @@ enum Word { kStarted = 0, kDone = 1, kPassed = 2, kWords = 3 };
 
 }  // namespace
 
-std::unique_ptr<StreamGate> StreamGate::open(CudaComponent &cuda, void *stream, Logger &log,
-                                             ucc_status_t *st) {
+std::unique_ptr<StreamGate> CudaStreamGate::open(CudaComponent &cuda, void *stream, Logger &log,
+                                                 ucc_status_t *st) {
     const ucc_cuda_component_t *ops = cuda.ops(log);
     if (!cuda.usable(log) || !UCC_CUDA_COMPONENT_HAS(ops, stream_wait_value)) {
         UCC_LOG(log, kError, "ucc_ee_create: UCC_EE_CUDA_STREAM needs a usable CUDA device: %s",
@@ -35,14 +35,14 @@ std::unique_ptr<StreamGate> StreamGate::open(CudaComponent &cuda, void *stream, 
         __atomic_store_n(&words[i], 0u, __ATOMIC_RELAXED);
     }
     *st = UCC_OK;
-    return std::unique_ptr<StreamGate>(new StreamGate(cuda, ops, stream, words));
+    return std::unique_ptr<StreamGate>(new CudaStreamGate(cuda, ops, stream, words));
 }
 
-StreamGate::StreamGate(CudaComponent &cuda, const ucc_cuda_component_t *ops, void *stream,
-                       uint32_t *words)
+CudaStreamGate::CudaStreamGate(CudaComponent &cuda, const ucc_cuda_component_t *ops, void *stream,
+                               uint32_t *words)
     : cuda_(cuda), ops_(ops), stream_(stream), words_(words) {}
 
-StreamGate::~StreamGate() {
+CudaStreamGate::~CudaStreamGate() {
     // Every ticket released: the stream never waits on a gate that is gone.
     done_ = issued_;
     __atomic_store_n(&words_[kDone], done_, __ATOMIC_RELEASE);
@@ -53,13 +53,13 @@ StreamGate::~StreamGate() {
     }
 }
 
-ucc_status_t StreamGate::enqueue(Logger &log, const void *owner, uint32_t *ticket) {
+ucc_status_t CudaStreamGate::enqueue(Logger &log, const CollRequest *owner, uint32_t *ticket) {
     if (issued_ + 1 == 0) {
         // Ticket 0 means "none" to a request: the counter steps over it, as
         // a ticket that ended at once (the stream never waits for it).
         issued_ = 0;
-        pending_.push_back({this, false});
-        end(this, 0);
+        pending_.push_back({nullptr, false});
+        end(nullptr, 0);
     }
     const uint32_t t = issued_ + 1;
     if (t == done_) {
@@ -90,11 +90,11 @@ ucc_status_t StreamGate::enqueue(Logger &log, const void *owner, uint32_t *ticke
     return UCC_OK;
 }
 
-bool StreamGate::started(uint32_t ticket) const {
+bool CudaStreamGate::started(uint32_t ticket) const {
     return reached(__atomic_load_n(&words_[kStarted], __ATOMIC_ACQUIRE), ticket);
 }
 
-bool StreamGate::end(const void *owner, uint32_t ticket) {
+bool CudaStreamGate::end(const CollRequest *owner, uint32_t ticket) {
     if (reached(done_, ticket) || !reached(issued_, ticket)) {
         return false;
     }

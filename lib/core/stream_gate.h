@@ -1,5 +1,6 @@
 // The CUDA-stream execution engine's handshake with its stream
-// (UCC_EE_CUDA_STREAM; lib/core/ee.h).
+// (UCC_EE_CUDA_STREAM; lib/core/ee.h): the interface, and the gate of a
+// real CUDA stream.
 //
 // A collective triggered on a stream starts after the work queued on the
 // stream before it, and the work queued after it waits for it to end, while
@@ -43,26 +44,43 @@ namespace ucc::core {
 class CudaComponent;
 class Logger;
 
+struct CollRequest;
+
+// A stream's handshake with its engine: what lib/core/ee.cc asks of a CUDA
+// stream (CudaStreamGate, below) and of a simulated one (SimStreamGate,
+// lib/core/sim_stream.h). Tickets are 1, 2, ... in triggered-post order;
+// 0 means none.
 class StreamGate {
+  public:
+    virtual ~StreamGate() = default;
+    // Queues a ticket for `owner` (a request waiting on the engine); its
+    // number in *ticket.
+    virtual ucc_status_t enqueue(Logger &log, const CollRequest *owner, uint32_t *ticket) = 0;
+    // The stream reached `ticket`'s start.
+    virtual bool started(uint32_t ticket) const = 0;
+    // The stream reached `owner`'s ticket and the engine fires it now.
+    virtual void fired(const CollRequest & /*owner*/) {}
+    // `owner`'s `ticket` ended: the stream may pass it once the tickets
+    // before it ended too. False when it is not one of this gate's.
+    virtual bool end(const CollRequest *owner, uint32_t ticket) = 0;
+};
+
+class CudaStreamGate final : public StreamGate {
   public:
     // A gate on `stream`, or null with the reason logged and *st set.
     static std::unique_ptr<StreamGate> open(CudaComponent &cuda, void *stream, Logger &log,
                                             ucc_status_t *st);
-    StreamGate(const StreamGate &) = delete;
-    StreamGate &operator=(const StreamGate &) = delete;
-    ~StreamGate();
+    CudaStreamGate(const CudaStreamGate &) = delete;
+    CudaStreamGate &operator=(const CudaStreamGate &) = delete;
+    ~CudaStreamGate() override;
 
-    // Queues a ticket's operations on the stream for `owner` (a request);
-    // its number (never 0) in *ticket.
-    ucc_status_t enqueue(Logger &log, const void *owner, uint32_t *ticket);
-    // The stream reached `ticket`'s start.
-    bool started(uint32_t ticket) const;
-    // `owner`'s `ticket` ended: the stream may pass it once the tickets
-    // before it ended too. False when it is not one of this gate's.
-    bool end(const void *owner, uint32_t ticket);
+    ucc_status_t enqueue(Logger &log, const CollRequest *owner, uint32_t *ticket) override;
+    bool started(uint32_t ticket) const override;
+    bool end(const CollRequest *owner, uint32_t ticket) override;
 
   private:
-    StreamGate(CudaComponent &cuda, const ucc_cuda_component_t *ops, void *stream, uint32_t *words);
+    CudaStreamGate(CudaComponent &cuda, const ucc_cuda_component_t *ops, void *stream,
+                   uint32_t *words);
     static bool reached(uint32_t counter, uint32_t ticket) {
         return static_cast<int32_t>(counter - ticket) >= 0;
     }
@@ -74,7 +92,7 @@ class StreamGate {
     uint32_t issued_ = 0;  // the last ticket queued
     uint32_t done_ = 0;    // the last ticket released
     struct Pending {
-        const void *owner;
+        const CollRequest *owner;
         bool ended;
     };
     std::deque<Pending> pending_;  // tickets done_ + 1 ... issued_

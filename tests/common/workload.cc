@@ -501,6 +501,11 @@ class RankProgram {
                     })) {
                     ucc_ee_params_t ep{};
                     ep.ee_type = UCC_EE_CPU_THREAD;
+                    if (w_.teams[t].stream_engine) {
+                        // One simulated stream per team (any value names one).
+                        ep.ee_type = UCC_EE_CUDA_STREAM;
+                        ep.ee_context = reinterpret_cast<void *>(uintptr_t{t} + 1);
+                    }
                     if (const ucc_status_t st = ucc_ee_create(teams_[t], &ep, &ees_[t]);
                         st != UCC_OK) {
                         fail("ucc_ee_create: " + std::string(ucc_status_string(st)));
@@ -703,7 +708,8 @@ std::string describe(const Workload &w) {
     }
     for (size_t t = 0; t < w.teams.size(); ++t) {
         os << "\n  team " << t << (w.teams[t].unordered ? " unordered" : "")
-           << (w.teams[t].sync ? " sync" : "") << " {";
+           << (w.teams[t].sync ? " sync" : "") << (w.teams[t].stream_engine ? " stream-engine" : "")
+           << " {";
         for (size_t i = 0; i < w.teams[t].members.size(); ++i) {
             os << (i ? "," : "") << w.teams[t].members[i];
         }

@@ -27,6 +27,12 @@ struct WorkloadTeam {
     std::vector<uint32_t> members;  // world ranks, ascending; team rank = position
     bool unordered = false;         // UCC_COLLECTIVE_POST_UNORDERED (ops carry tags)
     bool sync = false;              // UCC_SYNC_COLLECTIVES
+    // Its triggered ops go through a UCC_EE_CUDA_STREAM engine (a simulated
+    // stream per team and rank, lib/core/sim_stream.h): each starts when the
+    // one triggered before it on the stream ended, and the event the rank
+    // sets triggers nothing. Ordered teams only: members that queued their
+    // collectives in different orders would wait on each other for ever.
+    bool stream_engine = false;
 };
 
 struct WorkloadOp {

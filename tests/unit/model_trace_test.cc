@@ -156,6 +156,33 @@ const Trace &triggered_workload() {
     return t;
 }
 
+// Triggered ops through CUDA stream engines (simulated streams): a
+// persistent allreduce and a bcast on one ordered team's stream.
+const Trace &stream_workload() {
+    static const Trace t = [] {
+        Workload w;
+        w.n = 3;
+        w.seed = 9;
+        w.network = "hdr";
+        w.skew_ps = 20'000'000;
+        WorkloadTeam team{{0, 1, 2}, false, false};
+        team.stream_engine = true;
+        w.teams.push_back(team);
+        Scenario ar = coll(UCC_COLL_TYPE_ALLREDUCE, 3, 8);
+        ar.posts = 3;
+        WorkloadOp persistent = op_on(0, ar, 1);
+        persistent.triggered = true;
+        w.ops.push_back(persistent);
+        WorkloadOp bcast = op_on(0, coll(UCC_COLL_TYPE_BCAST, 3, 5, 1), 2);
+        bcast.triggered = true;
+        w.ops.push_back(bcast);
+        const ucc::testkit::WorkloadOutcome out = ucc::testkit::run_workload(w);
+        EXPECT_EQ(out.failure, "") << ucc::testkit::describe(w);
+        return out.run.trace;
+    }();
+    return t;
+}
+
 constexpr double kTau = 100e-6;
 
 // Rank 0 posts 3 timeouts late: the others time out.
@@ -220,8 +247,9 @@ size_t next_of(const Trace &t, size_t from, TraceKind k) {
 }
 
 TEST(ModelTrace, RealTracesAreClean) {
-    for (const Trace *t : {&sync_allreduce(), &barrier(), &fanin(), &fanout(), &inplace_allreduce(),
-                           &mixed_workload(), &timeouts(), &triggered_workload()}) {
+    for (const Trace *t :
+         {&sync_allreduce(), &barrier(), &fanin(), &fanout(), &inplace_allreduce(),
+          &mixed_workload(), &timeouts(), &triggered_workload(), &stream_workload()}) {
         ASSERT_FALSE(t->empty());
         const ucc::model::Findings f = ucc::model::check_all(*t);
         EXPECT_TRUE(f.empty()) << ucc::model::format(f);
@@ -649,6 +677,30 @@ TEST(ModelTrace, P49OutputEventsOutOfOrderFire) {
     Trace lifo = triggered_workload();
     lifo[engine_event(lifo, TraceKind::kEeTake, 2, 1)].offset = 0;
     EXPECT_TRUE(fires(lifo, 49));
+}
+
+TEST(ModelTrace, P49StreamEngineEventsComeAtTheTriggeredPost) {
+    const Trace &ok = stream_workload();
+    // Stream engines fire by their stream (flags 1), each COLLECTIVE_POST
+    // queued right after its triggered post, before the trigger.
+    const size_t parked = find(
+        ok, [](const TraceEvent &e) { return e.kind == TraceKind::kTriggeredPost && e.rank == 1; });
+    ASSERT_LT(parked, ok.size());
+    ASSERT_EQ(ok[parked].flags, 1u);
+    const size_t emit = next_of(ok, parked, TraceKind::kEeEmit);
+    ASSERT_LT(emit, next_of(ok, parked, TraceKind::kTrigger));
+    EXPECT_EQ(ok[next_of(ok, parked, TraceKind::kTrigger)].flags, 1u);
+    EXPECT_FALSE(fires(ok, 48));
+    EXPECT_FALSE(fires(ok, 49));
+    // The same events from an engine that is not a stream's: an event for a
+    // collective no trigger had fired yet.
+    Trace cpu = ok;
+    for (TraceEvent &e : cpu) {
+        if (e.kind == TraceKind::kTriggeredPost) {
+            e.flags = 0;
+        }
+    }
+    EXPECT_TRUE(fires(cpu, 49));
 }
 
 TEST(ModelTrace, P50EventDeliveredTwiceOrAckedUntakenFire) {

@@ -137,19 +137,22 @@ class TriggerEngine {
         }
     }
     // "" or what failed.
+    // Without a component (a simulated run) any handle names a simulated
+    // stream of the rank: this engine's address.
     std::string open(const CollSpec &spec, ucc_team_h team) {
         cuda_ = spec.cuda;
-        if (cuda_ == nullptr) {
-            return "-T: no CUDA component";
-        }
-        if (const int rc = cuda_->stream_create(&stream_); rc != 0) {
-            stream_ = nullptr;
-            return std::string("-T: creating a CUDA stream: ") + cuda_->error_string(rc);
+        void *stream = this;
+        if (cuda_ != nullptr) {
+            if (const int rc = cuda_->stream_create(&stream_); rc != 0) {
+                stream_ = nullptr;
+                return std::string("-T: creating a CUDA stream: ") + cuda_->error_string(rc);
+            }
+            stream = stream_;
         }
         ucc_ee_params_t p{};
         p.ee_type = UCC_EE_CUDA_STREAM;
-        p.ee_context = stream_;
-        p.ee_context_size = sizeof(stream_);
+        p.ee_context = stream;
+        p.ee_context_size = sizeof(stream);
         if (const ucc_status_t st = ucc_ee_create(team, &p, &ee_); st != UCC_OK) {
             ee_ = nullptr;
             return std::string("-T: ucc_ee_create: ") + ucc_status_string(st);

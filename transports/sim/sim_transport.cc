@@ -1151,6 +1151,26 @@ void SimTransport::trace_end(const SpanInfo &span, ucc_status_t status) {
     }
 }
 
+void SimTransport::trace_stream(uint32_t stream, StreamMark mark, const SpanInfo &span,
+                                ucc_status_t status) {
+    Timeline *tl = cluster_ != nullptr ? cluster_->timeline() : nullptr;
+    if (tl == nullptr) [[likely]] {
+        return;
+    }
+    const int64_t t = peek_clock_ps(cluster_, rank_);
+    switch (mark) {
+        case StreamMark::kQueued:
+            tl->stream_queued(rank_, stream, span.collective, t);
+            break;
+        case StreamMark::kBegin:
+            tl->stream_begin(rank_, stream, span.collective, t);
+            break;
+        case StreamMark::kEnd:
+            tl->stream_end(rank_, stream, span, status, t);
+            break;
+    }
+}
+
 bool SimTransport::timing_only() const {
     return cluster_ != nullptr && cluster_->timing_only();
 }

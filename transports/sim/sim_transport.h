@@ -116,6 +116,8 @@ class SimTransport final : public ucc::Transport, public ucc::SimulatedWorld {
     // a timeline, the collective's slice (transports/sim/timeline.h).
     void trace_begin(const SpanInfo &span) override;
     void trace_end(const SpanInfo &span, ucc_status_t status) override;
+    void trace_stream(uint32_t stream, StreamMark mark, const SpanInfo &span,
+                      ucc_status_t status) override;
     bool timing_only() const override;
     bool aborted() const override;
     void idle_draining(ucc::Drain &d) override;

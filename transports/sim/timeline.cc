@@ -353,6 +353,73 @@ void Timeline::span_end(uint32_t rank, uint64_t ep, const SpanInfo &s, ucc_statu
     }
 }
 
+Timeline::StreamTrack *Timeline::stream_track(uint32_t rank, uint32_t stream) {
+    if (!selected(rank)) {
+        return nullptr;
+    }
+    Track &tr = tracks_[rank];
+    for (StreamTrack &st : tr.streams) {
+        if (st.stream == stream) {
+            return &st;
+        }
+    }
+    char buf[240];
+    std::snprintf(buf, sizeof(buf),
+                  "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"args\":{"
+                  "\"name\":\"CUDA stream %u\"}}",
+                  rank, kStreamTid + stream, stream);
+    event(buf);
+    tr.streams.push_back({stream, -1, {}});
+    return &tr.streams.back();
+}
+
+void Timeline::stream_queued(uint32_t rank, uint32_t stream, const char *collective, int64_t t_ps) {
+    if (stream_track(rank, stream) == nullptr) {
+        return;
+    }
+    event("{\"name\":" + json_string(std::string("queued ") + collective) +
+          ",\"cat\":\"stream\",\"ph\":\"i\",\"s\":\"t\",\"pid\":" + std::to_string(rank) +
+          ",\"tid\":" + std::to_string(kStreamTid + stream) + ",\"ts\":" + format_us(t_ps) + "}");
+}
+
+void Timeline::stream_begin(uint32_t rank, uint32_t stream, const char *collective, int64_t t_ps) {
+    if (StreamTrack *st = stream_track(rank, stream); st != nullptr) {
+        st->begin_ps = t_ps;
+        st->collective = collective != nullptr ? collective : "";
+    }
+}
+
+void Timeline::write_stream_slice(uint32_t rank, StreamTrack &st, const SpanInfo &s, int64_t end_ps,
+                                  const char *status) {
+    const std::string coll = s.collective != nullptr ? s.collective : "";
+    std::string json =
+        "{\"name\":" + json_string(coll) +
+        ",\"cat\":\"stream\",\"ph\":\"X\",\"pid\":" + std::to_string(rank) +
+        ",\"tid\":" + std::to_string(kStreamTid + st.stream) + ",\"ts\":" + format_us(st.begin_ps) +
+        ",\"dur\":" + format_us(end_ps - st.begin_ps) +
+        ",\"args\":{\"Collective name\":" + json_string(coll) +
+        ",\"team\":" + std::to_string(s.team_id) + ",\"seq\":" + std::to_string(s.seq);
+    if (status != nullptr) {
+        json += ",\"status\":" + json_string(status);
+    }
+    json += "}}";
+    event(json);
+    ++slices_;
+    st.begin_ps = -1;
+}
+
+void Timeline::stream_end(uint32_t rank, uint32_t stream, const SpanInfo &s, ucc_status_t status,
+                          int64_t t_ps) {
+    StreamTrack *st = stream_track(rank, stream);
+    if (st == nullptr || st->begin_ps < 0) {
+        return;  // (it ended before the stream reached it)
+    }
+    write_stream_slice(rank, *st, s, t_ps,
+                       status == UCC_OK           ? nullptr
+                       : status == UCC_INPROGRESS ? "released (its engine was destroyed)"
+                                                  : ucc_status_string(status));
+}
+
 uint64_t Timeline::on_send(uint32_t rank, uint64_t ep, uint32_t dst_rank, Tag tag, uint64_t bytes,
                            int64_t t_ps) {
     if (!selected(rank)) {
@@ -412,9 +479,7 @@ bool Timeline::close(const std::function<int64_t(uint32_t)> &rank_end_ps, std::s
     }
     std::vector<uint32_t> ranks;
     for (const auto &[rank, tr] : tracks_) {
-        if (!tr.open.empty()) {
-            ranks.push_back(rank);
-        }
+        ranks.push_back(rank);
     }
     std::sort(ranks.begin(), ranks.end());
     for (uint32_t rank : ranks) {
@@ -424,6 +489,13 @@ bool Timeline::close(const std::function<int64_t(uint32_t)> &rank_end_ps, std::s
             write_span(rank, sp, std::max(end, sp.begin_ps), "unfinished");
         }
         tr.open.clear();
+        for (StreamTrack &st : tr.streams) {
+            if (st.begin_ps >= 0) {
+                SpanInfo s;
+                s.collective = st.collective.c_str();
+                write_stream_slice(rank, st, s, std::max(end, st.begin_ps), "unfinished");
+            }
+        }
     }
     std::fputs("\n]}\n", f_);
     bool ok = std::fflush(f_) == 0 && std::ferror(f_) == 0;

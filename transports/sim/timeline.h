@@ -19,6 +19,11 @@
 //    to the end of the collective. Steps are thus consecutive, never
 //    overlapping, segments of the collective; the step field's top bit marks
 //    the core's synchronisation messages ("sync step k");
+//  * one track per simulated CUDA stream of a rank (a stream execution
+//    engine's, lib/core/sim_stream.h; thread id kStreamTid + its number,
+//    named "CUDA stream N"): an instant ("i") where a collective was queued
+//    on it by a triggered post, and an "X" slice from when the stream reached
+//    the collective to its end (the stream's later work waits that long);
 //  * a flow arrow ("s" at the send, "f" at the matching receive, one id per
 //    message) for each message of a collective whose sender and receiver are
 //    both selected. Both events are written when the receive matches, so
@@ -80,6 +85,14 @@ class Timeline {
     // A collective starts / ends on `rank` (endpoint `ep`) at virtual time t_ps.
     void span_begin(uint32_t rank, uint64_t ep, const SpanInfo &s, int64_t t_ps);
     void span_end(uint32_t rank, uint64_t ep, const SpanInfo &s, ucc_status_t st, int64_t t_ps);
+    // Simulated CUDA streams of `rank` (see above): a collective queued on
+    // stream `stream`, the stream reaching it, its end.
+    void stream_queued(uint32_t rank, uint32_t stream, const char *collective, int64_t t_ps);
+    void stream_begin(uint32_t rank, uint32_t stream, const char *collective, int64_t t_ps);
+    void stream_end(uint32_t rank, uint32_t stream, const SpanInfo &s, ucc_status_t st,
+                    int64_t t_ps);
+    static constexpr uint32_t kStreamTid = 1000;
+
     // A message with `tag` and `bytes` is sent from rank/ep to dst_rank at
     // t_ps; returns the flow id to carry to the receiver (0: no flow).
     uint64_t on_send(uint32_t rank, uint64_t ep, uint32_t dst_rank, Tag tag, uint64_t bytes,
@@ -125,8 +138,14 @@ class Timeline {
         uint32_t lane;
         int64_t t_ps;
     };
+    struct StreamTrack {
+        uint32_t stream = 0;
+        int64_t begin_ps = -1;   // the running collective's start (-1: none)
+        std::string collective;  // its name
+    };
     struct Track {
         std::vector<OpenSpan> open;
+        std::vector<StreamTrack> streams;  // named ones, in order of first use
         std::vector<bool> lane_busy;
         uint32_t lanes_named = 0;
     };
@@ -136,6 +155,9 @@ class Timeline {
     void activity(uint32_t rank, OpenSpan *sp, Tag tag, int64_t t_ps);
     void close_step(uint32_t rank, OpenSpan *sp, int64_t t_ps);
     void write_span(uint32_t rank, OpenSpan &sp, int64_t end_ps, const char *status);
+    StreamTrack *stream_track(uint32_t rank, uint32_t stream);
+    void write_stream_slice(uint32_t rank, StreamTrack &st, const SpanInfo &s, int64_t end_ps,
+                            const char *status);
     void event(const std::string &json);
 
     std::FILE *f_;
