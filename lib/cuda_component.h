@@ -86,6 +86,10 @@ typedef struct ucc_cuda_component {
      * Neither blocks the calling thread. */
     int (*stream_write_value)(void *stream, uint32_t *addr, uint32_t value);
     int (*stream_wait_value)(void *stream, const uint32_t *addr, uint32_t value);
+    /* The calling thread's current device (cudaGetDevice): streams belong to the
+     * device current when they were made (lib/core/staging_pool.h keeps them per
+     * device). */
+    int (*current_device)(int *device);
 } ucc_cuda_component_t;
 
 /* Whether `table` (of `table->size` bytes) has the entry `field`: a core built

@@ -222,8 +222,10 @@ ucc_status_t check_memory_types(CollRequest &r, Context &ctx) {
     if (!device) {
         return UCC_OK;
     }
-    return ucc::core::prepare_device_staging(a, r.view_size, r.view_rank, cuda.ops(ctx.log),
-                                             ctx.log, &r.staging);
+    const ucc_cuda_component_t *ops = cuda.ops(ctx.log);
+    return ucc::core::prepare_device_staging(a, r.view_size, r.view_rank, ops,
+                                             ucc::core::staging_pool(*ctx.lib, ops), ctx.log,
+                                             &r.staging);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include "lib/core/core.h"
 #include "lib/core/cuda_loader.h"
+#include "lib/core/staging_pool.h"
 #include "lib/core/transport_select.h"
 #include "lib/util/common.h"
 
@@ -188,6 +189,15 @@ CudaComponent &cuda_component(Lib &lib) {
         rare.cuda->set_search_path(lib.config.get("COMPONENT_PATH"));
     }
     return *rare.cuda;
+}
+
+std::shared_ptr<StagingPool> staging_pool(Lib &lib, const ucc_cuda_component_t *ops) {
+    std::lock_guard<std::mutex> lock(lib.mu);
+    Lib::Rare &rare = lib.rare_locked();
+    if (!rare.staging_pool) {
+        rare.staging_pool = std::make_shared<StagingPool>(ops);
+    }
+    return rare.staging_pool;
 }
 }  // namespace ucc::core
 

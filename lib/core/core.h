@@ -20,6 +20,7 @@
 #include "lib/core/log.h"
 #include "lib/core/mapped_memory.h"
 #include "lib/core/staging.h"
+#include "lib/cuda_component.h"
 #include "lib/select/memo.h"
 #include "lib/select/select.h"
 #include "lib/simulated.h"
@@ -37,6 +38,7 @@ namespace ucc::core {
 
 struct Context;
 class CudaComponent;
+class StagingPool;
 struct Ee;
 struct TraceState;
 struct Team;
@@ -122,6 +124,9 @@ struct Lib {
         std::vector<std::unique_ptr<ucc_context>> dead_contexts;
         // The CUDA component (lib/core/cuda_loader.h): GPU memory.
         std::unique_ptr<CudaComponent> cuda;
+        // Pinned buffers and streams for staging device memory
+        // (lib/core/staging_pool.h), shared with the requests that hold some.
+        std::shared_ptr<StagingPool> staging_pool;
     };
     std::unique_ptr<Rare> rare;
     Rare &rare_locked();
@@ -129,6 +134,9 @@ struct Lib {
 
 // The library's CUDA component, looked for on the first call (under lib.mu).
 CudaComponent &cuda_component(Lib &lib);
+// The library's staging pool over the component's table `ops`, made on the
+// first call (under lib.mu).
+std::shared_ptr<StagingPool> staging_pool(Lib &lib, const ucc_cuda_component_t *ops);
 
 // The posted, not yet complete collectives of a context, linked through the
 // requests themselves (no allocation per post). Appends at the back.

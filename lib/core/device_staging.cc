@@ -3,6 +3,7 @@
 
 #include "lib/core/core.h"
 #include "lib/core/log.h"
+#include "lib/core/staging_pool.h"
 #include "lib/simulated.h"
 #include "lib/util/common.h"
 
@@ -34,11 +35,10 @@ ucc_status_t copy(DeviceStaging &s, void *dst, const void *src, uint64_t bytes, 
 }  // namespace
 
 DeviceStaging::~DeviceStaging() {
-    ops->free(UCC_CUDA_ALLOC_HOST_PINNED, src_host);
-    ops->free(UCC_CUDA_ALLOC_HOST_PINNED, dst_host);
-    if (stream != nullptr) {
-        ops->stream_destroy(stream);
-    }
+    // (Its copies were waited for: nothing of the device touches them now.)
+    pool->give_buffer(src_host, src_capacity);
+    pool->give_buffer(dst_host, dst_capacity);
+    pool->give_stream(stream, stream_device);
 }
 
 bool plan_device_copies(const ucc::coll::Args &a, uint32_t size, uint32_t rank, DeviceCopies *out) {
@@ -80,7 +80,8 @@ void charge_device_copies(CollRequest &r, bool out) {
 }
 
 ucc_status_t prepare_device_staging(const ucc::coll::Args &a, uint32_t size, uint32_t rank,
-                                    const ucc_cuda_component_t *ops, Logger &log,
+                                    const ucc_cuda_component_t *ops,
+                                    std::shared_ptr<StagingPool> pool, Logger &log,
                                     std::unique_ptr<Staging> *out) {
     if (a.generic != nullptr) {
         UCC_LOG(log, kError,
@@ -94,17 +95,21 @@ ucc_status_t prepare_device_staging(const ucc::coll::Args &a, uint32_t size, uin
                 "need a GPU-aware transport; this one moves host memory");
         return UCC_ERR_NOT_SUPPORTED;
     }
-    auto s = std::make_unique<DeviceStaging>(ops, &log);
+    auto s = std::make_unique<DeviceStaging>(ops, std::move(pool), &log);
     if (!plan_device_copies(a, size, rank, &s->copies)) {
         return UCC_ERR_NO_MEMORY;
     }
     const DeviceCopies &c = s->copies;
-    int rc = ops->stream_create(&s->stream);
+    StagingPool &p = *s->pool;
+    int rc = p.take_stream(&s->stream, &s->stream_device);
+    if (rc != 0) {
+        s->stream = nullptr;
+    }
     if (rc == 0 && c.src_bytes > 0) {
-        rc = ops->alloc(UCC_CUDA_ALLOC_HOST_PINNED, c.src_bytes, &s->src_host);
+        rc = p.take_buffer(c.src_bytes, &s->src_host, &s->src_capacity);
     }
     if (rc == 0 && c.dst_bytes > 0) {
-        rc = ops->alloc(UCC_CUDA_ALLOC_HOST_PINNED, c.dst_bytes, &s->dst_host);
+        rc = p.take_buffer(c.dst_bytes, &s->dst_host, &s->dst_capacity);
     }
     if (rc != 0) {
         UCC_LOG(log, kError,

@@ -9,8 +9,9 @@
 // per post: one device-to-host copy of the input extent and one host-to-device
 // copy of the output extent, at the link's bandwidth, outside the collective's
 // own time (the copies do not overlap the transfers yet; a GPU-aware UCX
-// would move device memory directly). The pinned copies are allocated at the
-// first post and kept for persistent re-posts.
+// would move device memory directly). The pinned copies and the stream are
+// taken at init from the library's pool (lib/core/staging_pool.h), kept for
+// persistent re-posts, and given back when the request is freed.
 //
 // What is copied: src whenever the collective reads it; dst in as well when
 // the collective leaves parts of it alone (in place, the v-collectives'
@@ -56,8 +57,11 @@ struct CollRequest;
 // model's pcie_lat + bytes / pcie_bw (lib/net/network_model.h).
 void charge_device_copies(CollRequest &r, bool out);
 
+class StagingPool;
+
 struct DeviceStaging final : Staging {
-    DeviceStaging(const ucc_cuda_component_t *ops, Logger *log) : ops(ops), log(log) {}
+    DeviceStaging(const ucc_cuda_component_t *ops, std::shared_ptr<StagingPool> pool, Logger *log)
+        : ops(ops), pool(std::move(pool)), log(log) {}
     ~DeviceStaging() override;
     // At a post: the inputs to the pinned copies; run points at them.
     ucc_status_t stage_in(const ucc::coll::Args &a) override;
@@ -65,10 +69,14 @@ struct DeviceStaging final : Staging {
     ucc_status_t stage_out(const ucc::coll::Args &a) override;
 
     const ucc_cuda_component_t *ops;
+    std::shared_ptr<StagingPool> pool;  // where the buffers and the stream go back
     Logger *log;
     void *stream = nullptr;
-    void *src_host = nullptr;  // pinned copies, copies.src_bytes and dst_bytes long
+    int stream_device = -1;    // the device the stream belongs to (-1: unknown)
+    void *src_host = nullptr;  // pinned copies, at least copies.src_bytes and dst_bytes long
     void *dst_host = nullptr;
+    uint64_t src_capacity = 0;  // their sizes in the pool
+    uint64_t dst_capacity = 0;
     DeviceCopies copies;
 };
 
@@ -77,7 +85,8 @@ struct DeviceStaging final : Staging {
 // when no CUDA device is usable or the collective cannot stage (generic
 // datatypes, one-sided collectives).
 ucc_status_t prepare_device_staging(const ucc::coll::Args &a, uint32_t size, uint32_t rank,
-                                    const ucc_cuda_component_t *ops, Logger &log,
+                                    const ucc_cuda_component_t *ops,
+                                    std::shared_ptr<StagingPool> pool, Logger &log,
                                     std::unique_ptr<Staging> *out);
 
 }  // namespace ucc::core

@@ -35,7 +35,8 @@ struct Region {
 struct State {
     std::mutex mu;
     std::map<uintptr_t, Region> regions;
-    uint64_t stats[4] = {};  // device allocations, pinned allocations, bytes to host, to device
+    uint64_t stats[5] = {};  // device and pinned allocations, bytes to host and to device,
+                             // streams created
 };
 
 State &state() {
@@ -113,6 +114,12 @@ int release(ucc_cuda_alloc_kind_t, void *ptr) {
 
 int stream_create(void **stream) {
     *stream = fake::stream_new();
+    std::lock_guard<std::mutex> lock(state().mu);
+    state().stats[4]++;
+    return 0;
+}
+int current_device(int *device) {
+    *device = 0;
     return 0;
 }
 int stream_destroy(void *stream) {
@@ -232,6 +239,7 @@ constexpr ucc_cuda_component_t kFake = {
     &error_string,
     &stream_write_value,
     &stream_wait_value,
+    &current_device,
 };
 
 }  // namespace
@@ -242,7 +250,7 @@ extern "C" __attribute__((visibility("default"))) const ucc_cuda_component_t *uc
 }
 
 // [0] device allocations, [1] pinned and managed allocations, [2] bytes copied off
-// the device, [3] bytes copied onto it.
+// the device, [3] bytes copied onto it, [4] streams created.
 extern "C" __attribute__((visibility("default"))) const uint64_t *fake_cuda_stats() {
     return state().stats;
 }

@@ -124,6 +124,34 @@ TEST_F(DeviceMemory, StagingCopiesTheExtentsOnceEachWay) {
     EXPECT_EQ(dev_.read<int64_t>(args[1].dst.info.buffer, kCount), std::vector<int64_t>(kCount, 3));
 }
 
+// Requests made after earlier ones were freed take their pinned copies and
+// streams from the library's pool (lib/core/staging_pool.h): the second
+// round allocates nothing and gets the same sums.
+TEST_F(DeviceMemory, LaterRequestsReuseThePinnedCopiesAndStreams) {
+    constexpr size_t kCount = 4096;
+    std::vector<ucc_coll_args_t> args(kRanks);
+    for (uint32_t r = 0; r < kRanks; ++r) {
+        args[r] = {};
+        args[r].coll_type = UCC_COLL_TYPE_ALLREDUCE;
+        args[r].op = UCC_OP_SUM;
+        args[r].src.info = {dev_.make(std::vector<int64_t>(kCount, r + 1)), kCount, UCC_DT_INT64,
+                            UCC_MEMORY_TYPE_CUDA};
+        args[r].dst.info = {dev_.make(std::vector<int64_t>(kCount, 0)), kCount, UCC_DT_INT64,
+                            UCC_MEMORY_TYPE_CUDA};
+    }
+    const uint64_t pinned = dev_.stats()[1];
+    const uint64_t streams = dev_.stats()[4];
+    run(args);
+    EXPECT_EQ(dev_.stats()[1] - pinned, 2 * kRanks);  // src and dst on each rank
+    EXPECT_EQ(dev_.stats()[4] - streams, kRanks);
+    for (int round = 0; round < 3; ++round) {
+        run(args);
+    }
+    EXPECT_EQ(dev_.stats()[1] - pinned, 2 * kRanks) << "later requests allocated pinned memory";
+    EXPECT_EQ(dev_.stats()[4] - streams, kRanks) << "later requests created streams";
+    EXPECT_EQ(dev_.read<int64_t>(args[2].dst.info.buffer, kCount), std::vector<int64_t>(kCount, 6));
+}
+
 TEST_F(DeviceMemory, BcastWritesTheDeviceBufferOfNonRoots) {
     constexpr size_t kCount = 3000;
     std::vector<ucc_coll_args_t> args(kRanks);

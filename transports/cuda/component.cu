@@ -186,6 +186,10 @@ int stream_wait_value(void *stream, const uint32_t *addr, uint32_t value) {
     return stream_value(true, stream, addr, value);
 }
 
+int current_device(int *device) {
+    return code(cudaGetDevice(device));
+}
+
 const char *error_string(int c) {
     return cudaGetErrorString(static_cast<cudaError_t>(c));
 }
@@ -214,6 +218,7 @@ constexpr ucc_cuda_component_t kComponent = {
     &error_string,
     &stream_write_value,
     &stream_wait_value,
+    &current_device,
 };
 
 }  // namespace
