@@ -36,6 +36,8 @@
 #                copy bandwidth, measured in the same run (gpu_reduce_bw)
 #   allreduce    two-process allreduce on device buffers, 8 B to 256 MiB
 #                (ucc_perftest -m cuda)
+#   pipeline     the same from 4 MiB, staged whole (UCC_DEVICE_PIPELINE=0)
+#                against pipelined (the default)
 # Exit status: 0 when no part failed.
 set -uo pipefail
 
@@ -173,8 +175,14 @@ for extra in "-m cuda-mng" "-m cuda -T" "-m cuda -T -p" "-m cuda -i"; do
   pt -c allreduce $extra -b 1 -e 1m -f 64 -n 3 -w 1 >"$work/out" 2>&1 ||
     { bad+=("allreduce $extra"); tail -3 "$work/out"; }
 done
+# Pipelined staging (lib/core/device_pipeline.h) in 64 KiB chunks: 2 to 16 chunks.
+for c in allreduce bcast reduce; do
+  runs=$((runs + 1))
+  UCC_DEVICE_PIPELINE=64K pt -c "$c" -m cuda -b 32k -e 256k -f 2 -n 3 -w 1 >"$work/out" 2>&1 ||
+    { bad+=("$c pipelined"); tail -3 "$work/out"; }
+done
 if [ ${#bad[@]} -eq 0 ]; then
-  note two-process PASS "$runs runs checked: ${#colls[@]} collectives, 6 datatype/op classes, managed, -T, in place; staging only, CUDA IPC not built"
+  note two-process PASS "$runs runs checked: ${#colls[@]} collectives, 6 datatype/op classes, managed, -T, in place, pipelined staging; CUDA IPC not built"
 else
   note two-process FAIL "$((runs - ${#bad[@]})) of $runs; failed: ${bad[*]}"
 fi
@@ -203,6 +211,23 @@ if pt -c allreduce -m cuda -b 2 -e "$max" -f 4 -n 10 -w 2 -F >"$work/out" 2>&1; 
 else
   cat "$work/out"
   note allreduce FAIL "$(tail -1 "$work/out")"
+fi
+
+echo "== pipeline"
+# The same allreduce from 4 MiB staged whole (UCC_DEVICE_PIPELINE=0) against
+# pipelined in 4 MiB chunks (the default): their times at the largest size.
+if [ "$mode" = self-test ]; then
+  note pipeline SKIP "the fake's copies are CPU threads: not a measure"
+else
+  big=(-c allreduce -m cuda -b 1m -e "$max" -f 4 -n 10 -w 2)
+  if UCC_DEVICE_PIPELINE=0 pt "${big[@]}" >"$work/whole" 2>&1 && pt "${big[@]}" >"$work/piped" 2>&1; then
+    cat "$work/whole" "$work/piped"
+    whole=$(grep -E '^\[0\] +[0-9]+ ' "$work/whole" | tail -1 | awk '{print $3 " B " $4}')
+    piped=$(grep -E '^\[0\] +[0-9]+ ' "$work/piped" | tail -1 | awk '{print $4}')
+    note pipeline PASS "allreduce $whole us staged whole, $piped us pipelined"
+  else
+    note pipeline FAIL "$(tail -1 "$work/whole") $(tail -1 "$work/piped")"
+  fi
 fi
 
 echo

@@ -7,6 +7,7 @@
 #include "lib/coll/patterns/onesided.h"
 #include "lib/core/core.h"
 #include "lib/core/cuda_loader.h"
+#include "lib/core/device_pipeline.h"
 #include "lib/core/device_staging.h"
 #include "lib/core/ee.h"
 #include "lib/core/packed_staging.h"
@@ -114,6 +115,9 @@ void CollRequest::complete(ucc_status_t st) {
         team->ctx->sim->trace_end(span, st);
     }
     task.reset();  // cancels whatever the algorithm still had posted
+    if (staging) {
+        staging->settle();  // (a pipelined post's copies: none runs on)
+    }
     if (staging && coll && st == UCC_OK) {
         st = staging->stage_out(nargs);  // the results go back into the user's buffers
     }
@@ -607,8 +611,14 @@ ucc_status_t start_request(CollRequest *r, double deadline) {
     }
     // (No staged copy on the stack: every small post would zero one.)
     const ucc::coll::Args *run = &r->nargs;
+    uint64_t chunk_elems = 0;
+    uint32_t chunks = 0;  // > 0: device memory staged chunk by chunk (device_pipeline.h)
     if (r->staging && !r->trivial && !ctx.tl_timing_only) {
-        if (const ucc_status_t st = r->staging->stage_in(r->nargs); st != UCC_OK) {
+        chunks = ucc::core::device_pipeline_chunks(*r, &chunk_elems);
+        const ucc_status_t st = chunks > 0 ? static_cast<ucc::core::DeviceStaging &>(*r->staging)
+                                                 .stage_in_chunks(r->nargs, chunk_elems, chunks)
+                                           : r->staging->stage_in(r->nargs);
+        if (st != UCC_OK) {
             return st;  // the request is unchanged and may be posted again
         }
         run = &r->staging->run;
@@ -712,7 +722,11 @@ ucc_status_t start_request(CollRequest *r, double deadline) {
     }
     ucc::alloc_site(ctx.sim, ucc::AllocSite::kCollTask);
     const bool sync = t.sync_type == UCC_SYNC_COLLECTIVES;
-    if (r->checked) {
+    if (chunks > 0) {
+        r->task = ucc::core::run_device_pipeline(
+            *r->coll, r->alg->run, static_cast<ucc::core::DeviceStaging &>(*r->staging),
+            &r->scratch, r->timeout > 0 && ctx.timeout_copy);
+    } else if (r->checked) {
         r->task = ucc::coll::run_checked(*r->coll, r->alg != nullptr ? r->alg->run : nullptr,
                                          r->fingerprint, sync);
     } else {

@@ -353,6 +353,13 @@ constexpr ConfigVar kContextVars[] = {
      "collectives, as the simulator always reports. Every process of a job must set it alike. "
      "Costs a few percent at small sizes (docs/real-runs.md); the simulator checks always.",
      valid_bool, kUsed},
+    {"DEVICE_PIPELINE", "4M",
+     "CUDA memory over a transport that moves host memory (pinned host copies, docs/gpu.md): "
+     "allreduce, reduce and bcast of at least twice this many bytes run in chunks of this "
+     "size, the copies of each chunk to and from the device overlapping the other chunks' "
+     "transfers, and the post returns without waiting for a copy. 0: the whole buffer is "
+     "copied before and after the collective. At most 1G.",
+     valid_size, kUsed},
     {"TIMEOUT_COPY", "y",
      "Over UCX, a collective with a timeout (UCC_COLL_ARGS_FLAG_TIMEOUT) sends and receives host "
      "memory through copies of the library's own, so that once it completed, whatever its "

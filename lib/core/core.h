@@ -182,6 +182,9 @@ struct Tuning {
     // SELECT: the cheapest predicted algorithm where the transport knows
     // its network (true), or the built-in rules always.
     bool by_cost = true;
+    // DEVICE_PIPELINE: chunk bytes of pipelined device staging
+    // (lib/core/device_pipeline.h); 0: off. (Here, it fills the padding.)
+    uint32_t device_pipeline = 0;
 };
 // `config` must outlive `out` (Tuning::forced points into it). A TUNE string
 // that does not parse is logged on `log` and left out, as the reference

@@ -1,7 +1,10 @@
 // Pinned host copies of device buffers around a collective (device_staging.h).
 #include "lib/core/device_staging.h"
 
+#include <algorithm>
+
 #include "lib/core/core.h"
+#include "lib/core/device_pipeline.h"
 #include "lib/core/log.h"
 #include "lib/core/staging_pool.h"
 #include "lib/simulated.h"
@@ -35,10 +38,12 @@ ucc_status_t copy(DeviceStaging &s, void *dst, const void *src, uint64_t bytes, 
 }  // namespace
 
 DeviceStaging::~DeviceStaging() {
-    // (Its copies were waited for: nothing of the device touches them now.)
+    settle();  // (its copies were waited for: nothing of the device touches them now)
     pool->give_buffer(src_host, src_capacity);
     pool->give_buffer(dst_host, dst_capacity);
+    pool->give_buffer(words, words_capacity);
     pool->give_stream(stream, stream_device);
+    pool->give_stream(out_stream, out_stream_device);
 }
 
 bool plan_device_copies(const ucc::coll::Args &a, uint32_t size, uint32_t rank, DeviceCopies *out) {
@@ -70,8 +75,17 @@ void charge_device_copies(CollRequest &r, bool out) {
     if (!plan_device_copies(a, r.view_size, r.view_rank, &c)) {
         return;  // (init refused it on a real transport)
     }
-    const uint64_t copies[2] = {out ? c.dst_bytes : c.src_bytes,
-                                out ? (c.src_out ? c.src_bytes : 0) : (c.dst_in ? c.dst_bytes : 0)};
+    // (At a non-root of bcast, the buffer is only an output.)
+    uint64_t copies[2] = {out ? c.dst_bytes : (c.src_out ? 0 : c.src_bytes),
+                          out ? (c.src_out ? c.src_bytes : 0) : (c.dst_in ? c.dst_bytes : 0)};
+    // A pipelined post (device_pipeline.h) waits for its first chunk's copies
+    // in and its last chunk's out; the others overlap the transfers.
+    uint64_t chunk_elems = 0;
+    if (pipeline_chunks(r, &chunk_elems) > 0) {
+        const uint64_t at_most = chunk_elems * a.esize;
+        copies[0] = std::min(copies[0], at_most);
+        copies[1] = std::min(copies[1], at_most);
+    }
     for (const uint64_t bytes : copies) {
         if (bytes != 0) {
             ctx.sim->charge(ucc::Work::kDeviceCopy, bytes);
@@ -124,9 +138,12 @@ ucc_status_t prepare_device_staging(const ucc::coll::Args &a, uint32_t size, uin
 
 ucc_status_t DeviceStaging::stage_in(const ucc::coll::Args &a) {
     const DeviceCopies &c = copies;
+    chunks = 0;
     run = a;
     if (c.src_device) {
-        UCC_TRY(copy(*this, src_host, a.src, c.src_bytes, "src from the device"));
+        if (!c.src_out) {  // (at a non-root of bcast the buffer is only an output)
+            UCC_TRY(copy(*this, src_host, a.src, c.src_bytes, "src from the device"));
+        }
         run.src = src_host;
         run.src_mem = UCC_MEMORY_TYPE_HOST;
     }
@@ -142,11 +159,108 @@ ucc_status_t DeviceStaging::stage_in(const ucc::coll::Args &a) {
 
 ucc_status_t DeviceStaging::stage_out(const ucc::coll::Args &a) {
     const DeviceCopies &c = copies;
+    if (chunks > 0) {
+        return UCC_OK;  // delivered chunk by chunk (deliver_chunk)
+    }
     if (c.dst_device) {
         UCC_TRY(copy(*this, a.dst, dst_host, c.dst_bytes, "dst to the device"));
     }
     if (c.src_out) {
         UCC_TRY(copy(*this, a.src, src_host, c.src_bytes, "the bcast buffer to the device"));
+    }
+    return UCC_OK;
+}
+
+void DeviceStaging::settle() {
+    if (chunks > 0) {
+        ops->stream_sync(stream);
+        ops->stream_sync(out_stream);
+    }
+}
+
+ucc_status_t DeviceStaging::stage_in_chunks(const ucc::coll::Args &a, uint64_t elems,
+                                            uint32_t n_chunks) {
+    const DeviceCopies &c = copies;
+    chunks = 0;
+    int rc = 0;
+    if (out_stream == nullptr) {
+        rc = pool->take_stream(&out_stream, &out_stream_device);
+    }
+    if (rc == 0 && words == nullptr) {
+        void *p = nullptr;
+        rc = pool->take_buffer(2 * sizeof(uint64_t), &p, &words_capacity);
+        words = static_cast<uint64_t *>(p);
+    }
+    if (rc != 0) {
+        UCC_LOG(*log, kError, "ucc_collective_post: pipelined staging of CUDA memory: %s",
+                ops->error_string(rc));
+        return status_of(rc);
+    }
+    // The streams write the low 32 bits of each word (a little-endian host).
+    __atomic_store_n(&words[0], 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&words[1], 0, __ATOMIC_RELEASE);
+    user = a;
+    chunk_elems = elems;
+    run = a;
+    const uint64_t es = a.esize;
+    // At a non-root of bcast the buffer is only an output.
+    const bool src_in = c.src_device && !c.src_out;
+    for (uint32_t k = 0; k < n_chunks && rc == 0; ++k) {
+        const uint64_t first = k * elems;
+        const uint64_t bytes = std::min(elems, a.count - first) * es;
+        if (src_in) {
+            rc = ops->copy_async(static_cast<uint8_t *>(src_host) + first * es,
+                                 static_cast<const uint8_t *>(a.src) + first * es, bytes, stream);
+        }
+        if (rc == 0 && c.dst_in) {
+            rc = ops->copy_async(static_cast<uint8_t *>(dst_host) + first * es,
+                                 static_cast<const uint8_t *>(a.dst) + first * es, bytes, stream);
+        }
+        if (rc == 0) {
+            rc = ops->stream_write_value(stream, reinterpret_cast<uint32_t *>(&words[0]), k + 1);
+        }
+    }
+    if (rc != 0) {
+        ops->stream_sync(stream);  // nothing queued runs on after the failed post
+        UCC_LOG(*log, kError, "ucc_collective_post: queuing the copies of CUDA memory: %s",
+                ops->error_string(rc));
+        return status_of(rc);
+    }
+    if (c.src_device) {
+        run.src = src_host;
+        run.src_mem = UCC_MEMORY_TYPE_HOST;
+    }
+    if (c.dst_device) {
+        run.dst = dst_host;
+        run.dst_mem = UCC_MEMORY_TYPE_HOST;
+    }
+    chunks = n_chunks;
+    return UCC_OK;
+}
+
+ucc_status_t DeviceStaging::deliver_chunk(uint32_t k) {
+    const DeviceCopies &c = copies;
+    const uint64_t es = user.esize;
+    const uint64_t first = k * chunk_elems;
+    const uint64_t bytes = std::min(chunk_elems, user.count - first) * es;
+    int rc = 0;
+    if (c.dst_device) {
+        rc =
+            ops->copy_async(static_cast<uint8_t *>(user.dst) + first * es,
+                            static_cast<const uint8_t *>(dst_host) + first * es, bytes, out_stream);
+    }
+    if (rc == 0 && c.src_out) {
+        rc =
+            ops->copy_async(static_cast<uint8_t *>(user.src) + first * es,
+                            static_cast<const uint8_t *>(src_host) + first * es, bytes, out_stream);
+    }
+    if (rc == 0) {
+        rc = ops->stream_write_value(out_stream, reinterpret_cast<uint32_t *>(&words[1]), k + 1);
+    }
+    if (rc != 0) {
+        UCC_LOG(*log, kError, "copying chunk %u of the result to the device: %s", k,
+                ops->error_string(rc));
+        return status_of(rc);
     }
     return UCC_OK;
 }

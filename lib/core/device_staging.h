@@ -65,8 +65,24 @@ struct DeviceStaging final : Staging {
     ~DeviceStaging() override;
     // At a post: the inputs to the pinned copies; run points at them.
     ucc_status_t stage_in(const ucc::coll::Args &a) override;
-    // When the collective completed successfully: the outputs back.
+    // When the collective completed successfully: the outputs back (a
+    // pipelined post copied them chunk by chunk already).
     ucc_status_t stage_out(const ucc::coll::Args &a) override;
+    // Whatever the status: no copy of a pipelined post runs on after it.
+    void settle() override;
+
+    // Pipelined posts (lib/core/device_pipeline.h). At the post: queues the
+    // inputs' copies chunk by chunk (`chunks` of `chunk_elems` elements) on
+    // the stream, each chunk followed by a write of its number (1, 2, ...)
+    // into arrived(), and points run at the pinned copies; nothing waits.
+    ucc_status_t stage_in_chunks(const ucc::coll::Args &a, uint64_t chunk_elems, uint32_t chunks);
+    // Chunk k's result is in the pinned copy: queues its copy to the device
+    // on the second stream, followed by the write of k + 1 into delivered().
+    ucc_status_t deliver_chunk(uint32_t k);
+    // The counters the streams write (their low 32 bits; 64-bit words for
+    // the transport's watch), in pinned memory.
+    const uint64_t *arrived() const { return words; }
+    const uint64_t *delivered() const { return words + 1; }
 
     const ucc_cuda_component_t *ops;
     std::shared_ptr<StagingPool> pool;  // where the buffers and the stream go back
@@ -78,6 +94,16 @@ struct DeviceStaging final : Staging {
     uint64_t src_capacity = 0;  // their sizes in the pool
     uint64_t dst_capacity = 0;
     DeviceCopies copies;
+    // Pipelined posts: the stream of the copies back, its device, the two
+    // counters (a pinned buffer of the pool), the user's arguments of the
+    // post and its chunking (chunks == 0: the post is not pipelined).
+    void *out_stream = nullptr;
+    int out_stream_device = -1;
+    uint64_t *words = nullptr;
+    uint64_t words_capacity = 0;
+    ucc::coll::Args user;
+    uint64_t chunk_elems = 0;
+    uint32_t chunks = 0;
 };
 
 // At init: whether `a` (resolved memory types, CUDA on src or dst) can run

@@ -22,6 +22,9 @@ struct Staging {
     // After the collective completed successfully: the results back into the
     // user's buffers (logged on failure).
     virtual ucc_status_t stage_out(const ucc::coll::Args &a) = 0;
+    // When the collective completed, whatever its status, before the program
+    // can see it: nothing of the staging touches the user's buffers after.
+    virtual void settle() {}
 
     ucc::coll::Args run;  // the arguments of one post, on the copies
 };

@@ -35,8 +35,8 @@ struct Region {
 struct State {
     std::mutex mu;
     std::map<uintptr_t, Region> regions;
-    uint64_t stats[5] = {};  // device and pinned allocations, bytes to host and to device,
-                             // streams created
+    uint64_t stats[6] = {};  // device and pinned allocations, bytes to host and to device,
+                             // streams created, stream writes queued
 };
 
 State &state() {
@@ -164,6 +164,10 @@ int copy_async(void *dst, const void *src, size_t bytes, void *stream) {
 }
 
 int stream_write_value(void *stream, uint32_t *addr, uint32_t value) {
+    {
+        std::lock_guard<std::mutex> lock(state().mu);
+        state().stats[5]++;
+    }
     return fake::stream_enqueue(stream, [=] {
         __atomic_store_n(addr, value, __ATOMIC_RELEASE);
         return 0;
@@ -250,7 +254,7 @@ extern "C" __attribute__((visibility("default"))) const ucc_cuda_component_t *uc
 }
 
 // [0] device allocations, [1] pinned and managed allocations, [2] bytes copied off
-// the device, [3] bytes copied onto it, [4] streams created.
+// the device, [3] bytes copied onto it, [4] streams created, [5] stream writes queued.
 extern "C" __attribute__((visibility("default"))) const uint64_t *fake_cuda_stats() {
     return state().stats;
 }

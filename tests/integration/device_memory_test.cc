@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <ucc/api/ucc.h>
 
+#include <algorithm>
 #include <cstring>
 #include <numeric>
 #include <vector>
@@ -26,8 +27,10 @@ using ucc::testkit::ScopedEnv;
 
 constexpr uint32_t kRanks = 3;
 
-class DeviceMemory : public ::testing::Test {
+// Ranks over UCX with the fake component; `pipeline`: UCC_DEVICE_PIPELINE.
+class DeviceWorld : public ::testing::Test {
   protected:
+    explicit DeviceWorld(const char *pipeline) : pipeline_("UCC_DEVICE_PIPELINE", pipeline) {}
     void SetUp() override {
         ASSERT_NE(dev_.ops(), nullptr) << "the fake component was not built at " UCC_FAKE_CUDA_DIR;
         ASSERT_EQ(world_.open(), "");
@@ -55,8 +58,15 @@ class DeviceMemory : public ::testing::Test {
         }
     }
     ScopedEnv path_{"UCC_COMPONENT_PATH", UCC_FAKE_CUDA_DIR};
+    ScopedEnv pipeline_;
     FakeDevice dev_;
     InprocWorld world_{kRanks};
+};
+
+// The default chunking (4 MiB): the buffers here stage whole.
+class DeviceMemory : public DeviceWorld {
+  protected:
+    DeviceMemory() : DeviceWorld("4M") {}
 };
 
 TEST_F(DeviceMemory, AllreduceOnDeviceBuffersOutOfPlaceAndInPlace) {
@@ -321,6 +331,118 @@ TEST(DeviceMemoryUnusable, NoDeviceOrNoComponentRefusesCudaMemory) {
             EXPECT_EQ(ucc_collective_finalize(q), UCC_OK);
         }
     }
+}
+
+// Pipelined staging (lib/core/device_pipeline.h) with 64 KiB chunks: the
+// results are those of a whole staging, every byte crosses the link once
+// each way, and each chunk's copies are marked by stream writes (in and out).
+class DevicePipeline : public DeviceWorld {
+  protected:
+    DevicePipeline() : DeviceWorld("64K") {}
+    uint64_t writes() { return dev_.stats()[5]; }
+};
+
+TEST_F(DevicePipeline, AllreduceInChunksOutOfPlaceInPlaceAndPersistent) {
+    constexpr size_t kCount = 100'003;  // 13 chunks of 8,192 int64, the last shorter
+    constexpr uint64_t kChunks = (kCount + 8191) / 8192;
+    std::vector<ucc_coll_args_t> args(kRanks);
+    std::vector<void *> inplace(kRanks);
+    for (uint32_t r = 0; r < kRanks; ++r) {
+        std::vector<int64_t> in(kCount);
+        for (size_t i = 0; i < kCount; ++i) {
+            in[i] = static_cast<int64_t>(i * (r + 1));
+        }
+        args[r] = {};
+        args[r].coll_type = UCC_COLL_TYPE_ALLREDUCE;
+        args[r].op = UCC_OP_SUM;
+        args[r].src.info = {dev_.make(in), kCount, UCC_DT_INT64, UCC_MEMORY_TYPE_CUDA};
+        args[r].dst.info = {dev_.make(std::vector<int64_t>(kCount, -1)), kCount, UCC_DT_INT64,
+                            UCC_MEMORY_TYPE_CUDA};
+        inplace[r] = dev_.make(in);
+    }
+    std::vector<int64_t> want(kCount);
+    for (size_t i = 0; i < kCount; ++i) {
+        want[i] = static_cast<int64_t>(i * 6);  // 1 + 2 + 3
+    }
+    const uint64_t to_host = dev_.stats()[2], to_device = dev_.stats()[3], w = writes();
+    run(args, 2);                                       // persistent: two posts
+    EXPECT_EQ(writes() - w, 2 * 2 * kChunks * kRanks);  // per post, rank and chunk: in, out
+    EXPECT_EQ(dev_.stats()[2] - to_host, 2 * kRanks * kCount * 8);
+    EXPECT_EQ(dev_.stats()[3] - to_device, 2 * kRanks * kCount * 8);
+    for (uint32_t r = 0; r < kRanks; ++r) {
+        EXPECT_EQ(dev_.read<int64_t>(args[r].dst.info.buffer, kCount), want) << r;
+    }
+    for (uint32_t r = 0; r < kRanks; ++r) {
+        args[r].mask = UCC_COLL_ARGS_FIELD_FLAGS;
+        args[r].flags = UCC_COLL_ARGS_FLAG_IN_PLACE;
+        args[r].dst.info.buffer = inplace[r];
+    }
+    run(args);
+    for (uint32_t r = 0; r < kRanks; ++r) {
+        EXPECT_EQ(dev_.read<int64_t>(inplace[r], kCount), want) << r;
+    }
+}
+
+TEST_F(DevicePipeline, BcastAndReduceInChunks) {
+    constexpr size_t kCount = 50'000;  // doubles: 7 chunks of 8,192
+    std::vector<double> root_data(kCount);
+    std::iota(root_data.begin(), root_data.end(), 0.25);
+    std::vector<ucc_coll_args_t> args(kRanks);
+    std::vector<void *> buf(kRanks);
+    for (uint32_t r = 0; r < kRanks; ++r) {
+        buf[r] = r == 2 ? dev_.make(root_data) : dev_.make(std::vector<double>(kCount, -2.0));
+        args[r] = {};
+        args[r].coll_type = UCC_COLL_TYPE_BCAST;
+        args[r].root = 2;
+        args[r].src.info = {buf[r], kCount, UCC_DT_FLOAT64, UCC_MEMORY_TYPE_CUDA};
+    }
+    const uint64_t w = writes();
+    run(args);
+    EXPECT_GT(writes() - w, 0u);
+    for (uint32_t r = 0; r < kRanks; ++r) {
+        EXPECT_EQ(dev_.read<double>(buf[r], kCount), root_data) << r;
+    }
+    // Reduce (max) to rank 0: only the root has a destination.
+    void *out = dev_.make(std::vector<double>(kCount, 0.0));
+    for (uint32_t r = 0; r < kRanks; ++r) {
+        std::vector<double> in(kCount);
+        for (size_t i = 0; i < kCount; ++i) {
+            in[i] = static_cast<double>((i + r) % 5);
+        }
+        args[r] = {};
+        args[r].coll_type = UCC_COLL_TYPE_REDUCE;
+        args[r].op = UCC_OP_MAX;
+        args[r].root = 0;
+        args[r].src.info = {dev_.make(in), kCount, UCC_DT_FLOAT64, UCC_MEMORY_TYPE_CUDA};
+        if (r == 0) {
+            args[r].dst.info = {out, kCount, UCC_DT_FLOAT64, UCC_MEMORY_TYPE_CUDA};
+        }
+    }
+    run(args);
+    std::vector<double> want(kCount);
+    for (size_t i = 0; i < kCount; ++i) {
+        want[i] = static_cast<double>(std::max({i % 5, (i + 1) % 5, (i + 2) % 5}));
+    }
+    EXPECT_EQ(dev_.read<double>(out, kCount), want);
+}
+
+// Below two chunks, and other collectives, stage whole: no stream write.
+TEST_F(DevicePipeline, SmallAndOtherCollectivesStageWhole) {
+    constexpr size_t kCount = 12'000;  // 96 KB: one chunk and a half
+    std::vector<ucc_coll_args_t> args(kRanks);
+    for (uint32_t r = 0; r < kRanks; ++r) {
+        args[r] = {};
+        args[r].coll_type = UCC_COLL_TYPE_ALLREDUCE;
+        args[r].op = UCC_OP_SUM;
+        args[r].src.info = {dev_.make(std::vector<int64_t>(kCount, r)), kCount, UCC_DT_INT64,
+                            UCC_MEMORY_TYPE_CUDA};
+        args[r].dst.info = {dev_.make(std::vector<int64_t>(kCount, 0)), kCount, UCC_DT_INT64,
+                            UCC_MEMORY_TYPE_CUDA};
+    }
+    const uint64_t w = writes();
+    run(args);
+    EXPECT_EQ(writes(), w);
+    EXPECT_EQ(dev_.read<int64_t>(args[0].dst.info.buffer, kCount), std::vector<int64_t>(kCount, 3));
 }
 
 }  // namespace

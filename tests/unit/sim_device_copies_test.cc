@@ -2,11 +2,13 @@
 // transport's staging copies cost (lib/core/device_staging.h), pcie_lat +
 // bytes / pcie_bw per copy: the inputs at the post, the outputs when the
 // collective completes. Host memory, or a network without PCIe costs, pays
-// nothing for them.
+// nothing for them. A pipelined post (lib/core/device_pipeline.h) waits for
+// one chunk's copies each way.
 #include <gtest/gtest.h>
 
 #include <vector>
 
+#include "tests/common/scoped_env.h"
 #include "tools/perf/lifecycle.h"
 #include "ucc/sim/ucc_sim.h"
 
@@ -18,6 +20,7 @@ constexpr size_t kCount = 1024;  // float32: 4 KiB
 struct Outcome {
     ucc_memory_type_t mem = UCC_MEMORY_TYPE_HOST;
     bool inplace = false;
+    size_t count = kCount;
     std::vector<double> took = std::vector<double>(kRanks, -1);  // post to completion
     std::vector<float> got = std::vector<float>(kRanks, 0);
 };
@@ -31,13 +34,14 @@ void rank_body(void *arg) {
     s.team_from_ep_map = true;
     ucc::perf::Lifecycle lc;
     ASSERT_EQ(lc.setup(s), "");
-    std::vector<float> src(kCount, 1.0f + static_cast<float>(s.rank));
-    std::vector<float> dst(kCount, 0);
+    const size_t count = run->count;
+    std::vector<float> src(count, 1.0f + static_cast<float>(s.rank));
+    std::vector<float> dst(count, 0);
     ucc_coll_args_t a{};
     a.coll_type = UCC_COLL_TYPE_ALLREDUCE;
     a.op = UCC_OP_SUM;
-    a.src.info = {src.data(), kCount, UCC_DT_FLOAT32, run->mem};
-    a.dst.info = {run->inplace ? src.data() : dst.data(), kCount, UCC_DT_FLOAT32, run->mem};
+    a.src.info = {src.data(), count, UCC_DT_FLOAT32, run->mem};
+    a.dst.info = {run->inplace ? src.data() : dst.data(), count, UCC_DT_FLOAT32, run->mem};
     if (run->inplace) {
         a.mask = UCC_COLL_ARGS_FIELD_FLAGS;
         a.flags = UCC_COLL_ARGS_FLAG_IN_PLACE;
@@ -48,15 +52,16 @@ void rank_body(void *arg) {
     ASSERT_EQ(ucc_collective_post(req), UCC_OK);
     EXPECT_EQ(ucc::perf::wait(req, lc.ctx), UCC_OK);
     run->took[s.rank] = ucc_sim_now() - t0;
-    run->got[s.rank] = run->inplace ? src[kCount - 1] : dst[kCount - 1];
+    run->got[s.rank] = run->inplace ? src[count - 1] : dst[count - 1];
     EXPECT_EQ(ucc_collective_finalize(req), UCC_OK);
     EXPECT_EQ(lc.teardown(), "");
 }
 
-Outcome simulate(const char *network, ucc_memory_type_t mem, bool inplace) {
+Outcome simulate(const char *network, ucc_memory_type_t mem, bool inplace, size_t count = kCount) {
     Outcome run;
     run.mem = mem;
     run.inplace = inplace;
+    run.count = count;
     ucc_sim_params_t p{};
     p.mask = UCC_SIM_PARAM_FIELD_N_RANKS | UCC_SIM_PARAM_FIELD_FLAGS | UCC_SIM_PARAM_FIELD_NETWORK;
     p.n_ranks = kRanks;
@@ -89,6 +94,26 @@ TEST(SimDeviceCopies, InPlaceCopiesTheBufferInAndOut) {
     for (uint32_t r = 0; r < kRanks; ++r) {
         EXPECT_EQ(cuda.got[r], 3.0f);
         EXPECT_NEAR(cuda.took[r] - host.took[r], 2 * kCopy, 1e-12) << "rank " << r;
+    }
+}
+
+// 3,000,000 float32 (12 MB) in 4 MiB chunks (DEVICE_PIPELINE's default): the
+// post waits for one chunk in and one out, not the whole buffer each way.
+TEST(SimDeviceCopies, APipelinedPostWaitsForOneChunkEachWay) {
+    constexpr size_t kBig = 3'000'000;
+    constexpr double kChunk = 8e-6 + (4 << 20) / 25e9;
+    constexpr double kWhole = 8e-6 + kBig * 4 / 25e9;
+    const Outcome host = simulate(kPcie, UCC_MEMORY_TYPE_HOST, false, kBig);
+    const Outcome piped = simulate(kPcie, UCC_MEMORY_TYPE_CUDA, false, kBig);
+    Outcome whole;
+    {
+        ucc::testkit::ScopedEnv off("UCC_DEVICE_PIPELINE", "0");
+        whole = simulate(kPcie, UCC_MEMORY_TYPE_CUDA, false, kBig);
+    }
+    for (uint32_t r = 0; r < kRanks; ++r) {
+        EXPECT_EQ(piped.got[r], 3.0f);
+        EXPECT_NEAR(piped.took[r] - host.took[r], 2 * kChunk, 1e-12) << "rank " << r;
+        EXPECT_NEAR(whole.took[r] - host.took[r], 2 * kWhole, 1e-12) << "rank " << r;
     }
 }
 
