@@ -1,4 +1,5 @@
-// Pipelined staging of CUDA memory (device_pipeline.h).
+// Pipelined staging of CUDA memory (device_pipeline.h): the decision, the
+// collective's coroutine, and the staging's chunked copies.
 #include "lib/core/device_pipeline.h"
 
 #include <algorithm>
@@ -7,6 +8,8 @@
 
 #include "lib/core/core.h"
 #include "lib/core/device_staging.h"
+#include "lib/core/log.h"
+#include "lib/core/staging_pool.h"
 
 namespace ucc::core {
 
@@ -92,6 +95,100 @@ ucc::Task run_device_pipeline(ucc::coll::Coll &whole, ucc::coll::AlgFn alg, Devi
     ucc::coll::Req out = whole.watch(s.delivered(), s.chunks);
     UCC_CO_TRY(co_await whole.wait(out));
     co_return UCC_OK;
+}
+
+void DeviceStaging::settle() {
+    if (chunks > 0) {
+        ops->stream_sync(stream);
+        ops->stream_sync(out_stream);
+    }
+}
+
+ucc_status_t DeviceStaging::stage_in_chunks(const ucc::coll::Args &a, uint64_t elems,
+                                            uint32_t n_chunks) {
+    const DeviceCopies &c = copies;
+    chunks = 0;
+    int rc = 0;
+    if (out_stream == nullptr) {
+        rc = pool->take_stream(&out_stream, &out_stream_device);
+    }
+    if (rc == 0 && words == nullptr) {
+        void *p = nullptr;
+        rc = pool->take_buffer(2 * sizeof(uint64_t), &p, &words_capacity);
+        words = static_cast<uint64_t *>(p);
+    }
+    if (rc != 0) {
+        UCC_LOG(*log, kError, "ucc_collective_post: pipelined staging of CUDA memory: %s",
+                ops->error_string(rc));
+        return cuda_status(rc);
+    }
+    // The streams write the low 32 bits of each word (a little-endian host).
+    __atomic_store_n(&words[0], 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&words[1], 0, __ATOMIC_RELEASE);
+    user = a;
+    chunk_elems = elems;
+    run = a;
+    const uint64_t es = a.esize;
+    // At a non-root of bcast the buffer is only an output.
+    const bool src_in = c.src_device && !c.src_out;
+    for (uint32_t k = 0; k < n_chunks && rc == 0; ++k) {
+        const uint64_t first = k * elems;
+        const uint64_t bytes = std::min(elems, a.count - first) * es;
+        if (src_in) {
+            rc = ops->copy_async(static_cast<uint8_t *>(src_host) + first * es,
+                                 static_cast<const uint8_t *>(a.src) + first * es, bytes, stream);
+        }
+        if (rc == 0 && c.dst_in) {
+            rc = ops->copy_async(static_cast<uint8_t *>(dst_host) + first * es,
+                                 static_cast<const uint8_t *>(a.dst) + first * es, bytes, stream);
+        }
+        if (rc == 0) {
+            rc = ops->stream_write_value(stream, reinterpret_cast<uint32_t *>(&words[0]), k + 1);
+        }
+    }
+    if (rc != 0) {
+        ops->stream_sync(stream);  // nothing queued runs on after the failed post
+        UCC_LOG(*log, kError, "ucc_collective_post: queuing the copies of CUDA memory: %s",
+                ops->error_string(rc));
+        return cuda_status(rc);
+    }
+    if (c.src_device) {
+        run.src = src_host;
+        run.src_mem = UCC_MEMORY_TYPE_HOST;
+    }
+    if (c.dst_device) {
+        run.dst = dst_host;
+        run.dst_mem = UCC_MEMORY_TYPE_HOST;
+    }
+    chunks = n_chunks;
+    return UCC_OK;
+}
+
+ucc_status_t DeviceStaging::deliver_chunk(uint32_t k) {
+    const DeviceCopies &c = copies;
+    const uint64_t es = user.esize;
+    const uint64_t first = k * chunk_elems;
+    const uint64_t bytes = std::min(chunk_elems, user.count - first) * es;
+    int rc = 0;
+    if (c.dst_device) {
+        rc =
+            ops->copy_async(static_cast<uint8_t *>(user.dst) + first * es,
+                            static_cast<const uint8_t *>(dst_host) + first * es, bytes, out_stream);
+    }
+    if (rc == 0 && c.src_out) {
+        rc =
+            ops->copy_async(static_cast<uint8_t *>(user.src) + first * es,
+                            static_cast<const uint8_t *>(src_host) + first * es, bytes, out_stream);
+    }
+    if (rc == 0) {
+        rc = ops->stream_write_value(out_stream, reinterpret_cast<uint32_t *>(&words[1]), k + 1);
+    }
+    if (rc != 0) {
+        UCC_LOG(*log, kError, "copying chunk %u of the result to the device: %s", k,
+                ops->error_string(rc));
+        return cuda_status(rc);
+    }
+    return UCC_OK;
 }
 
 }  // namespace ucc::core

@@ -71,10 +71,11 @@ struct DeviceStaging final : Staging {
     // Whatever the status: no copy of a pipelined post runs on after it.
     void settle() override;
 
-    // Pipelined posts (lib/core/device_pipeline.h). At the post: queues the
-    // inputs' copies chunk by chunk (`chunks` of `chunk_elems` elements) on
-    // the stream, each chunk followed by a write of its number (1, 2, ...)
-    // into arrived(), and points run at the pinned copies; nothing waits.
+    // Pipelined posts (defined in lib/core/device_pipeline.cc). At the post:
+    // queues the inputs' copies chunk by chunk (`chunks` of `chunk_elems`
+    // elements) on the stream, each chunk followed by a write of its number
+    // (1, 2, ...) into arrived(), and points run at the pinned copies;
+    // nothing waits.
     ucc_status_t stage_in_chunks(const ucc::coll::Args &a, uint64_t chunk_elems, uint32_t chunks);
     // Chunk k's result is in the pinned copy: queues its copy to the device
     // on the second stream, followed by the write of k + 1 into delivered().
@@ -105,6 +106,10 @@ struct DeviceStaging final : Staging {
     uint64_t chunk_elems = 0;
     uint32_t chunks = 0;
 };
+
+// The status a CUDA error code becomes: UCC_ERR_NO_MEMORY for an allocation
+// that failed, UCC_ERR_NO_RESOURCE otherwise.
+ucc_status_t cuda_status(int code);
 
 // At init: whether `a` (resolved memory types, CUDA on src or dst) can run
 // here, and its staging when it can. UCC_ERR_NOT_SUPPORTED with one log line
