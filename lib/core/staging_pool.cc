@@ -60,9 +60,9 @@ int StagingPool::take_stream(void **stream, int *device) {
     if (UCC_CUDA_COMPONENT_HAS(ops_, current_device) && ops_->current_device(device) != 0) {
         *device = -1;
     }
-    if (*device >= 0) {
+    {
         std::lock_guard<std::mutex> lock(mu_);
-        for (auto it = streams_.rbegin(); it != streams_.rend(); ++it) {
+        for (auto it = streams_.rbegin(); *device >= 0 && it != streams_.rend(); ++it) {
             if (it->first == *device) {
                 *stream = it->second;
                 streams_.erase(std::next(it).base());
@@ -70,12 +70,9 @@ int StagingPool::take_stream(void **stream, int *device) {
                 return 0;
             }
         }
-    }
-    {
-        std::lock_guard<std::mutex> lock(mu_);
         stats_.streams_made++;
     }
-    const int rc = ops_->stream_create(stream);
+    const int rc = ops_->stream_create(stream);  // (outside the lock: it may take a while)
     if (rc != 0) {
         *stream = nullptr;
     }
