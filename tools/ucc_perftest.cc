@@ -6,7 +6,8 @@
 //   ucc_perftest [-c coll] [-b min count] [-e max count] [-d dtype] [-o op]
 //                [-m memtype] [-n iters] [-w warmup] [-f factor] [-N buffers]
 //                [-r root] [-S root shift] [-M none|local|global] [-i] [-p] [-F]
-//                [--json FILE] [--no-check] [--sim N [--network SPEC] [--seed S]]
+//                [--json FILE] [--no-check] [--sim N [--network SPEC] [--seed S]
+//                [--timeline FILE]]
 //
 // Counts are in elements (-b/-e take 1k, 1m). Every rank checks every
 // result of the last iteration of each count against a pattern; a wrong
@@ -63,6 +64,7 @@ struct Options {
     uint32_t sim_ranks = 0;  // 0: real processes
     ucc::perf::NetworkArg network;
     uint64_t seed = 1;
+    std::string timeline;  // --timeline: the simulator's timeline file ("": none)
 };
 
 constexpr uint64_t kLargeCount = 65536;  // from here on: the "large" iteration counts
@@ -102,7 +104,8 @@ void usage(FILE *f) {
                  "  --sim N        run on N simulated ranks in this process (virtual time)\n"
                  "  --network NET  the simulator's network: preset, spec or file (default hdr;\n"
                  "                 see ucc_sim)\n"
-                 "  --seed S       the simulator's seed (default 1)\n",
+                 "  --seed S       the simulator's seed (default 1)\n"
+                 "  --timeline F   the simulated run's timeline, Chrome trace JSON (see ucc_sim)\n",
                  ucc::perf::coll_names().c_str(), ucc::perf::dtype_names().c_str(),
                  ucc::perf::op_names().c_str());
 }
@@ -120,11 +123,15 @@ Options parse(int argc, char **argv) {
     o.spec.coll = ucc::perf::find_coll("allreduce");
     o.spec.dtype = ucc::perf::find_dtype("float32");
     o.spec.op = ucc::perf::find_op("sum");
-    static const option kLong[] = {
-        {"json", required_argument, nullptr, 'J'},    {"no-check", no_argument, nullptr, 'K'},
-        {"no-progress", no_argument, nullptr, 'P'},   {"sim", required_argument, nullptr, 'Z'},
-        {"network", required_argument, nullptr, 'W'}, {"seed", required_argument, nullptr, 'E'},
-        {"help", no_argument, nullptr, 'h'},          {nullptr, 0, nullptr, 0}};
+    static const option kLong[] = {{"json", required_argument, nullptr, 'J'},
+                                   {"no-check", no_argument, nullptr, 'K'},
+                                   {"no-progress", no_argument, nullptr, 'P'},
+                                   {"sim", required_argument, nullptr, 'Z'},
+                                   {"network", required_argument, nullptr, 'W'},
+                                   {"seed", required_argument, nullptr, 'E'},
+                                   {"timeline", required_argument, nullptr, 'L'},
+                                   {"help", no_argument, nullptr, 'h'},
+                                   {nullptr, 0, nullptr, 0}};
     int c;
     while ((c = getopt_long(argc, argv, "c:b:e:d:f:m:n:w:o:N:r:S:M:iphFT", kLong, nullptr)) != -1) {
         switch (c) {
@@ -222,6 +229,9 @@ Options parse(int argc, char **argv) {
             case 'E':
                 o.seed = number("--seed", optarg, UINT64_MAX >> 2);
                 break;
+            case 'L':
+                o.timeline = optarg;
+                break;
             case 'h':
                 usage(stdout);
                 std::exit(0);
@@ -229,6 +239,9 @@ Options parse(int argc, char **argv) {
                 usage(stderr);
                 std::exit(2);
         }
+    }
+    if (!o.timeline.empty() && o.sim_ranks == 0) {
+        die("--timeline needs --sim (a timeline is of a simulated run)");
     }
     if (o.min_count > o.max_count) {
         die("-b is larger than -e");
@@ -365,6 +378,10 @@ int main(int argc, char **argv) {
         p.seed = o.seed;
         p.network = o.network.spec.c_str();
         p.flags = UCC_SIM_FLAG_QUIET;
+        if (!o.timeline.empty()) {
+            p.mask |= UCC_SIM_PARAM_FIELD_TIMELINE;
+            p.timeline = o.timeline.c_str();
+        }
         const ucc_status_t st = ucc_sim_run(&p, sim_rank, &run);
         run.progress->clear();
         if (st != UCC_OK) {

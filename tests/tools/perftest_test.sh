@@ -37,6 +37,15 @@ sim)
         "$build/ucc_perftest" --sim 3 -c allreduce -d int32 -o "$op" -b 1 -e 64 -n 2 -w 0 \
             >/dev/null 2>&1 || [[ "$op" == avg ]] || fail "allreduce $op"
     done
+    # Triggered on simulated CUDA streams, with a timeline: each rank's stream
+    # is a track holding its queued collectives and their slices.
+    "$build/ucc_perftest" --sim 2 -c allreduce -m cuda -T -b 256 -e 256 -n 3 -w 0 \
+        --timeline "$work/t.json" >/dev/null || fail "-T on the simulator"
+    python3 -c "import json,sys; ev=json.load(open(sys.argv[1]))['traceEvents']; names=[e for e in ev if e.get('name')=='thread_name' and e['args']['name']=='CUDA stream 1']; q=[e for e in ev if e.get('cat')=='stream' and e['ph']=='i']; x=[e for e in ev if e.get('cat')=='stream' and e['ph']=='X']; assert len(names)==2 and len(q)==len(x)==2*3, (len(names),len(q),len(x))" "$work/t.json" || fail "-T timeline"
+    set +e
+    "$build/ucc_perftest" --timeline "$work/t2.json" -c allreduce >/dev/null 2>&1; rc=$?
+    set -e
+    [[ $rc == 2 ]] || fail "--timeline without --sim"
     # A network file, as ucc_sim takes it; its nodes x ppn bound --sim.
     printf 'preset = eth100\nnodes = 2x2\nlat_inter = 3us\n' >"$work/net.conf"
     "$build/ucc_perftest" --sim 4 --network "$work/net.conf" -c allreduce -b 1 -e 8 -n 2 -w 0 \
