@@ -199,6 +199,17 @@ int main(int argc, char **argv) {
     if (st != UCC_OK) {
         return failed("barrier");
     }
+    // Then an OOB allgather: the victim leaves only once every member's
+    // barrier has completed. (A member whose barrier still waited for the
+    // victim's last message when the victim died may see the death first,
+    // and its barrier then fails: a race of the test, seen once in a loaded
+    // full ctest.)
+    if (w.oob.allgather(&me, pids.data(), sizeof(me), w.oob.coll_info, &oreq) != UCC_OK) {
+        return failed("OOB allgather after the barrier");
+    }
+    while (w.oob.req_test(oreq) == UCC_INPROGRESS) {
+    }
+    w.oob.req_free(oreq);
     if (late_mode) {
         if (w.size != 2) {
             return failed("--late runs with 2 ranks");
