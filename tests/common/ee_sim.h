@@ -1,12 +1,14 @@
 // Test kit for execution engines on simulated ranks (tests/integration/
 // ee_test.cc, sim_stream_ee_test.cc): a program run on every rank of a
-// simulated world, an int64 sum allreduce, a COMPUTE_COMPLETE trigger, and a
-// bounded progress loop.
+// simulated world, an int64 sum allreduce, a COMPUTE_COMPLETE trigger, a
+// bounded progress loop, and the ranks' failures in one string.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "ucc/api/ucc.h"
 #include "ucc/sim/ucc_sim.h"
@@ -55,6 +57,19 @@ inline ucc_status_t wait_while(ucc_context_h ctx, ucc_coll_req_h req, ucc_status
         st = ucc_collective_test(req);
     }
     return st;
+}
+
+// Every rank's first failure, one line each ("" when none): `Seen` has a
+// string member `failure`.
+template <class Seen>
+std::string failures(const std::vector<Seen> &seen) {
+    std::string all;
+    for (size_t r = 0; r < seen.size(); ++r) {
+        if (!seen[r].failure.empty()) {
+            all += "rank " + std::to_string(r) + ": " + seen[r].failure + "\n";
+        }
+    }
+    return all;
 }
 
 }  // namespace ucc::testkit

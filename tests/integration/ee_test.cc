@@ -23,6 +23,7 @@ namespace {
 
 using ucc::testkit::allreduce;
 using ucc::testkit::compute_done;
+using ucc::testkit::failures;
 using ucc::testkit::SimLifecycle;
 using ucc::testkit::simulate;
 using ucc::testkit::wait_while;
@@ -48,16 +49,6 @@ struct Seen {
         }
     }
 };
-
-std::string failures(const std::vector<Seen> &seen) {
-    std::string all;
-    for (size_t r = 0; r < seen.size(); ++r) {
-        if (!seen[r].failure.empty()) {
-            all += "rank " + std::to_string(r) + ": " + seen[r].failure + "\n";
-        }
-    }
-    return all;
-}
 
 #define CHECK_OK(seen, call)             \
     do {                                 \

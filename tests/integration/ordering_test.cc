@@ -8,6 +8,7 @@
 #include <numeric>
 #include <vector>
 
+#include "tests/common/ee_sim.h"
 #include "transports/sim/cluster.h"
 #include "ucc/api/ucc.h"
 
@@ -43,14 +44,7 @@ ucc_team_h make_team(Ctx &c, const ucc_team_params_t &tp) {
     return st == UCC_OK ? t : nullptr;
 }
 
-ucc_coll_args_t allreduce(int64_t *src, int64_t *dst, uint64_t count) {
-    ucc_coll_args_t a{};
-    a.coll_type = UCC_COLL_TYPE_ALLREDUCE;
-    a.op = UCC_OP_SUM;
-    a.src.info = {src, count, UCC_DT_INT64, UCC_MEMORY_TYPE_HOST};
-    a.dst.info = {dst, count, UCC_DT_INT64, UCC_MEMORY_TYPE_HOST};
-    return a;
-}
+using ucc::testkit::allreduce;
 
 void wait_all(Ctx &c, std::vector<ucc_coll_req_h> &reqs, bool *ok) {
     for (ucc_coll_req_h r : reqs) {

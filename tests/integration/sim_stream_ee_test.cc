@@ -22,6 +22,7 @@ namespace {
 
 using ucc::testkit::allreduce;
 using ucc::testkit::compute_done;
+using ucc::testkit::failures;
 using ucc::testkit::SimLifecycle;
 using ucc::testkit::simulate;
 
@@ -46,16 +47,6 @@ struct Seen {
         }
     }
 };
-
-std::string failures(const std::vector<Seen> &seen) {
-    std::string all;
-    for (size_t r = 0; r < seen.size(); ++r) {
-        if (!seen[r].failure.empty()) {
-            all += "rank " + std::to_string(r) + ": " + seen[r].failure + "\n";
-        }
-    }
-    return all;
-}
 
 // Progresses until every request left INITIALIZED and INPROGRESS (bounded),
 // noting when each completed.
