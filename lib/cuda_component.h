@@ -34,6 +34,8 @@ extern "C" {
 #define UCC_CUDA_COMPONENT_FILE "libucc_cuda.so"
 /* cudaErrorNotReady: what stream_query answers while work is queued. */
 #define UCC_CUDA_NOT_READY 600
+/* The bytes of an IPC handle (cudaIpcMemHandle_t). */
+#define UCC_CUDA_IPC_HANDLE_BYTES 64
 
 typedef enum {
     UCC_CUDA_ALLOC_DEVICE = 0,     /* cudaMalloc */
@@ -90,6 +92,16 @@ typedef struct ucc_cuda_component {
      * device current when they were made (lib/core/staging_pool.h keeps them per
      * device). */
     int (*current_device)(int *device);
+    /* CUDA IPC within a node (lib/core/device_ipc.h). ipc_get_handle: the handle
+     * (UCC_CUDA_IPC_HANDLE_BYTES bytes) of the device allocation holding `ptr`
+     * (cudaIpcGetMemHandle on its base) and ptr's offset in it. ipc_open: maps an
+     * allocation another process of this host exported (cudaIpcOpenMemHandle, peer
+     * access enabled as needed), *base its address here; a handle of the calling
+     * process itself is an error, as in CUDA. ipc_close: unmaps what ipc_open mapped
+     * (cudaIpcCloseMemHandle). */
+    int (*ipc_get_handle)(const void *ptr, void *handle, size_t *offset);
+    int (*ipc_open)(const void *handle, void **base);
+    int (*ipc_close)(void *base);
 } ucc_cuda_component_t;
 
 /* Whether `table` (of `table->size` bytes) has the entry `field`: a core built

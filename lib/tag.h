@@ -68,9 +68,11 @@ inline constexpr unsigned kTypeShift = 11;
 inline constexpr uint32_t kTypeMask = 0xfu << kTypeShift;
 // The core's own steps (S bit set, type 0), each user's base; steps stay
 // below 2^6 on the wire: UCC_SYNC_COLLECTIVES' barriers use 1..20 (one per
-// round), UCC_CHECK_ASYMMETRIC_DT's agreement 0x20..0x34.
+// round), UCC_CHECK_ASYMMETRIC_DT's agreement 0x20..0x34, the CUDA IPC
+// exchanges (lib/core/device_ipc.h) 0x38..0x3b.
 inline constexpr uint32_t kSyncSteps = kCoreStepSpace;
 inline constexpr uint32_t kCheckSteps = kCoreStepSpace | 0x20;
+inline constexpr uint32_t kIpcSteps = kCoreStepSpace | 0x38;
 inline constexpr uint32_t kAlgStepMask = 0x7ff;
 inline constexpr uint16_t kCreationTeamId = 0xffff;
 inline constexpr uint32_t kActiveSetKey = 0x80000000u;

@@ -29,15 +29,17 @@
 #   one-process  collectives on device buffers and a collective ordered on a
 #                CUDA stream by UCC_EE_CUDA_STREAM (gpu_tests)
 #   two-process  every collective on device buffers between two processes on
-#                the one GPU (pinned host staging; CUDA IPC is not built yet),
+#                the one GPU (allreduce over CUDA IPC, the rest and allreduce
+#                with UCC_DEVICE_IPC=n through pinned host staging),
 #                datatype/op classes, managed memory, -T on a stream; every
 #                result checked by ucc_perftest
 #   reduce-bw    the reduction kernel's bandwidth as a fraction of the device's
 #                copy bandwidth, measured in the same run (gpu_reduce_bw)
 #   allreduce    two-process allreduce on device buffers, 8 B to 256 MiB
 #                (ucc_perftest -m cuda)
-#   pipeline     the same from 4 MiB, staged whole (UCC_DEVICE_PIPELINE=0)
-#                against pipelined (the default)
+#   pipeline     the same from 4 MiB without IPC, staged whole
+#                (UCC_DEVICE_PIPELINE=0) against pipelined (the default)
+#   ipc          the same over CUDA IPC (the default) against pipelined staging
 # Exit status: 0 when no part failed.
 set -uo pipefail
 
@@ -175,14 +177,28 @@ for extra in "-m cuda-mng" "-m cuda -T" "-m cuda -T -p" "-m cuda -i"; do
   pt -c allreduce $extra -b 1 -e 1m -f 64 -n 3 -w 1 >"$work/out" 2>&1 ||
     { bad+=("allreduce $extra"); tail -3 "$work/out"; }
 done
-# Pipelined staging (lib/core/device_pipeline.h) in 64 KiB chunks: 2 to 16 chunks.
+# Pipelined staging (lib/core/device_pipeline.h) in 64 KiB chunks: 2 to 16 chunks
+# (allreduce without IPC, which it would take otherwise).
 for c in allreduce bcast reduce; do
   runs=$((runs + 1))
-  UCC_DEVICE_PIPELINE=64K pt -c "$c" -m cuda -b 32k -e 256k -f 2 -n 3 -w 1 >"$work/out" 2>&1 ||
-    { bad+=("$c pipelined"); tail -3 "$work/out"; }
+  UCC_DEVICE_IPC=n UCC_DEVICE_PIPELINE=64K pt -c "$c" -m cuda -b 32k -e 256k -f 2 -n 3 -w 1 \
+    >"$work/out" 2>&1 || { bad+=("$c pipelined"); tail -3 "$work/out"; }
 done
+# Allreduce over CUDA IPC (lib/core/device_ipc.h): the path taken (its debug
+# line), in place too; then every member refusing to open (the fake only).
+for extra in "" "-i"; do
+  runs=$((runs + 1))
+  UCC_LOG_LEVEL=debug pt -c allreduce -m cuda $extra -b 4 -e 1m -f 16 -n 3 -w 1 >"$work/out" 2>&1 &&
+    grep -q "over CUDA IPC" "$work/out" || { bad+=("allreduce over IPC $extra"); tail -3 "$work/out"; }
+done
+if [ "$mode" = self-test ]; then
+  runs=$((runs + 1))
+  FAKE_CUDA_IPC=0 UCC_LOG_LEVEL=debug pt -c allreduce -m cuda -b 4 -e 64k -f 16 -n 3 -w 1 \
+    >"$work/out" 2>&1 && grep -q "staged (a member could not map" "$work/out" ||
+    { bad+=("allreduce IPC refused"); tail -3 "$work/out"; }
+fi
 if [ ${#bad[@]} -eq 0 ]; then
-  note two-process PASS "$runs runs checked: ${#colls[@]} collectives, 6 datatype/op classes, managed, -T, in place, pipelined staging; CUDA IPC not built"
+  note two-process PASS "$runs runs checked: ${#colls[@]} collectives, 6 datatype/op classes, managed, -T, in place, pipelined staging, allreduce over CUDA IPC"
 else
   note two-process FAIL "$((runs - ${#bad[@]})) of $runs; failed: ${bad[*]}"
 fi
@@ -220,7 +236,8 @@ if [ "$mode" = self-test ]; then
   note pipeline SKIP "the fake's copies are CPU threads: not a measure"
 else
   big=(-c allreduce -m cuda -b 1m -e "$max" -f 4 -n 10 -w 2)
-  if UCC_DEVICE_PIPELINE=0 pt "${big[@]}" >"$work/whole" 2>&1 && pt "${big[@]}" >"$work/piped" 2>&1; then
+  if UCC_DEVICE_IPC=n UCC_DEVICE_PIPELINE=0 pt "${big[@]}" >"$work/whole" 2>&1 &&
+    UCC_DEVICE_IPC=n pt "${big[@]}" >"$work/piped" 2>&1; then
     cat "$work/whole" "$work/piped"
     whole=$(grep -E '^\[0\] +[0-9]+ ' "$work/whole" | tail -1 | awk '{print $3 " B " $4}')
     piped=$(grep -E '^\[0\] +[0-9]+ ' "$work/piped" | tail -1 | awk '{print $4}')
@@ -228,6 +245,20 @@ else
   else
     note pipeline FAIL "$(tail -1 "$work/whole") $(tail -1 "$work/piped")"
   fi
+fi
+
+echo "== ipc"
+# Allreduce over CUDA IPC (the default) against pipelined staging (the
+# pipeline part's second run): both times at the largest size.
+if [ "$mode" = self-test ]; then
+  note ipc SKIP "the fake's copies and kernels are CPU threads: not a measure"
+elif pt "${big[@]}" >"$work/ipc" 2>&1; then
+  cat "$work/ipc"
+  ipc=$(grep -E '^\[0\] +[0-9]+ ' "$work/ipc" | tail -1 | awk '{print $3 " B " $4}')
+  piped=$(grep -E '^\[0\] +[0-9]+ ' "$work/piped" 2>/dev/null | tail -1 | awk '{print $4}')
+  note ipc PASS "allreduce $ipc us over CUDA IPC, ${piped:-?} us pipelined staging"
+else
+  note ipc FAIL "$(tail -1 "$work/ipc")"
 fi
 
 echo

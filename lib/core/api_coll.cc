@@ -7,6 +7,7 @@
 #include "lib/coll/patterns/onesided.h"
 #include "lib/core/core.h"
 #include "lib/core/cuda_loader.h"
+#include "lib/core/device_ipc.h"
 #include "lib/core/device_pipeline.h"
 #include "lib/core/device_staging.h"
 #include "lib/core/ee.h"
@@ -613,7 +614,12 @@ ucc_status_t start_request(CollRequest *r, double deadline) {
     const ucc::coll::Args *run = &r->nargs;
     uint64_t chunk_elems = 0;
     uint32_t chunks = 0;  // > 0: device memory staged chunk by chunk (device_pipeline.h)
-    if (r->staging && !r->trivial && !ctx.tl_timing_only) {
+    // Device memory within a host through CUDA IPC (device_ipc.h): the
+    // collective runs on the user's buffers and stages only when a member
+    // could not map its peers'.
+    const bool ipc =
+        r->staging && !r->trivial && !ctx.tl_timing_only && ucc::core::device_ipc_applies(*r);
+    if (r->staging && !r->trivial && !ctx.tl_timing_only && !ipc) {
         chunks = ucc::core::device_pipeline_chunks(*r, &chunk_elems);
         const ucc_status_t st = chunks > 0 ? static_cast<ucc::core::DeviceStaging &>(*r->staging)
                                                  .stage_in_chunks(r->nargs, chunk_elems, chunks)
@@ -722,7 +728,14 @@ ucc_status_t start_request(CollRequest *r, double deadline) {
     }
     ucc::alloc_site(ctx.sim, ucc::AllocSite::kCollTask);
     const bool sync = t.sync_type == UCC_SYNC_COLLECTIVES;
-    if (chunks > 0) {
+    if (ipc) {
+        auto &ds = static_cast<ucc::core::DeviceStaging &>(*r->staging);
+        if (!ctx.ipc) {
+            ctx.ipc = std::make_shared<ucc::core::IpcCache>(ds.ops);
+        }
+        r->task = ucc::core::run_device_ipc(*r->coll, r->alg->run, ds, ctx.ipc, &r->scratch,
+                                            r->timeout > 0 && ctx.timeout_copy);
+    } else if (chunks > 0) {
         r->task = ucc::core::run_device_pipeline(
             *r->coll, r->alg->run, static_cast<ucc::core::DeviceStaging &>(*r->staging),
             &r->scratch, r->timeout > 0 && ctx.timeout_copy);

@@ -90,6 +90,7 @@ bool context_destroyed(const ucc_context *context, const char *fn) {
 
 void release_context(Context &ctx) {
     ctx.join.reset();  // gives up an exchange still running, through the transport
+    ctx.ipc.reset();   // (every request completed: nothing pins a mapping)
     if (ctx.team_room != nullptr) {
         Pool::deallocate_in(std::exchange(ctx.team_room, nullptr), sizeof(ucc_team));
     }

@@ -360,6 +360,12 @@ constexpr ConfigVar kContextVars[] = {
      "transfers, and the post returns without waiting for a copy. 0: the whole buffer is "
      "copied before and after the collective. At most 1G.",
      valid_size, kUsed},
+    {"DEVICE_IPC", "y",
+     "Allreduce on CUDA memory among processes of one host reads the peers' device buffers "
+     "through CUDA IPC handles and reduces them with the GPU's kernels (docs/gpu.md): no copy "
+     "through host memory. Falls back to the pinned host copies when a member cannot map a "
+     "peer's buffer. n: always the host copies. Every process of a job must set it alike.",
+     valid_bool, kUsed},
     {"TIMEOUT_COPY", "y",
      "Over UCX, a collective with a timeout (UCC_COLL_ARGS_FLAG_TIMEOUT) sends and receives host "
      "memory through copies of the library's own, so that once it completed, whatever its "

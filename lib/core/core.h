@@ -43,6 +43,7 @@ struct Ee;
 struct TraceState;
 struct Team;
 struct CollRequest;
+class IpcCache;
 
 // Maps indices 0..size-1 to transport peers; arithmetic when it can be.
 class PeerMap {
@@ -185,6 +186,9 @@ struct Tuning {
     // DEVICE_PIPELINE: chunk bytes of pipelined device staging
     // (lib/core/device_pipeline.h); 0: off. (Here, it fills the padding.)
     uint32_t device_pipeline = 0;
+    // DEVICE_IPC: allreduce on device memory within a host through CUDA IPC
+    // (lib/core/device_ipc.h).
+    bool device_ipc = true;
 };
 // `config` must outlive `out` (Tuning::forced points into it). A TUNE string
 // that does not parse is logged on `log` and left out, as the reference
@@ -363,6 +367,9 @@ struct Context final : CompletionSink, coll::Scheduler, Drain {
     std::vector<ucc_team *> live_teams;  // created and not destroyed (the user holds them)
     // Execution engines of live teams, linked through Ee::next (lib/core/ee.h).
     Ee *ees = nullptr;
+    // Peers' device allocations mapped through CUDA IPC (lib/core/device_ipc.h),
+    // made at the first collective that maps one; requests pin entries.
+    std::shared_ptr<IpcCache> ipc;
     uint64_t next_team_id = 0;  // proposal counter for internal team ids
     uint64_t n_mem_maps = 0;
     bool team_create_in_progress = false;

@@ -102,29 +102,30 @@ void DeviceStaging::settle() {
         ops->stream_sync(stream);
         ops->stream_sync(out_stream);
     }
+    if (direct || !pins.empty()) {
+        ops->stream_sync(stream);  // (its kernels and copies read the peers' mappings)
+        unpin();
+    }
 }
 
 ucc_status_t DeviceStaging::stage_in_chunks(const ucc::coll::Args &a, uint64_t elems,
                                             uint32_t n_chunks) {
     const DeviceCopies &c = copies;
     chunks = 0;
+    UCC_TRY(take_copies("ucc_collective_post"));
     int rc = 0;
     if (out_stream == nullptr) {
         rc = pool->take_stream(&out_stream, &out_stream_device);
     }
-    if (rc == 0 && words == nullptr) {
-        void *p = nullptr;
-        rc = pool->take_buffer(2 * sizeof(uint64_t), &p, &words_capacity);
-        words = static_cast<uint64_t *>(p);
+    if (rc == 0) {
+        rc = take_words();
     }
     if (rc != 0) {
         UCC_LOG(*log, kError, "ucc_collective_post: pipelined staging of CUDA memory: %s",
                 ops->error_string(rc));
         return cuda_status(rc);
     }
-    // The streams write the low 32 bits of each word (a little-endian host).
-    __atomic_store_n(&words[0], 0, __ATOMIC_RELAXED);
-    __atomic_store_n(&words[1], 0, __ATOMIC_RELEASE);
+    direct = false;
     user = a;
     chunk_elems = elems;
     run = a;

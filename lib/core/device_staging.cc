@@ -40,6 +40,9 @@ ucc_status_t copy(DeviceStaging &s, void *dst, const void *src, uint64_t bytes, 
 
 DeviceStaging::~DeviceStaging() {
     settle();  // (its copies were waited for: nothing of the device touches them now)
+    if (device_scratch != nullptr) {
+        ops->free(UCC_CUDA_ALLOC_DEVICE, device_scratch);
+    }
     pool->give_buffer(src_host, src_capacity);
     pool->give_buffer(dst_host, dst_capacity);
     pool->give_buffer(words, words_capacity);
@@ -114,32 +117,53 @@ ucc_status_t prepare_device_staging(const ucc::coll::Args &a, uint32_t size, uin
     if (!plan_device_copies(a, size, rank, &s->copies)) {
         return UCC_ERR_NO_MEMORY;
     }
-    const DeviceCopies &c = s->copies;
-    StagingPool &p = *s->pool;
-    int rc = p.take_stream(&s->stream, &s->stream_device);
-    if (rc != 0) {
+    if (const int rc = s->pool->take_stream(&s->stream, &s->stream_device); rc != 0) {
         s->stream = nullptr;
-    }
-    if (rc == 0 && c.src_bytes > 0) {
-        rc = p.take_buffer(c.src_bytes, &s->src_host, &s->src_capacity);
-    }
-    if (rc == 0 && c.dst_bytes > 0) {
-        rc = p.take_buffer(c.dst_bytes, &s->dst_host, &s->dst_capacity);
-    }
-    if (rc != 0) {
-        UCC_LOG(log, kError,
-                "ucc_collective_init: staging for CUDA memory (%llu + %llu pinned bytes): %s",
-                static_cast<unsigned long long>(c.src_bytes),
-                static_cast<unsigned long long>(c.dst_bytes), ops->error_string(rc));
+        UCC_LOG(log, kError, "ucc_collective_init: a stream for CUDA memory: %s",
+                ops->error_string(rc));
         return cuda_status(rc);
     }
     *out = std::move(s);
     return UCC_OK;
 }
 
+ucc_status_t DeviceStaging::take_copies(const char *fn) {
+    const DeviceCopies &c = copies;
+    int rc = 0;
+    if (c.src_bytes > 0 && src_host == nullptr) {
+        rc = pool->take_buffer(c.src_bytes, &src_host, &src_capacity);
+    }
+    if (rc == 0 && c.dst_bytes > 0 && dst_host == nullptr) {
+        rc = pool->take_buffer(c.dst_bytes, &dst_host, &dst_capacity);
+    }
+    if (rc != 0) {
+        UCC_LOG(*log, kError, "%s: staging for CUDA memory (%llu + %llu pinned bytes): %s", fn,
+                static_cast<unsigned long long>(c.src_bytes),
+                static_cast<unsigned long long>(c.dst_bytes), ops->error_string(rc));
+        return cuda_status(rc);
+    }
+    return UCC_OK;
+}
+
+int DeviceStaging::take_words() {
+    if (words == nullptr) {
+        void *p = nullptr;
+        if (const int rc = pool->take_buffer(2 * sizeof(uint64_t), &p, &words_capacity); rc != 0) {
+            return rc;
+        }
+        words = static_cast<uint64_t *>(p);
+    }
+    // The streams write the low 32 bits of each word (a little-endian host).
+    __atomic_store_n(&words[0], 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&words[1], 0, __ATOMIC_RELEASE);
+    return 0;
+}
+
 ucc_status_t DeviceStaging::stage_in(const ucc::coll::Args &a) {
     const DeviceCopies &c = copies;
     chunks = 0;
+    direct = false;
+    UCC_TRY(take_copies("ucc_collective_post"));
     run = a;
     if (c.src_device) {
         if (!c.src_out) {  // (at a non-root of bcast the buffer is only an output)
@@ -160,8 +184,8 @@ ucc_status_t DeviceStaging::stage_in(const ucc::coll::Args &a) {
 
 ucc_status_t DeviceStaging::stage_out(const ucc::coll::Args &a) {
     const DeviceCopies &c = copies;
-    if (chunks > 0) {
-        return UCC_OK;  // delivered chunk by chunk (deliver_chunk)
+    if (chunks > 0 || direct) {
+        return UCC_OK;  // delivered chunk by chunk (deliver_chunk), or on the device
     }
     if (c.dst_device) {
         UCC_TRY(copy(*this, a.dst, dst_host, c.dst_bytes, "dst to the device"));

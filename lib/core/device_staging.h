@@ -8,10 +8,12 @@
 // are the host's; when it completes, the outputs go back to the device. Cost
 // per post: one device-to-host copy of the input extent and one host-to-device
 // copy of the output extent, at the link's bandwidth, outside the collective's
-// own time (the copies do not overlap the transfers yet; a GPU-aware UCX
-// would move device memory directly). The pinned copies and the stream are
-// taken at init from the library's pool (lib/core/staging_pool.h), kept for
-// persistent re-posts, and given back when the request is freed.
+// own time (lib/core/device_pipeline.h overlaps them for large allreduce,
+// reduce and bcast; a GPU-aware UCX would move device memory directly). The
+// stream is taken at init, the pinned copies at the first post that stages,
+// from the library's pool (lib/core/staging_pool.h); both are kept for
+// persistent re-posts and given back when the request is freed. Allreduce
+// within a host reads device memory directly instead (lib/core/device_ipc.h).
 //
 // What is copied: src whenever the collective reads it; dst in as well when
 // the collective leaves parts of it alone (in place, the v-collectives'
@@ -22,6 +24,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "lib/coll/coll.h"
 #include "lib/core/staging.h"
@@ -58,11 +61,15 @@ struct CollRequest;
 void charge_device_copies(CollRequest &r, bool out);
 
 class StagingPool;
+class IpcCache;
 
 struct DeviceStaging final : Staging {
     DeviceStaging(const ucc_cuda_component_t *ops, std::shared_ptr<StagingPool> pool, Logger *log)
         : ops(ops), pool(std::move(pool)), log(log) {}
     ~DeviceStaging() override;
+    // The pinned copies, from the pool at the first post that stages (an
+    // IPC post never does); logged under `fn` on failure.
+    ucc_status_t take_copies(const char *fn);
     // At a post: the inputs to the pinned copies; run points at them.
     ucc_status_t stage_in(const ucc::coll::Args &a) override;
     // When the collective completed successfully: the outputs back (a
@@ -84,6 +91,12 @@ struct DeviceStaging final : Staging {
     // the transport's watch), in pinned memory.
     const uint64_t *arrived() const { return words; }
     const uint64_t *delivered() const { return words + 1; }
+    // The two counters, from the pool at the first post that needs them
+    // (a CUDA error code); zeroed.
+    int take_words();
+    // IPC posts (lib/core/device_ipc.h): gives the peers' mappings back to
+    // the cache (after the stream's work on them finished).
+    void unpin();
 
     const ucc_cuda_component_t *ops;
     std::shared_ptr<StagingPool> pool;  // where the buffers and the stream go back
@@ -105,6 +118,14 @@ struct DeviceStaging final : Staging {
     ucc::coll::Args user;
     uint64_t chunk_elems = 0;
     uint32_t chunks = 0;
+    // IPC posts: the post ran on the device buffers directly (nothing to
+    // copy back); the peers' mappings it holds (IpcCache pins) and the cache;
+    // a device block for the in-place accumulation, kept for re-posts.
+    bool direct = false;
+    std::shared_ptr<IpcCache> ipc;
+    std::vector<void *> pins;
+    void *device_scratch = nullptr;
+    uint64_t device_scratch_bytes = 0;
 };
 
 // The status a CUDA error code becomes: UCC_ERR_NO_MEMORY for an allocation

@@ -27,6 +27,7 @@ void load_tuning(const Config &config, const Logger &log, Tuning *out) {
     out->reduce_segment = static_cast<uint64_t>(config.get_int("REDUCE_SEGMENT"));
     out->device_pipeline = static_cast<uint32_t>(
         std::min<int64_t>(config.get_int("DEVICE_PIPELINE"), int64_t{1} << 30));
+    out->device_ipc = config.get_bool("DEVICE_IPC");
     out->node_size = static_cast<uint32_t>(config.get_int("NODE_SIZE"));
     // The reference's value types: inf the largest, auto the default.
     auto number = [&](const char *name, uint64_t inf, uint64_t dflt) -> uint64_t {

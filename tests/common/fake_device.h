@@ -25,7 +25,7 @@ class FakeDevice {
     // The fake's counters (tests/fake_cuda/fake_cuda_component.cc).
     const uint64_t *stats() {
         auto fn = reinterpret_cast<const uint64_t *(*)()>(symbol("fake_cuda_stats"));
-        static const uint64_t kNone[6] = {};
+        static const uint64_t kNone[10] = {};
         return fn != nullptr ? fn() : kNone;
     }
     // Queues fn(arg) on a stream of the fake, as a kernel: it runs after the

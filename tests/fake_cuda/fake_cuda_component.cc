@@ -8,9 +8,17 @@
 // write and wait happen later, in order, as on a GPU; a test queues its own
 // "kernels" with fake_cuda_stream_launch.
 //
-// FAKE_CUDA_DEVICES=0 in the environment makes it count no device. The test reads
-// what moved through fake_cuda_stats().
+// Its device allocations are memfds, so that its IPC is real: a handle names the
+// exporting process and the memfd, and another process of the host maps the same
+// pages through /proc/<pid>/fd (opening a handle of the calling process fails, as in
+// CUDA). Its reduction "kernels" cover the common types (SUM, PROD, MIN, MAX; AVG
+// on floating point) so that the IPC path reduces device data.
+//
+// FAKE_CUDA_DEVICES=0 in the environment makes it count no device; FAKE_CUDA_IPC=0
+// makes every ipc_open fail. The test reads what moved through fake_cuda_stats().
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -19,6 +27,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <string>
 #include <thread>
 
 #include "lib/cuda_component.h"
@@ -29,14 +38,31 @@ namespace {
 struct Region {
     size_t bytes;
     ucc_cuda_alloc_kind_t kind;
+    int fd = -1;          // device allocations: the memfd (-1 for a mapping ipc_open made)
+    uint64_t serial = 0;  // device allocations: this process's number for it
+    bool opened = false;  // made by ipc_open
 };
+
+// The fake's IPC handle (UCC_CUDA_IPC_HANDLE_BYTES bytes).
+struct Handle {
+    uint32_t magic;
+    int32_t pid;
+    int32_t fd;
+    uint32_t pad;
+    uint64_t serial;
+    uint64_t bytes;
+};
+static_assert(sizeof(Handle) <= UCC_CUDA_IPC_HANDLE_BYTES);
+constexpr uint32_t kHandleMagic = 0x46414b45;  // "FAKE"
 
 // A test double's state: one per process, as a real runtime's.
 struct State {
     std::mutex mu;
     std::map<uintptr_t, Region> regions;
-    uint64_t stats[6] = {};  // device and pinned allocations, bytes to host and to device,
-                             // streams created, stream writes queued
+    uint64_t serials = 0;
+    uint64_t stats[10] = {};  // device and pinned allocations, bytes to host and to device,
+                              // streams created, stream writes queued, IPC opens and closes,
+                              // reductions queued, bytes from device to device
 };
 
 State &state() {
@@ -83,17 +109,40 @@ ucc_memory_type_t memory_type(const void *ptr) {
     return r->kind == UCC_CUDA_ALLOC_DEVICE ? UCC_MEMORY_TYPE_CUDA : UCC_MEMORY_TYPE_CUDA_MANAGED;
 }
 
+std::string memfd_name(uint64_t serial) {
+    return "fake-cuda-" + std::to_string(serial);
+}
+
 int alloc(ucc_cuda_alloc_kind_t kind, size_t bytes, void **out) {
     const size_t len = page_round(bytes == 0 ? 1 : bytes);
-    void *p = mmap(nullptr, len, kind == UCC_CUDA_ALLOC_DEVICE ? PROT_NONE : PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) {
-        *out = nullptr;
-        return 2;  // cudaErrorMemoryAllocation
+    *out = nullptr;
+    if (kind != UCC_CUDA_ALLOC_DEVICE) {
+        void *p = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) {
+            return 2;  // cudaErrorMemoryAllocation
+        }
+        std::lock_guard<std::mutex> lock(state().mu);
+        state().regions[reinterpret_cast<uintptr_t>(p)] = Region{len, kind};
+        state().stats[1]++;
+        *out = p;
+        return 0;
     }
     std::lock_guard<std::mutex> lock(state().mu);
-    state().regions[reinterpret_cast<uintptr_t>(p)] = Region{len, kind};
-    state().stats[kind == UCC_CUDA_ALLOC_DEVICE ? 0 : 1]++;
+    const uint64_t serial = ++state().serials;
+    const int fd = memfd_create(memfd_name(serial).c_str(), MFD_CLOEXEC);
+    if (fd < 0) {
+        return 2;
+    }
+    void *p = MAP_FAILED;
+    if (ftruncate(fd, static_cast<off_t>(len)) == 0) {
+        p = mmap(nullptr, len, PROT_NONE, MAP_SHARED, fd, 0);
+    }
+    if (p == MAP_FAILED) {
+        close(fd);
+        return 2;
+    }
+    state().regions[reinterpret_cast<uintptr_t>(p)] = Region{len, kind, fd, serial};
+    state().stats[0]++;
     *out = p;
     return 0;
 }
@@ -107,8 +156,86 @@ int release(ucc_cuda_alloc_kind_t, void *ptr) {
     if (it == state().regions.end()) {
         return 1;  // cudaErrorInvalidValue
     }
+    if (it->second.opened) {
+        return 1;  // (ipc_close unmaps those)
+    }
     munmap(ptr, it->second.bytes);
+    if (it->second.fd >= 0) {
+        close(it->second.fd);
+    }
     state().regions.erase(it);
+    return 0;
+}
+
+int ipc_get_handle(const void *ptr, void *handle, size_t *offset) {
+    std::lock_guard<std::mutex> lock(state().mu);
+    uintptr_t base = 0;
+    const Region *r = find(reinterpret_cast<uintptr_t>(ptr), &base);
+    if (r == nullptr || r->kind != UCC_CUDA_ALLOC_DEVICE || r->opened) {
+        return 1;  // cudaErrorInvalidValue
+    }
+    Handle h{kHandleMagic, static_cast<int32_t>(getpid()), r->fd, 0, r->serial, r->bytes};
+    std::memset(handle, 0, UCC_CUDA_IPC_HANDLE_BYTES);
+    std::memcpy(handle, &h, sizeof h);
+    *offset = reinterpret_cast<uintptr_t>(ptr) - base;
+    return 0;
+}
+
+// The exporter's memfd, through /proc (-1 when it is gone or not the handle's).
+int open_exported(const Handle &h) {
+    const std::string path = "/proc/" + std::to_string(h.pid) + "/fd/" + std::to_string(h.fd);
+    char target[256] = {};
+    const ssize_t n = readlink(path.c_str(), target, sizeof target - 1);
+    const std::string want = "/memfd:" + memfd_name(h.serial) + " ";
+    if (n <= 0 || std::strncmp(target, want.c_str(), want.size()) != 0) {
+        return -1;
+    }
+    const int fd = open(path.c_str(), O_RDWR | O_CLOEXEC);
+    struct stat st {};
+    if (fd >= 0 && (fstat(fd, &st) != 0 || static_cast<uint64_t>(st.st_size) != h.bytes)) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+int ipc_open(const void *handle, void **base) {
+    constexpr int kInvalidHandle = 400;  // cudaErrorInvalidResourceHandle
+    Handle h{};
+    std::memcpy(&h, handle, sizeof h);
+    *base = nullptr;
+    const char *v = std::getenv("FAKE_CUDA_IPC");
+    if (h.magic != kHandleMagic || h.pid == static_cast<int32_t>(getpid()) ||
+        (v != nullptr && std::strcmp(v, "0") == 0)) {
+        return kInvalidHandle;
+    }
+    const int fd = open_exported(h);
+    if (fd < 0) {
+        return kInvalidHandle;
+    }
+    void *p = mmap(nullptr, h.bytes, PROT_NONE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED) {
+        return 2;
+    }
+    std::lock_guard<std::mutex> lock(state().mu);
+    Region r{h.bytes, UCC_CUDA_ALLOC_DEVICE};
+    r.opened = true;
+    state().regions[reinterpret_cast<uintptr_t>(p)] = r;
+    state().stats[6]++;
+    *base = p;
+    return 0;
+}
+
+int ipc_close(void *base) {
+    std::lock_guard<std::mutex> lock(state().mu);
+    auto it = state().regions.find(reinterpret_cast<uintptr_t>(base));
+    if (it == state().regions.end() || !it->second.opened) {
+        return 400;
+    }
+    munmap(base, it->second.bytes);
+    state().regions.erase(it);
+    state().stats[7]++;
     return 0;
 }
 
@@ -145,12 +272,11 @@ void copy_now(void *dst, const void *src, size_t bytes) {
     std::memmove(dst, src, bytes);
     if (dst_dev) {
         open_device(dst, PROT_NONE);
-        state().stats[3] += bytes;
     }
     if (src_dev) {
         open_device(src, PROT_NONE);
-        state().stats[2] += bytes;
     }
+    state().stats[dst_dev && src_dev ? 9 : dst_dev ? 3 : 2] += src_dev || dst_dev ? bytes : 0;
 }
 
 int copy_async(void *dst, const void *src, size_t bytes, void *stream) {
@@ -195,15 +321,115 @@ int stream_wait_value(void *stream, const uint32_t *addr, uint32_t value) {
     });
 }
 
-int reduce_supported(ucc_datatype_t, ucc_reduction_op_t) {
-    return 0;
+// The "kernels": dst[i] = a[i] op b[i] on the stream's thread, the device regions
+// opened meanwhile (under the lock, as a copy: no other access closes them).
+template <class T>
+void reduce_typed(ucc_reduction_op_t op, T *dst, const T *a, const T *b, size_t n) {
+    for (size_t i = 0; i < n; ++i) {
+        switch (op) {
+            case UCC_OP_PROD:
+                dst[i] = a[i] * b[i];
+                break;
+            case UCC_OP_MAX:
+                dst[i] = a[i] < b[i] ? b[i] : a[i];
+                break;
+            case UCC_OP_MIN:
+                dst[i] = b[i] < a[i] ? b[i] : a[i];
+                break;
+            default:  // SUM, and AVG's sums
+                dst[i] = a[i] + b[i];
+                break;
+        }
+    }
 }
-int reduce_async(ucc_datatype_t, ucc_reduction_op_t, void *, const void *, const void *, size_t,
-                 void *) {
-    return 801;  // cudaErrorNotSupported
+
+bool floating(ucc_datatype_t dt) {
+    return dt == UCC_DT_FLOAT32 || dt == UCC_DT_FLOAT64;
 }
-int avg_async(ucc_datatype_t, void *, size_t, uint64_t, void *) {
-    return 801;
+
+int reduce_supported(ucc_datatype_t dt, ucc_reduction_op_t op) {
+    const bool type = dt == UCC_DT_INT32 || dt == UCC_DT_INT64 || dt == UCC_DT_UINT32 ||
+                      dt == UCC_DT_UINT64 || floating(dt);
+    const bool fn = op == UCC_OP_SUM || op == UCC_OP_PROD || op == UCC_OP_MAX || op == UCC_OP_MIN ||
+                    (op == UCC_OP_AVG && floating(dt));
+    return type && fn ? 1 : 0;
+}
+
+void reduce_now(ucc_datatype_t dt, ucc_reduction_op_t op, void *dst, const void *a, const void *b,
+                size_t n) {
+    std::lock_guard<std::mutex> lock(state().mu);
+    const void *ptrs[3] = {dst, a, b};
+    bool opened[3] = {};
+    for (int k = 0; k < 3; ++k) {
+        opened[k] = open_device(ptrs[k], PROT_READ | PROT_WRITE);
+    }
+    switch (dt) {
+        case UCC_DT_INT32:
+            reduce_typed(op, static_cast<int32_t *>(dst), static_cast<const int32_t *>(a),
+                         static_cast<const int32_t *>(b), n);
+            break;
+        case UCC_DT_INT64:
+            reduce_typed(op, static_cast<int64_t *>(dst), static_cast<const int64_t *>(a),
+                         static_cast<const int64_t *>(b), n);
+            break;
+        case UCC_DT_UINT32:
+            reduce_typed(op, static_cast<uint32_t *>(dst), static_cast<const uint32_t *>(a),
+                         static_cast<const uint32_t *>(b), n);
+            break;
+        case UCC_DT_UINT64:
+            reduce_typed(op, static_cast<uint64_t *>(dst), static_cast<const uint64_t *>(a),
+                         static_cast<const uint64_t *>(b), n);
+            break;
+        case UCC_DT_FLOAT32:
+            reduce_typed(op, static_cast<float *>(dst), static_cast<const float *>(a),
+                         static_cast<const float *>(b), n);
+            break;
+        default:
+            reduce_typed(op, static_cast<double *>(dst), static_cast<const double *>(a),
+                         static_cast<const double *>(b), n);
+            break;
+    }
+    for (int k = 0; k < 3; ++k) {
+        if (opened[k]) {
+            open_device(ptrs[k], PROT_NONE);
+        }
+    }
+}
+
+int reduce_async(ucc_datatype_t dt, ucc_reduction_op_t op, void *dst, const void *a, const void *b,
+                 size_t count, void *stream) {
+    if (reduce_supported(dt, op) == 0) {
+        return 801;  // cudaErrorNotSupported
+    }
+    {
+        std::lock_guard<std::mutex> lock(state().mu);
+        state().stats[8]++;
+    }
+    return fake::stream_enqueue(stream, [=] {
+        reduce_now(dt, op, dst, a, b, count);
+        return 0;
+    });
+}
+
+int avg_async(ucc_datatype_t dt, void *buf, size_t count, uint64_t n, void *stream) {
+    if (!floating(dt)) {
+        return 801;
+    }
+    return fake::stream_enqueue(stream, [=] {
+        std::lock_guard<std::mutex> lock(state().mu);
+        const bool opened = open_device(buf, PROT_READ | PROT_WRITE);
+        for (size_t i = 0; i < count; ++i) {
+            if (dt == UCC_DT_FLOAT32) {
+                static_cast<float *>(buf)[i] /= static_cast<float>(n);
+            } else {
+                static_cast<double *>(buf)[i] /= static_cast<double>(n);
+            }
+        }
+        if (opened) {
+            open_device(buf, PROT_NONE);
+        }
+        return 0;
+    });
 }
 int reduce_on_host(ucc_datatype_t, ucc_reduction_op_t, void *, const void *, const void *, size_t) {
     return 801;
@@ -244,6 +470,9 @@ constexpr ucc_cuda_component_t kFake = {
     &stream_write_value,
     &stream_wait_value,
     &current_device,
+    &ipc_get_handle,
+    &ipc_open,
+    &ipc_close,
 };
 
 }  // namespace
@@ -254,7 +483,9 @@ extern "C" __attribute__((visibility("default"))) const ucc_cuda_component_t *uc
 }
 
 // [0] device allocations, [1] pinned and managed allocations, [2] bytes copied off
-// the device, [3] bytes copied onto it, [4] streams created, [5] stream writes queued.
+// the device, [3] bytes copied onto it, [4] streams created, [5] stream writes queued,
+// [6] IPC handles opened, [7] closed, [8] reductions queued, [9] bytes copied from
+// device to device.
 extern "C" __attribute__((visibility("default"))) const uint64_t *fake_cuda_stats() {
     return state().stats;
 }

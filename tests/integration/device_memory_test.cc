@@ -30,6 +30,8 @@ constexpr uint32_t kRanks = 3;
 // Ranks over UCX with the fake component; `pipeline`: UCC_DEVICE_PIPELINE.
 class DeviceWorld : public ::testing::Test {
   protected:
+    // (The staging under test: allreduce within the host would go through
+    // CUDA IPC, tests/integration/device_ipc_test.cc.)
     explicit DeviceWorld(const char *pipeline) : pipeline_("UCC_DEVICE_PIPELINE", pipeline) {}
     void SetUp() override {
         ASSERT_NE(dev_.ops(), nullptr) << "the fake component was not built at " UCC_FAKE_CUDA_DIR;
@@ -58,6 +60,7 @@ class DeviceWorld : public ::testing::Test {
         }
     }
     ScopedEnv path_{"UCC_COMPONENT_PATH", UCC_FAKE_CUDA_DIR};
+    ScopedEnv ipc_{"UCC_DEVICE_IPC", "n"};
     ScopedEnv pipeline_;
     FakeDevice dev_;
     InprocWorld world_{kRanks};

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 
 #include "lib/cuda_component.h"
 #include "transports/cuda/reduce.h"
@@ -190,6 +191,61 @@ int current_device(int *device) {
     return code(cudaGetDevice(device));
 }
 
+// CUDA IPC (lib/core/device_ipc.h). cudaIpcGetMemHandle wants an allocation's base:
+// the driver's cuMemGetAddressRange finds it (looked up once, as the stream
+// operations are).
+PFN_cuMemGetAddressRange_v3020 address_range() {
+    static const PFN_cuMemGetAddressRange_v3020 fn = [] {
+        void *p = nullptr;
+        cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+        if (cudaGetDriverEntryPointByVersion("cuMemGetAddressRange", &p, 12000, cudaEnableDefault,
+                                             &q) != cudaSuccess ||
+            q != cudaDriverEntryPointSuccess) {
+            p = nullptr;
+        }
+        (void)cudaGetLastError();
+        return reinterpret_cast<PFN_cuMemGetAddressRange_v3020>(p);
+    }();
+    return fn;
+}
+
+int ipc_get_handle(const void *ptr, void *handle, size_t *offset) {
+    static_assert(sizeof(cudaIpcMemHandle_t) == UCC_CUDA_IPC_HANDLE_BYTES);
+    const PFN_cuMemGetAddressRange_v3020 range = address_range();
+    if (range == nullptr) {
+        return code(cudaErrorNotSupported);
+    }
+    CUdeviceptr base = 0;
+    size_t length = 0;
+    if (range(&base, &length, reinterpret_cast<CUdeviceptr>(ptr)) != CUDA_SUCCESS) {
+        return code(cudaErrorInvalidValue);
+    }
+    cudaIpcMemHandle_t h{};
+    const cudaError_t e = cudaIpcGetMemHandle(&h, reinterpret_cast<void *>(base));
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return code(e);
+    }
+    std::memcpy(handle, &h, sizeof h);
+    *offset = reinterpret_cast<uintptr_t>(ptr) - static_cast<uintptr_t>(base);
+    return 0;
+}
+
+int ipc_open(const void *handle, void **base) {
+    cudaIpcMemHandle_t h{};
+    std::memcpy(&h, handle, sizeof h);
+    *base = nullptr;
+    const cudaError_t e = cudaIpcOpenMemHandle(base, h, cudaIpcMemLazyEnablePeerAccess);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();  // not sticky: the caller falls back to staging
+    }
+    return code(e);
+}
+
+int ipc_close(void *base) {
+    return code(cudaIpcCloseMemHandle(base));
+}
+
 const char *error_string(int c) {
     return cudaGetErrorString(static_cast<cudaError_t>(c));
 }
@@ -219,6 +275,9 @@ constexpr ucc_cuda_component_t kComponent = {
     &stream_write_value,
     &stream_wait_value,
     &current_device,
+    &ipc_get_handle,
+    &ipc_open,
+    &ipc_close,
 };
 
 }  // namespace

@@ -1,0 +1,206 @@
+// Allreduce on CUDA memory within a host through CUDA IPC (lib/core/device_ipc.h),
+// without a GPU: ranks over UCX in one process with the fake component
+// (tests/fake_cuda), whose "device" memory the CPU cannot touch and whose
+// "kernels" reduce it on a stream thread. One process: the ranks read each
+// other's buffers at their addresses (nothing is opened); the opening of
+// handles across processes runs in tests/tools/perftest_test.sh (ucc_run).
+#include <gtest/gtest.h>
+#include <ucc/api/ucc.h>
+
+#include <cstring>
+#include <vector>
+
+#include "tests/common/fake_device.h"
+#include "tests/common/inproc_world.h"
+#include "tests/common/scoped_env.h"
+
+#if UCC_WITH_UCX
+
+namespace {
+
+using ucc::testkit::FakeDevice;
+using ucc::testkit::InprocWorld;
+using ucc::testkit::ScopedEnv;
+
+// The fake's counters (tests/fake_cuda/fake_cuda_component.cc).
+enum Stat { kPinned = 1, kToHost = 2, kToDevice = 3, kReductions = 8, kDeviceToDevice = 9 };
+
+class DeviceIpc : public ::testing::TestWithParam<uint32_t> {
+  protected:
+    void SetUp() override {
+        ASSERT_NE(dev_.ops(), nullptr) << "the fake component was not built at " UCC_FAKE_CUDA_DIR;
+        world_ = std::make_unique<InprocWorld>(GetParam());
+        ASSERT_EQ(world_->open(), "");
+    }
+    uint32_t n() const { return GetParam(); }
+    uint64_t stat(Stat s) { return dev_.stats()[s]; }
+    // Inits args[r] on every rank, posts them `posts` times to completion.
+    void run(std::vector<ucc_coll_args_t> &args, int posts = 1) {
+        std::vector<ucc_coll_req_h> reqs(n(), nullptr);
+        for (uint32_t r = 0; r < n(); ++r) {
+            if (posts > 1) {
+                args[r].mask |= UCC_COLL_ARGS_FIELD_FLAGS;
+                args[r].flags |= UCC_COLL_ARGS_FLAG_PERSISTENT;
+            }
+            ASSERT_EQ(ucc_collective_init(&args[r], &reqs[r], world_->ranks()[r].team), UCC_OK);
+        }
+        for (int p = 0; p < posts; ++p) {
+            std::vector<ucc_coll_req_h> copy = reqs;
+            ASSERT_TRUE(world_->run(copy));
+            for (ucc_coll_req_h q : reqs) {
+                ASSERT_EQ(ucc_collective_test(q), UCC_OK);
+            }
+        }
+        for (ucc_coll_req_h q : reqs) {
+            EXPECT_EQ(ucc_collective_finalize(q), UCC_OK);
+        }
+    }
+    ScopedEnv path_{"UCC_COMPONENT_PATH", UCC_FAKE_CUDA_DIR};
+    FakeDevice dev_;
+    std::unique_ptr<InprocWorld> world_;
+};
+
+// Values whose float sums depend on the order they are added in.
+double value(uint32_t rank, size_t i) {
+    return (rank % 2 == 0 ? 1e16 : 1.0) * static_cast<double>(i % 7 + 1) + 0.1 * rank;
+}
+
+// Out of place and in place, with counts that leave blocks of unequal length
+// (and empty ones), persistent re-posts: every rank's result is the rank-order
+// fold ((s0 + s1) + s2) ..., bitwise, and nothing crossed to the host.
+TEST_P(DeviceIpc, AllreduceIsTheRankOrderFoldBitwiseWithoutHostCopies) {
+    for (const size_t count : {size_t{1}, size_t{2}, size_t{1001}, size_t{65536 + 3}}) {
+        for (const bool inplace : {false, true}) {
+            SCOPED_TRACE(testing::Message() << "count " << count << (inplace ? " in place" : ""));
+            std::vector<double> want(count);
+            for (size_t i = 0; i < count; ++i) {
+                double acc = value(0, i);
+                for (uint32_t r = 1; r < n(); ++r) {
+                    acc += value(r, i);
+                }
+                want[i] = acc;
+            }
+            std::vector<ucc_coll_args_t> args(n());
+            std::vector<void *> dst(n());
+            for (uint32_t r = 0; r < n(); ++r) {
+                std::vector<double> in(count);
+                for (size_t i = 0; i < count; ++i) {
+                    in[i] = value(r, i);
+                }
+                ucc_coll_args_t &a = args[r];
+                a = {};
+                a.coll_type = UCC_COLL_TYPE_ALLREDUCE;
+                a.op = UCC_OP_SUM;
+                dst[r] = dev_.make(inplace ? in : std::vector<double>(count, -1.0));
+                a.dst.info = {dst[r], count, UCC_DT_FLOAT64, UCC_MEMORY_TYPE_CUDA};
+                if (inplace) {
+                    a.mask = UCC_COLL_ARGS_FIELD_FLAGS;
+                    a.flags = UCC_COLL_ARGS_FLAG_IN_PLACE;
+                } else {
+                    a.src.info = {dev_.make(in), count, UCC_DT_FLOAT64, UCC_MEMORY_TYPE_CUDA};
+                }
+            }
+            const uint64_t to_host = stat(kToHost);
+            const uint64_t d2d = stat(kDeviceToDevice);
+            const uint64_t reductions = stat(kReductions);
+            const uint64_t pinned = stat(kPinned);
+            run(args, inplace ? 1 : 2);  // (in place, a second post would sum the sums)
+            EXPECT_EQ(stat(kToHost), to_host) << "a byte of the vector went through the host";
+            const uint64_t posts = inplace ? 1 : 2;
+            // Each rank copies the other blocks: (n - 1)/n of the vector, in total
+            // (n - 1) vectors per post; plus, in place, the scratch block copies.
+            EXPECT_GE(stat(kDeviceToDevice) - d2d, posts * (n() - 1) * count * 8);
+            EXPECT_LE(stat(kReductions) - reductions, posts * n() * (n() - 1));
+            EXPECT_LE(stat(kPinned) - pinned, uint64_t{n()}) << "the counters only";
+            for (uint32_t r = 0; r < n(); ++r) {
+                const auto got = dev_.read<double>(dst[r], count);
+                ASSERT_EQ(std::memcmp(got.data(), want.data(), count * 8), 0)
+                    << "rank " << r << ": first element " << got[0] << ", want " << want[0];
+            }
+        }
+    }
+}
+
+// AVG divides once at the end; MAX on integers.
+TEST_P(DeviceIpc, AvgAndMax) {
+    constexpr size_t kCount = 4099;
+    std::vector<ucc_coll_args_t> args(n());
+    std::vector<void *> avg(n()), max(n());
+    for (uint32_t r = 0; r < n(); ++r) {
+        std::vector<float> f(kCount);
+        std::vector<int64_t> v(kCount);
+        for (size_t i = 0; i < kCount; ++i) {
+            f[i] = static_cast<float>(r * 3 + i % 5);
+            v[i] = static_cast<int64_t>((i + r) % n()) - 5;
+        }
+        avg[r] = dev_.make(f);
+        max[r] = dev_.make(v);
+        args[r] = {};
+        args[r].coll_type = UCC_COLL_TYPE_ALLREDUCE;
+        args[r].op = UCC_OP_AVG;
+        args[r].mask = UCC_COLL_ARGS_FIELD_FLAGS;
+        args[r].flags = UCC_COLL_ARGS_FLAG_IN_PLACE;
+        args[r].dst.info = {avg[r], kCount, UCC_DT_FLOAT32, UCC_MEMORY_TYPE_UNKNOWN};
+    }
+    run(args);
+    for (uint32_t r = 0; r < n(); ++r) {
+        args[r].op = UCC_OP_MAX;
+        args[r].dst.info = {max[r], kCount, UCC_DT_INT64, UCC_MEMORY_TYPE_CUDA};
+    }
+    run(args);
+    for (uint32_t r = 0; r < n(); ++r) {
+        const auto a = dev_.read<float>(avg[r], kCount);
+        const auto m = dev_.read<int64_t>(max[r], kCount);
+        for (size_t i = 0; i < kCount; i += 409) {
+            float sum = 0;
+            for (uint32_t q = 0; q < n(); ++q) {
+                sum += static_cast<float>(q * 3 + i % 5);
+            }
+            EXPECT_EQ(a[i], sum / static_cast<float>(n())) << "rank " << r << " element " << i;
+            EXPECT_EQ(m[i], static_cast<int64_t>(n()) - 6) << "rank " << r << " element " << i;
+        }
+    }
+}
+
+// A (datatype, op) the kernels lack, and DEVICE_IPC=n, stage through the host.
+TEST_P(DeviceIpc, UnsupportedReductionsAndTheSwitchStage) {
+    constexpr size_t kCount = 512;
+    for (const bool off : {false, true}) {
+        ScopedEnv knob("UCC_DEVICE_IPC", off ? "n" : "y");
+        InprocWorld world(n());
+        ASSERT_EQ(world.open(), "");
+        std::vector<ucc_coll_req_h> reqs(n(), nullptr);
+        std::vector<void *> buf(n());
+        for (uint32_t r = 0; r < n(); ++r) {
+            ucc_coll_args_t a = {};
+            a.coll_type = UCC_COLL_TYPE_ALLREDUCE;
+            a.op = off ? UCC_OP_SUM : UCC_OP_BOR;  // (the fake's kernels have no BOR)
+            a.mask = UCC_COLL_ARGS_FIELD_FLAGS;
+            a.flags = UCC_COLL_ARGS_FLAG_IN_PLACE;
+            buf[r] = dev_.make(std::vector<int32_t>(kCount, 1 << r));
+            a.dst.info = {buf[r], kCount, UCC_DT_INT32, UCC_MEMORY_TYPE_CUDA};
+            ASSERT_EQ(ucc_collective_init(&a, &reqs[r], world.ranks()[r].team), UCC_OK);
+        }
+        const uint64_t to_host = stat(kToHost);
+        const uint64_t reductions = stat(kReductions);
+        std::vector<ucc_coll_req_h> copy = reqs;
+        ASSERT_TRUE(world.run(copy));
+        for (uint32_t r = 0; r < n(); ++r) {
+            EXPECT_EQ(ucc_collective_test(reqs[r]), UCC_OK);
+            EXPECT_EQ(ucc_collective_finalize(reqs[r]), UCC_OK);
+            const int32_t want = (1 << n()) - 1;  // (SUM and BOR alike here)
+            EXPECT_EQ(dev_.read<int32_t>(buf[r], kCount)[kCount - 1], want) << "rank " << r;
+        }
+        EXPECT_GE(stat(kToHost) - to_host, uint64_t{n()} * kCount * 4) << "staged";
+        EXPECT_EQ(stat(kReductions), reductions) << "no kernel";
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Ranks, DeviceIpc, ::testing::Values(2u, 3u, 5u),
+                         [](const testing::TestParamInfo<uint32_t> &i) {
+                             return std::to_string(i.param) + "ranks";
+                         });
+
+}  // namespace
+
+#endif  // UCC_WITH_UCX
