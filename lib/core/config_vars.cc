@@ -361,9 +361,10 @@ constexpr ConfigVar kContextVars[] = {
      "copied before and after the collective. At most 1G.",
      valid_size, kUsed},
     {"DEVICE_IPC", "y",
-     "Allreduce on CUDA memory among processes of one host reads the peers' device buffers "
-     "through CUDA IPC handles and reduces them with the GPU's kernels (docs/gpu.md): no copy "
-     "through host memory. Falls back to the pinned host copies when a member cannot map a "
+     "Allreduce and bcast on CUDA memory among processes of one host read the peers' device "
+     "buffers through CUDA IPC handles, allreduce reducing them with the GPU's kernels "
+     "(docs/gpu.md): no copy through host memory. Falls back to the pinned host copies when a "
+     "member cannot map a "
      "peer's buffer. n: always the host copies. Every process of a job must set it alike.",
      valid_bool, kUsed},
     {"TIMEOUT_COPY", "y",

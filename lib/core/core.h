@@ -186,7 +186,7 @@ struct Tuning {
     // DEVICE_PIPELINE: chunk bytes of pipelined device staging
     // (lib/core/device_pipeline.h); 0: off. (Here, it fills the padding.)
     uint32_t device_pipeline = 0;
-    // DEVICE_IPC: allreduce on device memory within a host through CUDA IPC
+    // DEVICE_IPC: allreduce and bcast on device memory within a host through CUDA IPC
     // (lib/core/device_ipc.h).
     bool device_ipc = true;
 };

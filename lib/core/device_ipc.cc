@@ -1,4 +1,4 @@
-// Allreduce on device memory through CUDA IPC (device_ipc.h): the cache of
+// Allreduce and bcast on device memory through CUDA IPC (device_ipc.h): the cache of
 // mappings, the decision, and the collective's coroutine.
 #include "lib/core/device_ipc.h"
 
@@ -80,11 +80,16 @@ bool device_ipc_applies(const CollRequest &r) {
     auto *s = dynamic_cast<const DeviceStaging *>(r.staging.get());
     const coll::Args &a = r.nargs;
     if (s == nullptr || !UCC_CUDA_COMPONENT_HAS(s->ops, ipc_close) || !ctx.tuning.device_ipc ||
-        ctx.sim != nullptr || a.type != UCC_COLL_TYPE_ALLREDUCE || r.checked ||
-        r.active_set != nullptr || r.alg == nullptr || r.alg->onesided ||
-        t.sync_type == UCC_SYNC_COLLECTIVES || a.generic != nullptr || a.esize == 0 ||
-        !s->copies.dst_device || !(a.inplace || s->copies.src_device) ||
-        s->ops->reduce_supported(a.dt, a.op) == 0 || t.size < 2 || t.size > kMaxIpcRanks) {
+        ctx.sim != nullptr || r.checked || r.active_set != nullptr || r.alg == nullptr ||
+        r.alg->onesided || t.sync_type == UCC_SYNC_COLLECTIVES || a.generic != nullptr ||
+        a.esize == 0 || t.size < 2 || t.size > kMaxIpcRanks) {
+        return false;
+    }
+    const bool allreduce = a.type == UCC_COLL_TYPE_ALLREDUCE && s->copies.dst_device &&
+                           (a.inplace || s->copies.src_device) &&
+                           s->ops->reduce_supported(a.dt, a.op) != 0;
+    const bool bcast = a.type == UCC_COLL_TYPE_BCAST && s->copies.src_device;
+    if (!allreduce && !bcast) {
         return false;
     }
     // Every member on this host (the transport's node keys, not NODE_SIZE's).
@@ -241,7 +246,7 @@ int gather_blocks(const coll::Args &a, uint32_t n, uint32_t me, DeviceStaging &s
 // when queuing its work failed (rc).
 ucc::Task stream_reached(ucc::coll::Coll &c, DeviceStaging &s, int rc, uint32_t value, bool *fine) {
     if (rc != 0) {
-        UCC_LOG(*s.log, kError, "allreduce over CUDA IPC: queuing step %u: %s", value,
+        UCC_LOG(*s.log, kError, "over CUDA IPC: queuing step %u: %s", value,
                 s.ops->error_string(rc));
         *fine = false;
         co_return UCC_OK;
@@ -262,8 +267,12 @@ ucc::Task run_device_ipc(ucc::coll::Coll &c, ucc::coll::AlgFn alg, DeviceStaging
     std::vector<IpcCard> cards(n);
     IpcCard &mine = cards[me];
     mine.pid = static_cast<int32_t>(getpid());
-    mine.ok = s.take_words() == 0 && export_buffer(s.ops, a.dst, &mine.dst) &&
-              export_buffer(s.ops, a.inplace ? a.dst : a.src, &mine.src);
+    // (bcast: its one buffer is src at every member.)
+    const bool bcast = a.type == UCC_COLL_TYPE_BCAST;
+    void *const my_src = bcast || !a.inplace ? a.src : a.dst;
+    void *const my_dst = bcast ? a.src : a.dst;
+    mine.ok = s.take_words() == 0 && export_buffer(s.ops, my_dst, &mine.dst) &&
+              export_buffer(s.ops, my_src, &mine.src);
     {
         c.set_step_space(tag::kIpcSteps);
         ucc::coll::ReqList reqs = c.req_list(2 * (n - 1));
@@ -290,8 +299,10 @@ ucc::Task run_device_ipc(ucc::coll::Coll &c, ucc::coll::AlgFn alg, DeviceStaging
         if (cards[p].ok == 0) {
             ok = 0;
         } else if (p == me) {
-            srcs[p] = static_cast<uint8_t *>(a.inplace ? a.dst : a.src);
-            dsts[p] = static_cast<uint8_t *>(a.dst);
+            srcs[p] = static_cast<uint8_t *>(my_src);
+            dsts[p] = static_cast<uint8_t *>(my_dst);
+        } else if (bcast && p != a.root) {
+            continue;  // (a bcast reads only the root's buffer)
         } else {
             srcs[p] = import_buffer(cards[p], cards[p].src, s);
             dsts[p] = import_buffer(cards[p], cards[p].dst, s);
@@ -299,7 +310,7 @@ ucc::Task run_device_ipc(ucc::coll::Coll &c, ucc::coll::AlgFn alg, DeviceStaging
         }
     }
     UCC_CO_TRY(co_await agree(c, kAgree, &ok));
-    UCC_LOG(*s.log, kDebug, "allreduce of %llu elements on CUDA memory: %s",
+    UCC_LOG(*s.log, kDebug, "%s of %llu elements on CUDA memory: %s", bcast ? "bcast" : "allreduce",
             static_cast<unsigned long long>(a.count),
             ok ? "over CUDA IPC" : "staged (a member could not map its peers' buffers)");
     if (!ok) {
@@ -312,6 +323,21 @@ ucc::Task run_device_ipc(ucc::coll::Coll &c, ucc::coll::AlgFn alg, DeviceStaging
     }
     s.direct = true;
     bool fine = true;
+    if (bcast) {
+        // A non-root copies the root's buffer (device to device); then the
+        // closing barrier.
+        int rc = 0;
+        if (me != a.root) {
+            rc = s.ops->copy_async(a.src, srcs[a.root], a.count * a.esize, s.stream);
+        }
+        if (rc == 0) {
+            rc = s.ops->stream_write_value(s.stream, reinterpret_cast<uint32_t *>(s.words), 1);
+        }
+        UCC_CO_TRY(co_await stream_reached(c, s, rc, 1, &fine));
+        uint8_t copied = fine ? 1 : 0;
+        UCC_CO_TRY(co_await agree(c, kDone, &copied));
+        co_return copied != 0 ? UCC_OK : UCC_ERR_NO_RESOURCE;
+    }
     UCC_CO_TRY(co_await stream_reached(c, s, reduce_block(a, n, me, s, srcs), 1, &fine));
     uint8_t reduced = fine ? 1 : 0;
     UCC_CO_TRY(co_await agree(c, kReduced, &reduced));

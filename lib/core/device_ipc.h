@@ -1,4 +1,4 @@
-// Allreduce on CUDA device memory within one host through CUDA IPC: each
+// Allreduce (and bcast) on CUDA device memory within one host through CUDA IPC: each
 // rank reads its peers' device buffers directly (a handle of each, opened
 // once and cached), so no byte of the vector goes through host memory.
 //
@@ -32,8 +32,13 @@
 // message rounds; no PCIe crossing. Staging pays count elements each way
 // over PCIe and the host's reduction.
 //
-// Applies to allreduce with src (or in place dst) and dst device memory,
-// a (datatype, op) the kernels support, 2 to kMaxIpcRanks members all on
+// Bcast takes the same path: cards and agreement (a non-root maps only the
+// root's buffer), then each non-root copies the root's buffer into its own
+// (device to device), then the closing barrier.
+//
+// Applies to allreduce with src (or in place dst) and dst device memory
+// and a (datatype, op) the kernels support, and to bcast with a device
+// buffer; 2 to kMaxIpcRanks members all on
 // one host, no member checking arguments or synchronising collectives, no
 // active set, DEVICE_IPC set (the default); every member must pass device
 // memory (as the reference's TL/CUDA assumes: a member with host buffers

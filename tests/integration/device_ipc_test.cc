@@ -1,4 +1,4 @@
-// Allreduce on CUDA memory within a host through CUDA IPC (lib/core/device_ipc.h),
+// Allreduce and bcast on CUDA memory within a host through CUDA IPC (lib/core/device_ipc.h),
 // without a GPU: ranks over UCX in one process with the fake component
 // (tests/fake_cuda), whose "device" memory the CPU cannot touch and whose
 // "kernels" reduce it on a stream thread. One process: the ranks read each
@@ -158,6 +158,38 @@ TEST_P(DeviceIpc, AvgAndMax) {
             }
             EXPECT_EQ(a[i], sum / static_cast<float>(n())) << "rank " << r << " element " << i;
             EXPECT_EQ(m[i], static_cast<int64_t>(n()) - 6) << "rank " << r << " element " << i;
+        }
+    }
+}
+
+// Bcast: every non-root copies the root's buffer, device to device; persistent.
+TEST_P(DeviceIpc, BcastCopiesTheRootsBufferDeviceToDevice) {
+    constexpr size_t kBytes = 100'001;
+    for (const uint32_t root : {0u, n() - 1}) {
+        std::vector<ucc_coll_args_t> args(n());
+        std::vector<void *> buf(n());
+        for (uint32_t r = 0; r < n(); ++r) {
+            std::vector<uint8_t> v(kBytes);
+            for (size_t i = 0; i < kBytes; ++i) {
+                v[i] = static_cast<uint8_t>(r == root ? i * 7 + 3 : 0xee);
+            }
+            buf[r] = dev_.make(v);
+            args[r] = {};
+            args[r].coll_type = UCC_COLL_TYPE_BCAST;
+            args[r].root = root;
+            args[r].src.info = {buf[r], kBytes, UCC_DT_INT8, UCC_MEMORY_TYPE_CUDA};
+        }
+        const uint64_t to_host = stat(kToHost);
+        const uint64_t d2d = stat(kDeviceToDevice);
+        run(args, 2);
+        EXPECT_EQ(stat(kToHost), to_host) << "root " << root;
+        EXPECT_EQ(stat(kDeviceToDevice) - d2d, 2 * (n() - 1) * kBytes) << "root " << root;
+        for (uint32_t r = 0; r < n(); ++r) {
+            const auto got = dev_.read<uint8_t>(buf[r], kBytes);
+            for (size_t i = 0; i < kBytes; i += 997) {
+                ASSERT_EQ(got[i], static_cast<uint8_t>(i * 7 + 3))
+                    << "root " << root << " rank " << r << " byte " << i;
+            }
         }
     }
 }
