@@ -617,9 +617,9 @@ ucc_status_t start_request(CollRequest *r, double deadline) {
     // Device memory within a host through CUDA IPC (device_ipc.h): the
     // collective runs on the user's buffers and stages only when a member
     // could not map its peers'.
-    const bool ipc =
-        r->staging && !r->trivial && !ctx.tl_timing_only && ucc::core::device_ipc_applies(*r);
-    if (r->staging && !r->trivial && !ctx.tl_timing_only && !ipc) {
+    const bool staged = r->staging && !r->trivial && !ctx.tl_timing_only;
+    const bool ipc = staged && ucc::core::device_ipc_applies(*r);
+    if (staged && !ipc) {
         chunks = ucc::core::device_pipeline_chunks(*r, &chunk_elems);
         const ucc_status_t st = chunks > 0 ? static_cast<ucc::core::DeviceStaging &>(*r->staging)
                                                  .stage_in_chunks(r->nargs, chunk_elems, chunks)

@@ -15,7 +15,8 @@ int IpcCache::acquire(const uint8_t *handle, void **base, void **pin) {
     Key key;
     std::memcpy(key.data(), handle, key.size());
     auto it = entries_.find(key);
-    if (it == entries_.end()) {
+    const bool fresh = it == entries_.end();
+    if (fresh) {
         void *p = nullptr;
         if (const int rc = ops_->ipc_open(handle, &p); rc != 0) {
             return rc;
@@ -23,26 +24,24 @@ int IpcCache::acquire(const uint8_t *handle, void **base, void **pin) {
         it = entries_.emplace(key, Entry{p, 0, 0}).first;
     }
     Entry &e = it->second;
+    idle_ -= e.users == 0 && !fresh ? 1 : 0;
     e.users++;
     e.last_use = ++clock_;
     *base = e.base;
     *pin = &e;
-    trim();
     return 0;
 }
 
 void IpcCache::release(void *pin) {
     auto *e = static_cast<Entry *>(pin);
-    e->users--;
-    trim();
+    if (--e->users == 0) {
+        idle_++;
+        trim();
+    }
 }
 
 void IpcCache::trim() {
-    size_t idle = 0;
-    for (const auto &[key, e] : entries_) {
-        idle += e.users == 0 ? 1 : 0;
-    }
-    while (idle > kMaxIdle) {
+    while (idle_ > kMaxIdle) {
         auto oldest = entries_.end();
         for (auto it = entries_.begin(); it != entries_.end(); ++it) {
             if (it->second.users == 0 &&
@@ -52,7 +51,7 @@ void IpcCache::trim() {
         }
         ops_->ipc_close(oldest->second.base);
         entries_.erase(oldest);
-        idle--;
+        idle_--;
     }
 }
 

@@ -39,6 +39,7 @@ class IpcCache {
     const ucc_cuda_component_t *ops_;
     std::map<Key, Entry> entries_;
     uint64_t clock_ = 0;
+    size_t idle_ = 0;  // entries no request pins
 };
 
 }  // namespace ucc::core
