@@ -40,9 +40,23 @@ struct SpanInfo {
 // Compute-cost classes the world charges virtual time for: copies and
 // reductions of `bytes`, and the library's own time for one collective call
 // (kCall, bytes unused: the network's o_call) and for initialising and
-// finalizing one (kInit: o_init), and a copy of `bytes` between a rank's GPU
-// and its host memory (kDeviceCopy: pcie_lat + bytes / pcie_bw).
-enum class Work : uint8_t { kCopy, kReduce, kCall, kInit, kDeviceCopy };
+// finalizing one (kInit: o_init), a copy of `bytes` between a rank's GPU
+// and its host memory (kDeviceCopy: pcie_lat + bytes / pcie_bw), and work on
+// the rank's GPU within a node (lib/core/device_ipc.h): a copy within the GPU
+// (kGpuCopy) or from a peer GPU's memory (kGpuPeerCopy), a reduction kernel
+// writing `bytes` on inputs of its own GPU (kGpuReduce) or one of a peer's
+// (kGpuPeerReduce) (the network model's gpu_copy_ps and gpu_reduce_ps).
+enum class Work : uint8_t {
+    kCopy,
+    kReduce,
+    kCall,
+    kInit,
+    kDeviceCopy,
+    kGpuCopy,
+    kGpuPeerCopy,
+    kGpuReduce,
+    kGpuPeerReduce
+};
 
 // What the world may run on a waiting rank's behalf (idle_draining): one pass
 // of progress that never waits. Returns true when the pass did something the

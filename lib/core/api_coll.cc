@@ -617,8 +617,12 @@ ucc_status_t start_request(CollRequest *r, double deadline) {
     // Device memory within a host through CUDA IPC (device_ipc.h): the
     // collective runs on the user's buffers and stages only when a member
     // could not map its peers'.
+    // (On the simulator, which stages nothing, the same decision picks the
+    // protocol's simulated form: the GPU and NVLink costs charged.)
     const bool staged = r->staging && !r->trivial && !ctx.tl_timing_only;
-    const bool ipc = staged && ucc::core::device_ipc_applies(*r);
+    const bool ipc =
+        (staged || (ctx.sim != nullptr && !r->trivial)) && ucc::core::device_ipc_applies(*r);
+    r->over_ipc = ipc;
     if (staged && !ipc) {
         chunks = ucc::core::device_pipeline_chunks(*r, &chunk_elems);
         const ucc_status_t st = chunks > 0 ? static_cast<ucc::core::DeviceStaging &>(*r->staging)
@@ -712,7 +716,7 @@ ucc_status_t start_request(CollRequest *r, double deadline) {
     if (ctx.sim != nullptr) {
         ucc::SpanInfo &sp = r->span;
         sp.collective = ucc::core::coll_type_name(r->args.coll_type);
-        sp.algorithm = r->alg != nullptr ? r->alg->name : "none (refused)";
+        sp.algorithm = ipc ? "cuda_ipc" : r->alg != nullptr ? r->alg->name : "none (refused)";
         sp.dtype = r->nargs.esize != 0 ? ucc::dt::name(r->nargs.dt) : "none";
         sp.team_id = t.id;
         sp.seq = seq;
@@ -729,11 +733,17 @@ ucc_status_t start_request(CollRequest *r, double deadline) {
     ucc::alloc_site(ctx.sim, ucc::AllocSite::kCollTask);
     const bool sync = t.sync_type == UCC_SYNC_COLLECTIVES;
     if (ipc) {
-        auto &ds = static_cast<ucc::core::DeviceStaging &>(*r->staging);
-        if (!ctx.ipc) {
-            ctx.ipc = std::make_shared<ucc::core::IpcCache>(ds.ops);
+        std::unique_ptr<ucc::core::IpcDevice> dev;
+        if (ctx.sim != nullptr) {
+            dev = ucc::core::sim_ipc_device(*ctx.sim, ctx.log);
+        } else {
+            auto &ds = static_cast<ucc::core::DeviceStaging &>(*r->staging);
+            if (!ctx.ipc) {
+                ctx.ipc = std::make_shared<ucc::core::IpcCache>(ds.ops);
+            }
+            dev = ucc::core::stream_ipc_device(ds, ctx.ipc);
         }
-        r->task = ucc::core::run_device_ipc(*r->coll, r->alg->run, ds, ctx.ipc, &r->scratch,
+        r->task = ucc::core::run_device_ipc(*r->coll, r->alg->run, std::move(dev), &r->scratch,
                                             r->timeout > 0 && ctx.timeout_copy);
     } else if (chunks > 0) {
         r->task = ucc::core::run_device_pipeline(

@@ -36,6 +36,12 @@
 // root's buffer), then each non-root copies the root's buffer into its own
 // (device to device), then the closing barrier.
 //
+// Where the device work runs is an IpcDevice: the CUDA component's stream on
+// real processes (ipc_device_stream.cc), or, on the simulator, the ranks'
+// host memory with each operation charged to the rank's clock at the network
+// model's GPU and NVLink rates (ipc_device_sim.cc): the same protocol, its
+// messages simulated like any others.
+//
 // Applies to allreduce with src (or in place dst) and dst device memory
 // and a (datatype, op) the kernels support, and to bcast with a device
 // buffer; 2 to kMaxIpcRanks members all on
@@ -53,23 +59,76 @@
 #include "lib/cuda_component.h"
 #include "lib/util/task.h"
 
+namespace ucc {
+class SimulatedWorld;
+}
+
 namespace ucc::core {
 
 struct CollRequest;
 struct DeviceStaging;
+class Logger;
 
 // The most members the IPC path runs with (its first exchange is n^2 messages).
 inline constexpr uint32_t kMaxIpcRanks = 32;
+
+// What a member tells the others of one buffer.
+struct IpcBuffer {
+    uint8_t handle[UCC_CUDA_IPC_HANDLE_BYTES];
+    uint64_t offset;   // in its allocation
+    uint64_t address;  // as the member sees it (a peer of the same process reads it there)
+};
+
+struct IpcCard {
+    uint32_t ok;    // the member exported its buffers
+    int32_t pid;    // its process (IpcDevice::pid)
+    IpcBuffer src;  // (in place: the dst's)
+    IpcBuffer dst;
+};
+
+// Where the protocol's device work runs. Operations are queued in order and
+// return an error code (0: queued); `peer`: an input is in a peer's memory.
+class IpcDevice {
+  public:
+    virtual ~IpcDevice() = default;
+    // The process whose addresses this member's cards carry.
+    virtual int32_t pid() const = 0;
+    // What the post needs before its card (false: this member cannot take part).
+    virtual bool ready() = 0;
+    virtual bool export_buffer(const void *p, IpcBuffer *out) = 0;
+    // A buffer of another process's card, mapped here (nullptr: it cannot be).
+    virtual uint8_t *import_buffer(const IpcBuffer &b) = 0;
+    virtual int reduce(const ucc::coll::Args &a, void *dst, const void *x, const void *y,
+                       uint64_t count, bool peer) = 0;
+    virtual int avg(const ucc::coll::Args &a, void *buf, uint64_t count, uint32_t n) = 0;
+    virtual int copy(void *dst, const void *src, uint64_t bytes, bool peer) = 0;
+    // A device block of at least `bytes` for an in-place accumulation.
+    virtual int scratch(uint64_t bytes, void **out) = 0;
+    // Waits (without blocking) for the work queued so far; `rc`: queuing
+    // failed (logged, *fine false). `step` numbers the waits of a post.
+    virtual ucc::Task reached(ucc::coll::Coll &c, int rc, uint32_t step, bool *fine) = 0;
+    // A member could not map its peers': `alg` on staged copies instead.
+    virtual ucc::Task staged(ucc::coll::Coll &c, ucc::coll::AlgFn alg,
+                             ucc::coll::ScratchCache *scratch, bool may_end_early) = 0;
+    // The collective runs on the user's buffers (nothing to copy back).
+    virtual void direct() {}
+    virtual Logger &log() = 0;
+};
 
 // Whether `r`'s post takes the IPC path (the conditions above; the same at
 // every member, from the arguments, the team and the configuration).
 bool device_ipc_applies(const CollRequest &r);
 
+// The component's stream (the staging's) and the context's cache of mappings.
+std::unique_ptr<IpcDevice> stream_ipc_device(DeviceStaging &s, std::shared_ptr<IpcCache> cache);
+// The simulator's: host memory (nothing moved in a timing-only run), each
+// operation charged to the rank's clock (lib/simulated.h Work::kGpu*).
+std::unique_ptr<IpcDevice> sim_ipc_device(ucc::SimulatedWorld &world, Logger &log);
+
 // The post's collective: the protocol above on `c`'s arguments (the user's
 // device buffers), or `alg` on staged copies when a member could not map
 // its peers (`scratch`: the request's scratch buffers).
-ucc::Task run_device_ipc(ucc::coll::Coll &c, ucc::coll::AlgFn alg, DeviceStaging &s,
-                         std::shared_ptr<IpcCache> cache, ucc::coll::ScratchCache *scratch,
-                         bool may_end_early);
+ucc::Task run_device_ipc(ucc::coll::Coll &c, ucc::coll::AlgFn alg, std::unique_ptr<IpcDevice> dev,
+                         ucc::coll::ScratchCache *scratch, bool may_end_early);
 
 }  // namespace ucc::core

@@ -71,7 +71,7 @@ bool plan_device_copies(const ucc::coll::Args &a, uint32_t size, uint32_t rank, 
 void charge_device_copies(CollRequest &r, bool out) {
     const coll::Args &a = r.nargs;
     Context &ctx = *r.team->ctx;
-    if (ctx.sim == nullptr || r.trivial ||
+    if (ctx.sim == nullptr || r.trivial || r.over_ipc ||
         (a.src_mem != UCC_MEMORY_TYPE_CUDA && a.dst_mem != UCC_MEMORY_TYPE_CUDA)) {
         return;
     }

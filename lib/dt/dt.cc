@@ -80,11 +80,12 @@ struct TypeInfo {
     Class cls;
     ReduceFn ops[kOpCount];  // nullptr: unsupported
     AvgFn avg;
+    bool device;  // a GPU has the type (elem.h kDevice)
 };
 
 template <class Tr>
 constexpr TypeInfo make_info(const char *name) {
-    TypeInfo t{name, Tr::kSize, Tr::kClass, {}, &avg_kernel<Tr>};
+    TypeInfo t{name, Tr::kSize, Tr::kClass, {}, &avg_kernel<Tr>, Tr::kDevice};
     for_each_op<Tr>([&t]<class Op>(ucc_reduction_op_t op) { t.ops[op] = &reduce_kernel<Tr, Op>; });
     return t;
 }
@@ -239,6 +240,11 @@ bool reduction_supported(ucc_datatype_t dt, ucc_reduction_op_t op) {
         return (g->ops.flags & UCC_GENERIC_DT_OPS_FLAG_REDUCE) != 0 && g->ops.reduce.cb != nullptr;
     }
     return kernel_of(dt, op) != nullptr;
+}
+
+bool device_reducible(ucc_datatype_t dt, ucc_reduction_op_t op) {
+    const TypeInfo *t = info_of(dt);
+    return t != nullptr && t->device && kernel_of(dt, op) != nullptr;
 }
 
 ReduceFn reduce_fn(ucc_datatype_t dt, ucc_reduction_op_t op) {

@@ -75,6 +75,10 @@ ucc_status_t unpack(const Generic &g, void *buf, uint64_t count, const uint8_t *
 //   generic: iff FLAG_REDUCE is set and reduce.cb != NULL, whatever op is
 // Everything else (bogus datatype or op values included) is unsupported.
 bool reduction_supported(ucc_datatype_t dt, ucc_reduction_op_t op);
+// The part of that matrix a GPU reduces (the CUDA component's kernels run the
+// same element functions, elem.h): every predefined type but those a GPU does
+// not have (float128, float128_complex: kDevice false); never generic types.
+bool device_reducible(ucc_datatype_t dt, ucc_reduction_op_t op);
 
 // dst[i] = a[i] op b[i] for i in [0, count), for a supported predefined (dt, op). dst
 // may be the same pointer as a or b (but must not overlap them partially); buffers

@@ -24,7 +24,8 @@ const char *const kKnownKeys =
     "reduce, jitter, nic_bw, nic_rate, node_bw, rndv, rndv_inter, rndv_intra, bcopy, bcopy_intra, "
     "bcopy_inter, o_bcopy, short, short_intra, short_inter, zcopy, zcopy_intra, zcopy_inter, "
     "dma_read, sharp_lat, sharp_bw, cma, o_cma, cache, cma_mem, copy_mem, reduce_mem, "
-    "cma_written, o_cma_written, cma_mem_written, cores, wake, noise_hz, noise, pcie_lat, pcie_bw";
+    "cma_written, o_cma_written, cma_mem_written, cores, wake, noise_hz, noise, pcie_lat, pcie_bw, "
+    "gpu_lat, gpu_bw, gpu_reduce_bw, nvlink_bw";
 const char *const kKnownPresets = "ideal, hdr, eth100, slow";
 
 struct Unit {
@@ -365,6 +366,18 @@ std::string NetworkModel::describe() const {
     if (pcie_bw_bps != 0) {
         s += ",pcie_bw=" + format_bandwidth(pcie_bw_bps);
     }
+    if (gpu_lat_ps != 0) {
+        s += ",gpu_lat=" + format_time_ps(gpu_lat_ps);
+    }
+    if (gpu_bw_bps != 0) {
+        s += ",gpu_bw=" + format_bandwidth(gpu_bw_bps);
+    }
+    if (gpu_reduce_bps != 0) {
+        s += ",gpu_reduce_bw=" + format_bandwidth(gpu_reduce_bps);
+    }
+    if (nvlink_bw_bps != 0) {
+        s += ",nvlink_bw=" + format_bandwidth(nvlink_bw_bps);
+    }
     return s;
 }
 
@@ -468,7 +481,7 @@ ucc_status_t parse_network(const char *spec, NetworkModel *out, std::string *err
                    key == "o_send" || key == "o_recv" || key == "g" || key == "jitter" ||
                    key == "sharp_lat" || key == "o_bcopy" || key == "o_call" || key == "o_init" ||
                    key == "dma_read" || key == "wake" || key == "o_cma" || key == "o_cma_written" ||
-                   key == "noise" || key == "pcie_lat") {
+                   key == "noise" || key == "pcie_lat" || key == "gpu_lat") {
             if (!parse_time(val, &t)) {
                 return bad_value(time_expect);
             }
@@ -506,6 +519,8 @@ ucc_status_t parse_network(const char *spec, NetworkModel *out, std::string *err
                 m.noise_ps = t;
             } else if (key == "pcie_lat") {
                 m.pcie_lat_ps = t;
+            } else if (key == "gpu_lat") {
+                m.gpu_lat_ps = t;
             } else {
                 m.jitter_max_ps = t;
             }
@@ -544,7 +559,8 @@ ucc_status_t parse_network(const char *spec, NetworkModel *out, std::string *err
             m.cores = cores;
         } else if (key == "nic_bw" || key == "node_bw" || key == "sharp_bw" || key == "cma" ||
                    key == "cma_mem" || key == "copy_mem" || key == "reduce_mem" ||
-                   key == "cma_written" || key == "cma_mem_written" || key == "pcie_bw") {
+                   key == "cma_written" || key == "cma_mem_written" || key == "pcie_bw" ||
+                   key == "gpu_bw" || key == "gpu_reduce_bw" || key == "nvlink_bw") {
             if (!parse_bandwidth(val, &bw)) {
                 return bad_value(bw_expect);
             }
@@ -557,6 +573,9 @@ ucc_status_t parse_network(const char *spec, NetworkModel *out, std::string *err
              : key == "copy_mem"        ? m.copy_mem_bps
              : key == "reduce_mem"      ? m.reduce_mem_bps
              : key == "pcie_bw"         ? m.pcie_bw_bps
+             : key == "gpu_bw"          ? m.gpu_bw_bps
+             : key == "gpu_reduce_bw"   ? m.gpu_reduce_bps
+             : key == "nvlink_bw"       ? m.nvlink_bw_bps
                                         : m.sharp_bw_bps) = bw;
         } else if (key == "bcopy" || key == "bcopy_intra" || key == "bcopy_inter") {
             if (!parse_bandwidth(val, &bw)) {

@@ -61,7 +61,14 @@
 // staging costs (lib/core/device_staging.h): each copy between the rank's GPU
 // and its host memory, the inputs at a post and the outputs at a completion,
 // takes the rank pcie_lat (the copy's launch and the wait for it) plus bytes /
-// pcie_bw; both 0 (every preset's default): free.
+// pcie_bw; both 0 (every preset's default): free. Within a node, ranks on
+// device memory may read each other's GPUs directly (lib/core/device_ipc.h):
+// there each operation queued on a rank's GPU takes gpu_lat (its launch and
+// the wait for it) plus its bytes at a rate: a copy within the GPU gpu_bw, a
+// copy from a peer's GPU nvlink_bw (the link between GPUs: NVLink, or PCIe
+// peer to peer), a reduction kernel gpu_reduce_bw (bytes of its output), or
+// the lower of gpu_reduce_bw and nvlink_bw when an input is a peer's; each 0
+// (every preset's default): free.
 // The operating system's periodic work (noise_hz, noise; each 0: none):
 // noise_hz times a second every core of a node is taken from its rank for
 // `noise` (a detour), the node's cores at the same instants (Linux's
@@ -75,6 +82,7 @@
 // bytes per second (0 means infinitely fast), so costs are exact integers.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -138,6 +146,12 @@ struct NetworkModel {
     // A copy between a rank's GPU and its host memory (0: free).
     int64_t pcie_lat_ps = 0;
     uint64_t pcie_bw_bps = 0;
+    // Work on a rank's GPU (each 0: free): an operation's launch and wait,
+    // copies within it, reductions, reads of a peer GPU's memory.
+    int64_t gpu_lat_ps = 0;
+    uint64_t gpu_bw_bps = 0;
+    uint64_t gpu_reduce_bps = 0;
+    uint64_t nvlink_bw_bps = 0;
     // The operating system's detours: noise_hz times a second (0: none) every
     // core of a node stops for noise_ps, all of a node's cores at once.
     uint64_t noise_hz = 0;
@@ -242,6 +256,19 @@ struct NetworkModel {
     int64_t pcie_ps(uint64_t bytes) const {
         return bytes == 0 ? 0 : pcie_lat_ps + bytes_cost_ps(bytes, pcie_bw_bps);
     }
+    // A copy of `bytes` on a rank's GPU, from its own memory or (`peer`) a peer GPU's.
+    int64_t gpu_copy_ps(uint64_t bytes, bool peer) const {
+        return bytes == 0 ? 0
+                          : gpu_lat_ps + bytes_cost_ps(bytes, peer ? nvlink_bw_bps : gpu_bw_bps);
+    }
+    // A reduction kernel writing `bytes`, an input in a peer GPU's memory when `peer`.
+    int64_t gpu_reduce_ps(uint64_t bytes, bool peer) const {
+        if (bytes == 0) {
+            return 0;
+        }
+        return gpu_lat_ps + std::max(bytes_cost_ps(bytes, gpu_reduce_bps),
+                                     peer ? bytes_cost_ps(bytes, nvlink_bw_bps) : 0);
+    }
     int64_t reduce_ps(uint64_t bytes, uint64_t working = 0) const {
         return bytes_cost_ps(bytes, beyond_cache(bytes, working, reduce_bps, reduce_mem_bps));
     }
@@ -266,7 +293,8 @@ bool network_preset(const std::string &name, NetworkModel *out);
 // short_intra, short_inter; zcopy, zcopy_intra, zcopy_inter; dma_read;
 // sharp_lat, sharp_bw; cma, o_cma, cache, cma_mem, copy_mem, reduce_mem;
 // cma_written, o_cma_written, cma_mem_written;
-// cores, wake; noise_hz, noise; pcie_lat, pcie_bw.
+// cores, wake; noise_hz, noise; pcie_lat, pcie_bw; gpu_lat, gpu_bw,
+// gpu_reduce_bw, nvlink_bw.
 // Times take a unit (ps, ns, us, ms, s; a bare 0 is
 // allowed); bandwidths take B/s, KB/s, MB/s, GB/s (or KiB/s, MiB/s, GiB/s),
 // or "inf"; nic_rate a count per second (215M, 1.5G; 0: off); cores a

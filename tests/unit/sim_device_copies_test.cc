@@ -71,7 +71,7 @@ Outcome simulate(const char *network, ucc_memory_type_t mem, bool inplace, size_
     return run;
 }
 
-constexpr const char *kPcie = "hdr,jitter=0,pcie_lat=8us,pcie_bw=25GB/s";
+constexpr const char *kPcie = "hdr,ppn=1,jitter=0,pcie_lat=8us,pcie_bw=25GB/s";
 constexpr double kCopy = 8e-6 + 4096 / 25e9;  // one copy of the 4 KiB buffer
 
 TEST(SimDeviceCopies, EachStagingCopyCostsPcieLatencyPlusBytesOverBandwidth) {
@@ -118,8 +118,8 @@ TEST(SimDeviceCopies, APipelinedPostWaitsForOneChunkEachWay) {
 }
 
 TEST(SimDeviceCopies, ANetworkWithoutPcieCostsChargesNothing) {
-    const Outcome host = simulate("hdr,jitter=0", UCC_MEMORY_TYPE_HOST, false);
-    const Outcome cuda = simulate("hdr,jitter=0", UCC_MEMORY_TYPE_CUDA, false);
+    const Outcome host = simulate("hdr,ppn=1,jitter=0", UCC_MEMORY_TYPE_HOST, false);
+    const Outcome cuda = simulate("hdr,ppn=1,jitter=0", UCC_MEMORY_TYPE_CUDA, false);
     for (uint32_t r = 0; r < kRanks; ++r) {
         EXPECT_EQ(cuda.took[r], host.took[r]) << "rank " << r;
     }

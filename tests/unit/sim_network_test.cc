@@ -120,6 +120,9 @@ TEST(SimNetwork, Errors) {
     parse_err("noise_hz=fast");
     parse_err("pcie_bw=fast");
     parse_err("pcie_lat=3");  // a time needs its unit
+    parse_err("gpu_lat=2");
+    parse_err("nvlink_bw=fast");
+    parse_err("gpu_reduce_bw=3GB");
 }
 
 TEST(SimNetwork, DescribeParsesBack) {
@@ -134,6 +137,7 @@ TEST(SimNetwork, DescribeParsesBack) {
                              "hdr,zcopy_intra=8K,cma=7.5GB/s,o_cma=1.5us,cache=512K,cma_mem=4GB/s,"
                              "copy_mem=9GB/s,reduce_mem=3GB/s,cores=2,wake=1.5us",
                              "hdr,noise_hz=1000,noise=2.5us", "hdr,pcie_lat=8us,pcie_bw=25GB/s",
+                             "hdr,gpu_lat=4us,gpu_bw=2TB/s,gpu_reduce_bw=1.5TB/s,nvlink_bw=300GB/s",
                              "hdr,zcopy_intra=8K,cma=16GB/s,o_cma=1.9us,cache=2M,cma_mem=7GB/s,"
                              "cma_written=6GB/s,o_cma_written=2.5us,cma_mem_written=5GB/s"}) {
         NetworkModel m = parse_ok(spec);
@@ -149,6 +153,10 @@ TEST(SimNetwork, DescribeParsesBack) {
         EXPECT_EQ(back.noise_ps, m.noise_ps);
         EXPECT_EQ(back.pcie_lat_ps, m.pcie_lat_ps);
         EXPECT_EQ(back.pcie_bw_bps, m.pcie_bw_bps);
+        EXPECT_EQ(back.gpu_lat_ps, m.gpu_lat_ps);
+        EXPECT_EQ(back.gpu_bw_bps, m.gpu_bw_bps);
+        EXPECT_EQ(back.gpu_reduce_bps, m.gpu_reduce_bps);
+        EXPECT_EQ(back.nvlink_bw_bps, m.nvlink_bw_bps);
         EXPECT_EQ(back.node_bw_bps, m.node_bw_bps);
         EXPECT_EQ(back.rndv_inter, m.rndv_inter);
         EXPECT_EQ(back.rndv_intra, m.rndv_intra);

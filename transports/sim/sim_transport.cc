@@ -1113,15 +1113,38 @@ void SimTransport::charge(Work kind, size_t bytes, uint64_t working) {
         return;
     }
     const NetworkModel &net = cluster_->net();
-    if ((kind == Work::kInit && net.o_init_ps == 0) ||
-        (kind == Work::kDeviceCopy && net.pcie_ps(bytes) == 0)) {
-        return;  // (a zero charge still books the rank's core)
+    int64_t ps = 0;
+    switch (kind) {
+        case Work::kCopy:
+            ps = net.copy_ps(bytes, working);
+            break;
+        case Work::kReduce:
+            ps = net.reduce_ps(bytes, working);
+            break;
+        case Work::kCall:
+            ps = net.o_call_ps;
+            break;
+        case Work::kInit:
+            ps = net.o_init_ps;
+            break;
+        case Work::kDeviceCopy:
+            ps = net.pcie_ps(bytes);
+            break;
+        case Work::kGpuCopy:
+        case Work::kGpuPeerCopy:
+            ps = net.gpu_copy_ps(bytes, kind == Work::kGpuPeerCopy);
+            break;
+        case Work::kGpuReduce:
+        case Work::kGpuPeerReduce:
+            ps = net.gpu_reduce_ps(bytes, kind == Work::kGpuPeerReduce);
+            break;
     }
-    cluster_->advance(rank_, kind == Work::kCopy     ? net.copy_ps(bytes, working)
-                             : kind == Work::kReduce ? net.reduce_ps(bytes, working)
-                             : kind == Work::kCall   ? net.o_call_ps
-                             : kind == Work::kInit   ? net.o_init_ps
-                                                     : net.pcie_ps(bytes));
+    // Work that may cost nothing is not charged at all (a zero charge still
+    // books the rank's core); copies and reductions on the CPU always are.
+    if (ps == 0 && kind != Work::kCopy && kind != Work::kReduce && kind != Work::kCall) {
+        return;
+    }
+    cluster_->advance(rank_, ps);
 }
 
 bool SimTransport::wants_working_set() const {

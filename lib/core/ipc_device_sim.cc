@@ -1,0 +1,85 @@
+// The IPC protocol's device work on the simulator (device_ipc.h IpcDevice):
+// simulated ranks live in one process and their "device" buffers are host
+// memory, so a peer's buffer is read at its address; each operation runs on
+// the host at once (nothing in a timing-only run, which moves no payload) and
+// charges the rank's clock what the GPU would take (lib/simulated.h
+// Work::kGpu*: the network model's gpu_lat, gpu_bw, gpu_reduce_bw,
+// nvlink_bw). The stream's operations run one after another, so the waits
+// cost nothing more; every member maps every peer, so nothing is staged.
+#include <cstring>
+#include <vector>
+
+#include "lib/core/device_ipc.h"
+#include "lib/dt/dt.h"
+#include "lib/simulated.h"
+
+namespace ucc::core {
+
+namespace {
+
+class SimIpc final : public IpcDevice {
+  public:
+    SimIpc(ucc::SimulatedWorld &world, Logger &log)
+        : world_(world), log_(log), move_(!world.timing_only()) {}
+
+    int32_t pid() const override { return 0; }  // (one process, and no real pid in a run)
+    bool ready() override { return true; }
+
+    bool export_buffer(const void *p, IpcBuffer *out) override {
+        std::memset(out, 0, sizeof(*out));
+        out->address = reinterpret_cast<uintptr_t>(p);
+        return true;
+    }
+    uint8_t *import_buffer(const IpcBuffer &) override {
+        return nullptr;
+    }  // (never another process)
+
+    int reduce(const ucc::coll::Args &a, void *dst, const void *x, const void *y, uint64_t count,
+               bool peer) override {
+        if (move_) {
+            ucc::dt::reduce(a.dt, a.op, dst, x, y, count);
+        }
+        world_.charge(peer ? ucc::Work::kGpuPeerReduce : ucc::Work::kGpuReduce, count * a.esize);
+        return 0;
+    }
+    int avg(const ucc::coll::Args &a, void *buf, uint64_t count, uint32_t n) override {
+        if (move_) {
+            ucc::dt::avg_finalize(a.dt, buf, count, n);
+        }
+        world_.charge(ucc::Work::kGpuReduce, count * a.esize);
+        return 0;
+    }
+    int copy(void *dst, const void *src, uint64_t bytes, bool peer) override {
+        if (move_ && bytes != 0) {
+            std::memmove(dst, src, bytes);
+        }
+        world_.charge(peer ? ucc::Work::kGpuPeerCopy : ucc::Work::kGpuCopy, bytes);
+        return 0;
+    }
+    int scratch(uint64_t bytes, void **out) override {
+        block_.resize(move_ ? bytes : 0);
+        *out = block_.data();
+        return 0;
+    }
+
+    ucc::Task reached(ucc::coll::Coll &, int, uint32_t, bool *) override { co_return UCC_OK; }
+    ucc::Task staged(ucc::coll::Coll &c, ucc::coll::AlgFn alg, ucc::coll::ScratchCache *,
+                     bool) override {
+        co_return co_await alg(c);  // (not reached: every member maps every peer)
+    }
+    Logger &log() override { return log_; }
+
+  private:
+    ucc::SimulatedWorld &world_;
+    Logger &log_;
+    const bool move_;
+    std::vector<uint8_t> block_;
+};
+
+}  // namespace
+
+std::unique_ptr<IpcDevice> sim_ipc_device(ucc::SimulatedWorld &world, Logger &log) {
+    return std::make_unique<SimIpc>(world, log);
+}
+
+}  // namespace ucc::core
