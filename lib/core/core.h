@@ -566,7 +566,7 @@ struct CollRequest : PoolAllocated<CollRequest> {
     Task task;
     Owner owner;
     bool persistent = false;
-    bool trivial = false;  // zero-size: completes at post without communication
+    bool trivial = false;   // zero-size: completes at post without communication
     bool over_ipc = false;  // the current post runs over CUDA IPC (device_ipc.h)
     bool has_cb = false;
     ucc_coll_callback_t cb{};
