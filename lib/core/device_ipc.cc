@@ -1,11 +1,12 @@
-// Allreduce and bcast on device memory through CUDA IPC (device_ipc.h): the
-// decision and the collective's protocol, whichever IpcDevice runs its work.
+// Collectives on device memory through CUDA IPC (device_ipc.h): the decision
+// and the protocol, whichever IpcDevice runs its work and whatever each
+// collective reads (device_ipc_steps.h).
 #include "lib/core/device_ipc.h"
 
-#include <algorithm>
 #include <vector>
 
 #include "lib/core/core.h"
+#include "lib/core/device_ipc_steps.h"
 #include "lib/core/device_staging.h"
 #include "lib/core/log.h"
 #include "lib/dt/dt.h"
@@ -39,10 +40,26 @@ bool device_ipc_applies(const CollRequest &r) {
         copies = s->copies;
         kernels = s->ops->reduce_supported(a.dt, a.op) != 0;
     }
-    const bool allreduce = a.type == UCC_COLL_TYPE_ALLREDUCE && copies.dst_device &&
-                           (a.inplace || copies.src_device) && kernels;
-    const bool bcast = a.type == UCC_COLL_TYPE_BCAST && copies.src_device;
-    if (!allreduce && !bcast) {
+    const bool input = a.inplace || copies.src_device;  // (in place: dst is the input)
+    bool fits = false;
+    switch (a.type) {
+        case UCC_COLL_TYPE_ALLREDUCE:
+        case UCC_COLL_TYPE_REDUCE_SCATTER:
+            fits = input && copies.dst_device && kernels;
+            break;
+        case UCC_COLL_TYPE_ALLGATHER:
+            fits = input && copies.dst_device;
+            break;
+        case UCC_COLL_TYPE_ALLTOALL:  // (in place, each block is read and written at once)
+            fits = !a.inplace && copies.src_device && copies.dst_device;
+            break;
+        case UCC_COLL_TYPE_BCAST:
+            fits = copies.src_device;
+            break;
+        default:
+            break;
+    }
+    if (!fits) {
         return false;
     }
     // Every member on this host (the transport's node keys, not NODE_SIZE's).
@@ -84,63 +101,25 @@ ucc::Task agree(ucc::coll::Coll &c, uint32_t step, uint8_t *flag) {
     co_return st;
 }
 
-// The first [first, first + len) elements of block q of count over n members.
-void block_of(uint64_t count, uint32_t n, uint32_t q, uint64_t *first, uint64_t *len) {
-    const uint64_t base = count / n;
-    const uint64_t extra = count % n;
-    *first = q * base + std::min<uint64_t>(q, extra);
-    *len = base + (q < extra ? 1 : 0);
-}
-
-// Step 1 at `me`: its block reduced in rank order into its dst (an error code).
-int reduce_block(const coll::Args &a, uint32_t n, uint32_t me, IpcDevice &dev,
-                 const std::vector<uint8_t *> &srcs) {
-    uint64_t first = 0;
-    uint64_t len = 0;
-    block_of(a.count, n, me, &first, &len);
-    if (len == 0) {
-        return 0;
-    }
-    const uint64_t off = first * a.esize;
-    const uint64_t bytes = len * a.esize;
-    uint8_t *out = static_cast<uint8_t *>(a.dst) + off;
-    // In place, from rank 2 on, the first steps would overwrite this rank's
-    // own input before its turn: they accumulate in a scratch block.
-    uint8_t *acc = out;
-    int rc = 0;
-    if (a.inplace && me >= 2) {
-        void *block = nullptr;
-        rc = dev.scratch(bytes, &block);
-        acc = static_cast<uint8_t *>(block);
-    }
-    for (uint32_t k = 1; k < n && rc == 0; ++k) {
-        // (Step 1 reads srcs[0] and srcs[1]; then the accumulator and srcs[k].)
-        const bool peer = k != me || (k == 1 && me != 0);
-        rc = dev.reduce(a, acc, k == 1 ? srcs[0] + off : acc, srcs[k] + off, len, peer);
-    }
-    if (rc == 0 && acc != out) {
-        rc = dev.copy(out, acc, bytes, false);
-    }
-    if (rc == 0 && a.op == UCC_OP_AVG) {
-        rc = dev.avg(a, out, len, n);
-    }
-    return rc;
-}
-
-// Step 2 at `me`: the other blocks from their owners' dst.
-int gather_blocks(const coll::Args &a, uint32_t n, uint32_t me, IpcDevice &dev,
-                  const std::vector<uint8_t *> &dsts) {
-    int rc = 0;
-    for (uint32_t q = 0; q < n && rc == 0; ++q) {
-        uint64_t first = 0;
-        uint64_t len = 0;
-        block_of(a.count, n, q, &first, &len);
-        if (q != me && len > 0) {
-            const uint64_t off = first * a.esize;
-            rc = dev.copy(static_cast<uint8_t *>(a.dst) + off, dsts[q] + off, len * a.esize, true);
+// Every member's card to every other.
+ucc::Task exchange_cards(ucc::coll::Coll &c, std::vector<IpcCard> &cards) {
+    const uint32_t n = c.size();
+    const uint32_t me = c.rank();
+    c.set_step_space(tag::kIpcSteps);
+    ucc::coll::ReqList reqs = c.req_list(2 * (n - 1));
+    for (uint32_t p = 0; p < n; ++p) {
+        if (p != me) {
+            reqs.push_back(c.recv_control(p, kCards, &cards[p], sizeof(IpcCard)));
         }
     }
-    return rc;
+    for (uint32_t p = 0; p < n; ++p) {
+        if (p != me) {
+            reqs.push_back(c.send_control(p, kCards, &cards[me], sizeof(IpcCard)));
+        }
+    }
+    const ucc_status_t st = co_await c.wait_all(reqs);
+    c.set_step_space(0);
+    co_return st;
 }
 
 }  // namespace
@@ -150,84 +129,65 @@ ucc::Task run_device_ipc(ucc::coll::Coll &c, ucc::coll::AlgFn alg, std::unique_p
     const coll::Args &a = c.args();
     const uint32_t n = c.size();
     const uint32_t me = c.rank();
-    // The cards: every member's to every other.
+    const IpcOwn own = ipc_own_buffers(a, me);
+    const bool reads_dst = ipc_reads_dst(a);
     std::vector<IpcCard> cards(n);
     IpcCard &mine = cards[me];
     mine.pid = dev->pid();
-    // (bcast: its one buffer is src at every member.)
-    const bool bcast = a.type == UCC_COLL_TYPE_BCAST;
-    void *const my_src = bcast || !a.inplace ? a.src : a.dst;
-    void *const my_dst = bcast ? a.src : a.dst;
-    mine.ok = dev->ready() && dev->export_buffer(my_dst, &mine.dst) &&
-              dev->export_buffer(my_src, &mine.src);
-    {
-        c.set_step_space(tag::kIpcSteps);
-        ucc::coll::ReqList reqs = c.req_list(2 * (n - 1));
-        for (uint32_t p = 0; p < n; ++p) {
-            if (p != me) {
-                reqs.push_back(c.recv_control(p, kCards, &cards[p], sizeof(IpcCard)));
-            }
-        }
-        for (uint32_t p = 0; p < n; ++p) {
-            if (p != me) {
-                reqs.push_back(c.send_control(p, kCards, &mine, sizeof(IpcCard)));
-            }
-        }
-        const ucc_status_t st = co_await c.wait_all(reqs);
-        c.set_step_space(0);
-        UCC_CO_TRY(st);
-    }
-    // Map the peers' buffers (a peer of this process: at its address); all
-    // members must have mapped all.
+    mine.ok = dev->ready() && dev->export_buffer(own.src, &mine.src) &&
+              (!reads_dst || dev->export_buffer(own.dst, &mine.dst));
+    UCC_CO_TRY(co_await exchange_cards(c, cards));
+    // Map what this member reads of its peers' (a peer of this process: at
+    // its address); all members must have mapped all.
     auto import = [&dev, &mine](const IpcCard &card, const IpcBuffer &b) {
         return card.pid == mine.pid ? reinterpret_cast<uint8_t *>(b.address)
                                     : dev->import_buffer(b);
     };
-    std::vector<uint8_t *> srcs(n);
-    std::vector<uint8_t *> dsts(n);
+    IpcPeers peers{std::vector<uint8_t *>(n), std::vector<uint8_t *>(n)};
     uint8_t ok = 1;
     for (uint32_t p = 0; p < n && ok; ++p) {
         if (cards[p].ok == 0) {
             ok = 0;
         } else if (p == me) {
-            srcs[p] = static_cast<uint8_t *>(my_src);
-            dsts[p] = static_cast<uint8_t *>(my_dst);
-        } else if (bcast && p != a.root) {
-            continue;  // (a bcast reads only the root's buffer)
-        } else {
-            srcs[p] = import(cards[p], cards[p].src);
-            dsts[p] = import(cards[p], cards[p].dst);
-            ok = srcs[p] != nullptr && dsts[p] != nullptr;
+            peers.src[p] = static_cast<uint8_t *>(own.src);
+            peers.dst[p] = static_cast<uint8_t *>(own.dst);
+        } else if (ipc_reads_src(a, p)) {
+            peers.src[p] = import(cards[p], cards[p].src);
+            peers.dst[p] = reads_dst ? import(cards[p], cards[p].dst) : nullptr;
+            ok = peers.src[p] != nullptr && (!reads_dst || peers.dst[p] != nullptr);
         }
     }
     UCC_CO_TRY(co_await agree(c, kAgree, &ok));
-    UCC_LOG(dev->log(), kDebug, "%s of %llu elements on CUDA memory: %s",
-            bcast ? "bcast" : "allreduce", static_cast<unsigned long long>(a.count),
+    UCC_LOG(dev->log(), kDebug, "%s of %llu elements on CUDA memory: %s", coll_type_name(a.type),
+            static_cast<unsigned long long>(a.count),
             ok ? "over CUDA IPC" : "staged (a member could not map its peers' buffers)");
     if (!ok) {
         co_return co_await dev->staged(c, alg, scratch, may_end_early);
     }
     dev->direct();
+    // The steps, each waited for on the device and closed by a barrier that
+    // carries whether it ran (a failed stream fails every member at once).
     bool fine = true;
-    if (bcast) {
-        // A non-root copies the root's buffer (device to device); then the
-        // closing barrier.
-        const int rc = me != a.root ? dev->copy(a.src, srcs[a.root], a.count * a.esize, true) : 0;
-        UCC_CO_TRY(co_await dev->reached(c, rc, 1, &fine));
-        uint8_t copied = fine ? 1 : 0;
-        UCC_CO_TRY(co_await agree(c, kDone, &copied));
-        co_return copied != 0 ? UCC_OK : UCC_ERR_NO_RESOURCE;
+    uint32_t waits = 0;
+    if (ipc_reduces(a)) {
+        const int rc = ipc_reduce_step(a, n, me, *dev, peers);
+        UCC_CO_TRY(co_await dev->reached(c, rc, ++waits, &fine));
+        uint8_t reduced = fine ? 1 : 0;
+        UCC_CO_TRY(co_await agree(c, ipc_copies(a) ? kReduced : kDone, &reduced));
+        if (reduced == 0) {
+            co_return UCC_ERR_NO_RESOURCE;
+        }
     }
-    UCC_CO_TRY(co_await dev->reached(c, reduce_block(a, n, me, *dev, srcs), 1, &fine));
-    uint8_t reduced = fine ? 1 : 0;
-    UCC_CO_TRY(co_await agree(c, kReduced, &reduced));
-    if (reduced == 0) {
-        co_return UCC_ERR_NO_RESOURCE;
+    if (ipc_copies(a)) {
+        const int rc = ipc_copy_step(a, n, me, *dev, peers);
+        UCC_CO_TRY(co_await dev->reached(c, rc, ++waits, &fine));
+        uint8_t done = fine ? 1 : 0;
+        UCC_CO_TRY(co_await agree(c, kDone, &done));
+        if (done == 0) {
+            co_return UCC_ERR_NO_RESOURCE;
+        }
     }
-    UCC_CO_TRY(co_await dev->reached(c, gather_blocks(a, n, me, *dev, dsts), 2, &fine));
-    uint8_t done = fine ? 1 : 0;
-    UCC_CO_TRY(co_await agree(c, kDone, &done));
-    co_return done != 0 ? UCC_OK : UCC_ERR_NO_RESOURCE;
+    co_return UCC_OK;
 }
 
 }  // namespace ucc::core

@@ -1,23 +1,23 @@
-// Allreduce (and bcast) on CUDA device memory within one host through CUDA IPC: each
-// rank reads its peers' device buffers directly (a handle of each, opened
-// once and cached), so no byte of the vector goes through host memory.
+// Collectives on CUDA device memory within one host through CUDA IPC:
+// allreduce, reduce_scatter, allgather, alltoall and bcast, each rank reading
+// its peers' device buffers directly (a handle of each, opened once and
+// cached), so no byte of the data goes through host memory.
 //
-// The members exchange a card each (the IPC handles of their src and dst,
-// their offsets, the process id: a peer in the same process is read at its
-// address, with nothing opened) and map what the others exported; then they
-// agree, by a dissemination AND, whether every member mapped every peer. If
-// one did not (another host's GPU, a handle CUDA refused, the fake's
-// processes without /proc access), all of them run the staged path instead
-// (lib/core/device_staging.h: pinned host copies, the chosen algorithm).
-// Otherwise, reduce-scatter then allgather, both on the devices:
-//   1. rank r owns block r of the vector (count split into n nearly equal
-//      blocks) and reduces it from every member's src with the component's
-//      kernels, in rank order ((s0 op s1) op s2 ...: bitwise the same
-//      result at every rank, whatever the team's layout), into its dst
-//      (in place, from rank 2 on, through a device scratch block: its own
-//      input is still to be read); AVG divides once at the end;
-//   2. a barrier (every block reduced), then each rank copies the other
-//      blocks from their owners' dst into its own (device to device);
+// The members exchange a card each (the IPC handles of the buffers the
+// others read, their offsets, the process id: a peer in the same process is
+// read at its address, with nothing opened) and map what they read; then
+// they agree, by a dissemination AND, whether every member mapped every
+// peer. If one did not (another host's GPU, a handle CUDA refused, the
+// fake's processes without /proc access), all of them run the staged path
+// instead (lib/core/device_staging.h: pinned host copies, the chosen
+// algorithm). Otherwise each runs its steps on the devices
+// (device_ipc_steps.h: what each collective reads and writes):
+//   1. the reduction (allreduce, reduce_scatter): the member's block from
+//      every member's src with the component's kernels, in rank order
+//      ((s0 op s1) op s2 ...: bitwise the same result at every rank,
+//      whatever the team's layout); allreduce then waits at a barrier;
+//   2. the copies (allreduce: the other blocks from their owners' dst;
+//      allgather, alltoall, bcast: the peers' src), device to device;
 //   3. a closing barrier: nobody's buffers are read any more once a member
 //      completes.
 // The kernels and copies run on the staging's stream, and the coroutine
@@ -26,15 +26,13 @@
 // a flag, so a member whose stream failed makes all fail together
 // (UCC_ERR_NO_RESOURCE) rather than leave them waiting.
 //
-// Cost: n - 1 reduction kernels over count/n elements and n - 1 copies of
-// count/n elements, per rank, at the device-to-device bandwidth (NVLink
-// between GPUs, or the GPU's own memory on one), plus 2 log2(n) + 1 small
-// message rounds; no PCIe crossing. Staging pays count elements each way
-// over PCIe and the host's reduction.
-//
-// Bcast takes the same path: cards and agreement (a non-root maps only the
-// root's buffer), then each non-root copies the root's buffer into its own
-// (device to device), then the closing barrier.
+// Cost per rank, after n - 1 cards and a log2(n)-round agreement: allreduce
+// n - 1 reduction kernels and n - 1 copies over count/n elements and two
+// barriers; reduce_scatter n - 1 kernels over its block and one barrier;
+// allgather and alltoall n - 1 copies of a block and one barrier; bcast one
+// copy at a non-root. Device-to-device bandwidth (NVLink between GPUs, or
+// the GPU's own memory on one); no PCIe crossing, where staging pays every
+// byte each way over PCIe and the host's reduction.
 //
 // Where the device work runs is an IpcDevice: the CUDA component's stream on
 // real processes (ipc_device_stream.cc), or, on the simulator, the ranks'
@@ -42,13 +40,14 @@
 // model's GPU and NVLink rates (ipc_device_sim.cc): the same protocol, its
 // messages simulated like any others.
 //
-// Applies to allreduce with src (or in place dst) and dst device memory
-// and a (datatype, op) the kernels support, and to bcast with a device
-// buffer; 2 to kMaxIpcRanks members all on
-// one host, no member checking arguments or synchronising collectives, no
-// active set, DEVICE_IPC set (the default); every member must pass device
-// memory (as the reference's TL/CUDA assumes: a member with host buffers
-// runs the host algorithm and the others wait for it until their timeout).
+// Applies to allreduce and reduce_scatter with src (or in place dst) and dst
+// device memory and a (datatype, op) the kernels support, allgather with src
+// (or in place) and dst device memory, alltoall out of place with both, and
+// bcast with a device buffer; 2 to kMaxIpcRanks members all on one host, no
+// member checking arguments or synchronising collectives, no active set,
+// DEVICE_IPC set (the default); every member must pass device memory (as
+// the reference's TL/CUDA assumes: a member with host buffers runs the host
+// algorithm and the others wait for it until their timeout).
 #pragma once
 
 #include <cstdint>
@@ -82,8 +81,8 @@ struct IpcBuffer {
 struct IpcCard {
     uint32_t ok;    // the member exported its buffers
     int32_t pid;    // its process (IpcDevice::pid)
-    IpcBuffer src;  // (in place: the dst's)
-    IpcBuffer dst;
+    IpcBuffer src;  // its input as the peers read it (device_ipc_steps.h ipc_own_buffers)
+    IpcBuffer dst;  // (allreduce only)
 };
 
 // Where the protocol's device work runs. Operations are queued in order and

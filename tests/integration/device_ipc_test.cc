@@ -1,4 +1,4 @@
-// Allreduce and bcast on CUDA memory within a host through CUDA IPC (lib/core/device_ipc.h),
+// Collectives on CUDA memory within a host through CUDA IPC (lib/core/device_ipc.h),
 // without a GPU: ranks over UCX in one process with the fake component
 // (tests/fake_cuda), whose "device" memory the CPU cannot touch and whose
 // "kernels" reduce it on a stream thread. One process: the ranks read each
@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <ucc/api/ucc.h>
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -189,6 +190,111 @@ TEST_P(DeviceIpc, BcastCopiesTheRootsBufferDeviceToDevice) {
             for (size_t i = 0; i < kBytes; i += 997) {
                 ASSERT_EQ(got[i], static_cast<uint8_t>(i * 7 + 3))
                     << "root " << root << " rank " << r << " byte " << i;
+            }
+        }
+    }
+}
+
+// Reduce_scatter: each rank reduces its block from every rank's src, in rank
+// order, into its dst (in place: at its offset of the whole vector); the
+// other blocks of an in-place dst stay as they were.
+TEST_P(DeviceIpc, ReduceScatterIsTheRankOrderFoldOfEachBlock) {
+    constexpr size_t kBlock = 1001;
+    const size_t total = kBlock * n();
+    for (const bool inplace : {false, true}) {
+        SCOPED_TRACE(inplace ? "in place" : "out of place");
+        std::vector<ucc_coll_args_t> args(n());
+        std::vector<void *> dst(n());
+        for (uint32_t r = 0; r < n(); ++r) {
+            std::vector<double> in(total);
+            for (size_t i = 0; i < total; ++i) {
+                in[i] = value(r, i);
+            }
+            ucc_coll_args_t &a = args[r];
+            a = {};
+            a.coll_type = UCC_COLL_TYPE_REDUCE_SCATTER;
+            a.op = UCC_OP_SUM;
+            if (inplace) {
+                dst[r] = dev_.make(in);
+                a.mask = UCC_COLL_ARGS_FIELD_FLAGS;
+                a.flags = UCC_COLL_ARGS_FLAG_IN_PLACE;
+                a.dst.info = {dst[r], total, UCC_DT_FLOAT64, UCC_MEMORY_TYPE_CUDA};
+            } else {
+                dst[r] = dev_.make(std::vector<double>(kBlock, -1.0));
+                a.src.info = {dev_.make(in), total, UCC_DT_FLOAT64, UCC_MEMORY_TYPE_CUDA};
+                a.dst.info = {dst[r], kBlock, UCC_DT_FLOAT64, UCC_MEMORY_TYPE_CUDA};
+            }
+        }
+        const uint64_t to_host = stat(kToHost);
+        const uint64_t reductions = stat(kReductions);
+        run(args);
+        EXPECT_EQ(stat(kToHost), to_host) << "a byte went through the host";
+        EXPECT_EQ(stat(kReductions) - reductions, uint64_t{n()} * (n() - 1));
+        for (uint32_t r = 0; r < n(); ++r) {
+            const auto got = dev_.read<double>(dst[r], inplace ? total : kBlock);
+            const size_t at = inplace ? r * kBlock : 0;
+            for (size_t i = 0; i < kBlock; ++i) {
+                const size_t e = r * kBlock + i;
+                double acc = value(0, e);
+                for (uint32_t q = 1; q < n(); ++q) {
+                    acc += value(q, e);
+                }
+                ASSERT_EQ(std::memcmp(&got[at + i], &acc, 8), 0)
+                    << "rank " << r << " element " << i;
+            }
+            if (inplace) {
+                const size_t other = (r + 1) % n() * kBlock;
+                EXPECT_EQ(got[other], value(r, other)) << "rank " << r << ": another block changed";
+            }
+        }
+    }
+}
+
+// Allgather (out of place and in place) and alltoall: blocks copied device to
+// device from the peers' src, persistent re-posts; nothing through the host.
+TEST_P(DeviceIpc, AllgatherAndAlltoallCopyTheBlocksDeviceToDevice) {
+    constexpr size_t kBlock = 30'001;  // bytes
+    auto byte = [](uint32_t from, uint32_t to, size_t i) {
+        return static_cast<uint8_t>(from * 31 + to * 7 + i * 13);
+    };
+    for (const int kind : {0, 1, 2}) {  // allgather, in place, alltoall
+        SCOPED_TRACE(testing::Message() << "kind " << kind);
+        const bool alltoall = kind == 2;
+        std::vector<ucc_coll_args_t> args(n());
+        std::vector<void *> dst(n());
+        for (uint32_t r = 0; r < n(); ++r) {
+            std::vector<uint8_t> in(alltoall ? kBlock * n() : kBlock);
+            for (size_t i = 0; i < in.size(); ++i) {
+                in[i] = byte(r, alltoall ? static_cast<uint32_t>(i / kBlock) : 0, i % kBlock);
+            }
+            std::vector<uint8_t> out(kBlock * n(), 0xee);
+            ucc_coll_args_t &a = args[r];
+            a = {};
+            a.coll_type = alltoall ? UCC_COLL_TYPE_ALLTOALL : UCC_COLL_TYPE_ALLGATHER;
+            if (kind == 1) {
+                std::copy(in.begin(), in.end(), out.begin() + r * kBlock);
+                a.mask = UCC_COLL_ARGS_FIELD_FLAGS;
+                a.flags = UCC_COLL_ARGS_FLAG_IN_PLACE;
+            } else {
+                a.src.info = {dev_.make(in), in.size(), UCC_DT_UINT8, UCC_MEMORY_TYPE_CUDA};
+            }
+            dst[r] = dev_.make(out);
+            a.dst.info = {dst[r], out.size(), UCC_DT_UINT8, UCC_MEMORY_TYPE_CUDA};
+        }
+        const uint64_t to_host = stat(kToHost);
+        const uint64_t d2d = stat(kDeviceToDevice);
+        run(args, 2);
+        EXPECT_EQ(stat(kToHost), to_host) << "a byte went through the host";
+        // Each rank copies n blocks (in place n - 1: its own is there).
+        const uint64_t blocks = kind == 1 ? n() - 1 : n();
+        EXPECT_EQ(stat(kDeviceToDevice) - d2d, 2 * n() * blocks * kBlock);
+        for (uint32_t r = 0; r < n(); ++r) {
+            const auto got = dev_.read<uint8_t>(dst[r], kBlock * n());
+            for (uint32_t q = 0; q < n(); ++q) {
+                for (size_t i = 0; i < kBlock; i += 1009) {
+                    ASSERT_EQ(got[q * kBlock + i], byte(q, alltoall ? r : 0, i))
+                        << "rank " << r << " block " << q << " byte " << i;
+                }
             }
         }
     }

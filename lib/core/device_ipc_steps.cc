@@ -1,0 +1,132 @@
+// The members' device work over CUDA IPC, collective by collective
+// (device_ipc_steps.h).
+#include "lib/core/device_ipc_steps.h"
+
+#include <algorithm>
+
+#include "lib/core/device_ipc.h"
+
+namespace ucc::core {
+
+namespace {
+
+using ucc::coll::Args;
+
+// The first [first, first + len) elements of block q of count over n members.
+void block_of(uint64_t count, uint32_t n, uint32_t q, uint64_t *first, uint64_t *len) {
+    const uint64_t base = count / n;
+    const uint64_t extra = count % n;
+    *first = q * base + std::min<uint64_t>(q, extra);
+    *len = base + (q < extra ? 1 : 0);
+}
+
+uint8_t *at(void *p, uint64_t off) {
+    return static_cast<uint8_t *>(p) + off;
+}
+
+}  // namespace
+
+IpcOwn ipc_own_buffers(const Args &a, uint32_t me) {
+    switch (a.type) {
+        case UCC_COLL_TYPE_BCAST:
+            return {a.src, a.src};
+        case UCC_COLL_TYPE_ALLGATHER:  // (in place: its block of dst)
+            return {a.inplace ? at(a.dst, me * a.count * a.esize) : a.src, a.dst};
+        default:  // allreduce, reduce_scatter (in place: dst is the input), alltoall
+            return {a.inplace ? a.dst : a.src, a.dst};
+    }
+}
+
+bool ipc_reads_src(const Args &a, uint32_t p) {
+    return a.type != UCC_COLL_TYPE_BCAST || p == a.root;
+}
+
+bool ipc_reads_dst(const Args &a) {
+    return a.type == UCC_COLL_TYPE_ALLREDUCE;
+}
+
+bool ipc_reduces(const Args &a) {
+    return a.type == UCC_COLL_TYPE_ALLREDUCE || a.type == UCC_COLL_TYPE_REDUCE_SCATTER;
+}
+
+bool ipc_copies(const Args &a) {
+    return a.type != UCC_COLL_TYPE_REDUCE_SCATTER;
+}
+
+int ipc_reduce_step(const Args &a, uint32_t n, uint32_t me, IpcDevice &dev, const IpcPeers &peers) {
+    // The block this member reduces: where it lies in every src, and where
+    // its result goes.
+    uint64_t first = 0;
+    uint64_t len = 0;
+    uint8_t *out = nullptr;
+    if (a.type == UCC_COLL_TYPE_ALLREDUCE) {
+        block_of(a.count, n, me, &first, &len);
+        out = at(a.dst, first * a.esize);
+    } else if (a.type == UCC_COLL_TYPE_REDUCE_SCATTER) {
+        first = me * a.count;
+        len = a.count;
+        out = at(a.dst, a.inplace ? first * a.esize : 0);
+    }
+    if (len == 0) {
+        return 0;
+    }
+    const uint64_t off = first * a.esize;
+    const uint64_t bytes = len * a.esize;
+    // In place, out is this member's own input block.
+    uint8_t *acc = out;
+    int rc = 0;
+    if (a.inplace && me >= 2) {
+        void *block = nullptr;
+        rc = dev.scratch(bytes, &block);
+        acc = static_cast<uint8_t *>(block);
+    }
+    const std::vector<uint8_t *> &src = peers.src;
+    for (uint32_t k = 1; k < n && rc == 0; ++k) {
+        // (Step 1 reads src[0] and src[1]; then the accumulator and src[k].)
+        const bool peer = k != me || (k == 1 && me != 0);
+        rc = dev.reduce(a, acc, k == 1 ? src[0] + off : acc, src[k] + off, len, peer);
+    }
+    if (rc == 0 && acc != out) {
+        rc = dev.copy(out, acc, bytes, false);
+    }
+    if (rc == 0 && a.op == UCC_OP_AVG) {
+        rc = dev.avg(a, out, len, n);
+    }
+    return rc;
+}
+
+int ipc_copy_step(const Args &a, uint32_t n, uint32_t me, IpcDevice &dev, const IpcPeers &peers) {
+    const uint64_t block = a.count * a.esize;
+    int rc = 0;
+    switch (a.type) {
+        case UCC_COLL_TYPE_BCAST:
+            return me != a.root ? dev.copy(a.src, peers.src[a.root], block, true) : 0;
+        case UCC_COLL_TYPE_ALLREDUCE:  // the other blocks, from their owners' dst
+            for (uint32_t q = 0; q < n && rc == 0; ++q) {
+                uint64_t first = 0;
+                uint64_t len = 0;
+                block_of(a.count, n, q, &first, &len);
+                if (q != me && len > 0) {
+                    const uint64_t off = first * a.esize;
+                    rc = dev.copy(at(a.dst, off), peers.dst[q] + off, len * a.esize, true);
+                }
+            }
+            return rc;
+        case UCC_COLL_TYPE_ALLGATHER:  // peer q's src into block q
+            for (uint32_t q = 0; q < n && rc == 0; ++q) {
+                if (q != me || !a.inplace) {
+                    rc = dev.copy(at(a.dst, q * block), peers.src[q], block, q != me);
+                }
+            }
+            return rc;
+        case UCC_COLL_TYPE_ALLTOALL:  // block me of peer q's src into block q
+            for (uint32_t q = 0; q < n && rc == 0; ++q) {
+                rc = dev.copy(at(a.dst, q * block), peers.src[q] + me * block, block, q != me);
+            }
+            return rc;
+        default:
+            return 0;
+    }
+}
+
+}  // namespace ucc::core

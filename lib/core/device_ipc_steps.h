@@ -1,0 +1,58 @@
+// What each member of a collective over CUDA IPC (device_ipc.h) does with
+// its peers' device buffers, once every member has mapped them: which of its
+// own buffers it shows the others, which of theirs it reads, and the device
+// work of its steps. The protocol (cards, mapping, barriers) is device_ipc.cc.
+//
+//   allreduce       reduce block r of the vector from every src, in rank
+//                   order, into its dst; a barrier; copy the other blocks
+//                   from their owners' dst.
+//   reduce_scatter  reduce its result block from block r of every src, in
+//                   rank order, into its dst.
+//   allgather       copy every peer's src into block p of its dst.
+//   alltoall        copy block r of every peer's src into block p of its dst.
+//   bcast           a non-root copies the root's buffer into its own.
+//
+// Reductions fold in rank order ((s0 op s1) op s2 ...), so every member's
+// result is bitwise the same whatever the team's layout; AVG divides once.
+// In place, a member from rank 2 on accumulates in a device scratch block:
+// the first steps would overwrite its own input before its turn.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "lib/coll/coll.h"
+
+namespace ucc::core {
+
+class IpcDevice;
+
+// The buffers a member shows its peers: `src` (its input as they read it)
+// and `dst` (read by peers only in an allreduce).
+struct IpcOwn {
+    void *src = nullptr;
+    void *dst = nullptr;
+};
+IpcOwn ipc_own_buffers(const ucc::coll::Args &a, uint32_t me);
+
+// Whether a member reads peer p's src, and its dst.
+bool ipc_reads_src(const ucc::coll::Args &a, uint32_t p);
+bool ipc_reads_dst(const ucc::coll::Args &a);
+
+// The peers' buffers as this member reads them (its own included).
+struct IpcPeers {
+    std::vector<uint8_t *> src;
+    std::vector<uint8_t *> dst;
+};
+
+// The step that reduces (allreduce, reduce_scatter; 0 and nothing queued for
+// the others), and the step that copies (allreduce after a barrier,
+// allgather, alltoall, bcast): an error code, as IpcDevice's operations.
+bool ipc_reduces(const ucc::coll::Args &a);
+bool ipc_copies(const ucc::coll::Args &a);
+int ipc_reduce_step(const ucc::coll::Args &a, uint32_t n, uint32_t me, IpcDevice &dev,
+                    const IpcPeers &peers);
+int ipc_copy_step(const ucc::coll::Args &a, uint32_t n, uint32_t me, IpcDevice &dev,
+                  const IpcPeers &peers);
+
+}  // namespace ucc::core
