@@ -102,6 +102,12 @@ typedef struct ucc_cuda_component {
     int (*ipc_get_handle)(const void *ptr, void *handle, size_t *offset);
     int (*ipc_open)(const void *handle, void **base);
     int (*ipc_close)(void *base);
+    /* `height` rows of `width` bytes, row i from src + i * spitch to dst + i * dpitch,
+     * any direction, queued on the stream (cudaMemcpy2DAsync; one copy per row where a
+     * pitch exceeds what it takes). Pipelined staging's chunks of the blocks of every
+     * member (lib/core/device_pipeline.h). */
+    int (*copy2d_async)(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                        size_t height, void *stream);
 } ucc_cuda_component_t;
 
 /* Whether `table` (of `table->size` bytes) has the entry `field`: a core built

@@ -179,8 +179,9 @@ for extra in "-m cuda-mng" "-m cuda -T" "-m cuda -T -p" "-m cuda -i"; do
     { bad+=("allreduce $extra"); tail -3 "$work/out"; }
 done
 # Pipelined staging (lib/core/device_pipeline.h) in 64 KiB chunks: 2 to 16 chunks
-# (allreduce without IPC, which it would take otherwise).
-for c in allreduce bcast reduce; do
+# (without IPC, which they would take otherwise; the block collectives' chunks
+# in 2D copies).
+for c in allreduce bcast reduce allgather alltoall reduce_scatter; do
   runs=$((runs + 1))
   UCC_DEVICE_IPC=n UCC_DEVICE_PIPELINE=64K pt -c "$c" -m cuda -b 32k -e 256k -f 2 -n 3 -w 1 \
     >"$work/out" 2>&1 || { bad+=("$c pipelined"); tail -3 "$work/out"; }

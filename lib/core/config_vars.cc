@@ -355,17 +355,18 @@ constexpr ConfigVar kContextVars[] = {
      valid_bool, kUsed},
     {"DEVICE_PIPELINE", "4M",
      "CUDA memory over a transport that moves host memory (pinned host copies, docs/gpu.md): "
-     "allreduce, reduce and bcast of at least twice this many bytes run in chunks of this "
-     "size, the copies of each chunk to and from the device overlapping the other chunks' "
-     "transfers, and the post returns without waiting for a copy. 0: the whole buffer is "
-     "copied before and after the collective. At most 1G.",
+     "allreduce, reduce, bcast, allgather, alltoall and reduce_scatter of at least twice this "
+     "many bytes run in chunks of this size (a block collective's: over all the blocks of its "
+     "larger side), the copies of each chunk to and from the device overlapping the other "
+     "chunks' transfers, and the post returns without waiting for a copy. 0: the whole buffer "
+     "is copied before and after the collective. At most 1G.",
      valid_size, kUsed},
     {"DEVICE_IPC", "y",
-     "Allreduce and bcast on CUDA memory among processes of one host read the peers' device "
-     "buffers through CUDA IPC handles, allreduce reducing them with the GPU's kernels "
-     "(docs/gpu.md): no copy through host memory. Falls back to the pinned host copies when a "
-     "member cannot map a "
-     "peer's buffer. n: always the host copies. Every process of a job must set it alike.",
+     "Allreduce, reduce_scatter, allgather, alltoall and bcast on CUDA memory among processes "
+     "of one host read the peers' device buffers through CUDA IPC handles, reductions with the "
+     "GPU's kernels (docs/gpu.md): no copy through host memory. Falls back to the pinned host "
+     "copies when a member cannot map a peer's buffer. n: always the host copies. Every "
+     "process of a job must set it alike.",
      valid_bool, kUsed},
     {"TIMEOUT_COPY", "y",
      "Over UCX, a collective with a timeout (UCC_COLL_ARGS_FLAG_TIMEOUT) sends and receives host "

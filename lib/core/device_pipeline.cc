@@ -16,89 +16,137 @@ namespace ucc::core {
 static_assert(std::endian::native == std::endian::little,
               "the streams write the low 32 bits of the 64-bit counters the transport watches");
 
+void ChunkPlan::range(uint64_t count, uint32_t k, uint64_t *first, uint64_t *len) const {
+    *first = k * elems;
+    *len = std::min(elems, count - *first);
+}
+
 namespace {
 
-// The arguments of chunk `k` of `a` (elements first ... first + n).
-ucc::coll::Args chunk_of(const ucc::coll::Args &a, uint64_t chunk_elems, uint32_t k) {
+// The arguments of chunk `k` of `a`: each side's packed region of the
+// chunk's pieces (a vector's range: one piece, where it lies in the vector).
+ucc::coll::Args chunk_of(const ucc::coll::Args &a, const ChunkPlan &plan, uint32_t k) {
     ucc::coll::Args part = a;
-    const uint64_t first = k * chunk_elems;
-    const uint64_t n = std::min(chunk_elems, a.count - first);
-    const uint64_t off = first * a.esize;
+    uint64_t first = 0;
+    uint64_t n = 0;
+    plan.range(a.count, k, &first, &n);
     if (part.src != nullptr) {
-        part.src = static_cast<uint8_t *>(part.src) + off;
+        part.src = static_cast<uint8_t *>(part.src) + first * plan.src_pieces * a.esize;
     }
     if (part.dst != nullptr) {
-        part.dst = static_cast<uint8_t *>(part.dst) + off;
+        part.dst = static_cast<uint8_t *>(part.dst) + first * plan.dst_pieces * a.esize;
     }
     part.count = n;
-    part.src_count = a.src_count != 0 ? n : 0;
-    part.dst_count = a.dst_count != 0 ? n : 0;
+    part.src_count = a.src_count != 0 ? n * plan.src_pieces : 0;
+    part.dst_count = a.dst_count != 0 ? n * plan.dst_pieces : 0;
     return part;
+}
+
+// Chunk k's pieces between the user's buffer (blocks of `count` elements)
+// and its packed region in the pinned copy, queued on `stream`.
+int copy_chunk(const ucc_cuda_component_t *ops, const ucc::coll::Args &a, const ChunkPlan &plan,
+               uint32_t k, void *host, void *user, uint32_t pieces, bool to_host, void *stream) {
+    uint64_t first = 0;
+    uint64_t n = 0;
+    plan.range(a.count, k, &first, &n);
+    const uint64_t es = a.esize;
+    uint8_t *h = static_cast<uint8_t *>(host) + first * pieces * es;
+    uint8_t *u = static_cast<uint8_t *>(user) + first * es;
+    if (pieces == 1) {
+        return to_host ? ops->copy_async(h, u, n * es, stream)
+                       : ops->copy_async(u, h, n * es, stream);
+    }
+    return to_host ? ops->copy2d_async(h, n * es, u, a.count * es, n * es, pieces, stream)
+                   : ops->copy2d_async(u, a.count * es, h, n * es, n * es, pieces, stream);
 }
 
 }  // namespace
 
-uint32_t device_pipeline_chunks(const CollRequest &r, uint64_t *chunk_elems) {
+void device_pipeline_plan(const CollRequest &r, ChunkPlan *plan) {
+    *plan = ChunkPlan{};
     auto *s = dynamic_cast<const DeviceStaging *>(r.staging.get());
     if (s == nullptr || !UCC_CUDA_COMPONENT_HAS(s->ops, stream_write_value)) {
-        return 0;
+        return;
     }
-    return pipeline_chunks(r, chunk_elems);
+    ChunkPlan p;
+    pipeline_plan(r, &p);
+    if (p.src_pieces > 1 || p.dst_pieces > 1) {
+        if (!UCC_CUDA_COMPONENT_HAS(s->ops, copy2d_async)) {
+            return;
+        }
+    }
+    *plan = p;
 }
 
-uint32_t pipeline_chunks(const CollRequest &r, uint64_t *chunk_elems) {
+void pipeline_plan(const CollRequest &r, ChunkPlan *plan) {
+    *plan = ChunkPlan{};
     const ucc::coll::Args &a = r.nargs;
     const Context &ctx = *r.team->ctx;
     const uint64_t chunk_bytes = ctx.tuning.device_pipeline;
     if (chunk_bytes == 0 || r.checked || r.alg == nullptr || r.alg->onesided ||
-        r.team->sync_type == UCC_SYNC_COLLECTIVES || a.esize == 0 ||
-        (a.type != UCC_COLL_TYPE_ALLREDUCE && a.type != UCC_COLL_TYPE_REDUCE &&
-         a.type != UCC_COLL_TYPE_BCAST)) {
-        return 0;
+        r.team->sync_type == UCC_SYNC_COLLECTIVES || a.esize == 0) {
+        return;
     }
-    const uint64_t elems = std::max<uint64_t>(1, chunk_bytes / a.esize);
+    const uint32_t size = r.view_size;
+    ChunkPlan p;
+    switch (a.type) {
+        case UCC_COLL_TYPE_ALLREDUCE:
+        case UCC_COLL_TYPE_REDUCE:
+        case UCC_COLL_TYPE_BCAST:
+            break;
+        case UCC_COLL_TYPE_ALLGATHER:
+            p.dst_pieces = size;
+            break;
+        case UCC_COLL_TYPE_ALLTOALL:
+            p.src_pieces = size;
+            p.dst_pieces = size;
+            break;
+        case UCC_COLL_TYPE_REDUCE_SCATTER:  // (in place, dst holds every block)
+            p.src_pieces = size;
+            p.dst_pieces = a.inplace ? size : 1;
+            break;
+        default:
+            return;
+    }
+    const uint32_t most = std::max(p.src_pieces, p.dst_pieces);
+    const uint64_t elems = std::max<uint64_t>(1, chunk_bytes / (uint64_t{most} * a.esize));
     if (a.count / elems < 2) {
-        return 0;
+        return;
     }
     const uint64_t n = (a.count + elems - 1) / elems;
     if (n > UINT32_MAX) {
-        return 0;
+        return;
     }
-    const uint32_t size = r.view_size;
-    const uint64_t last = a.count - (n - 1) * elems;
-    ucc::coll::Args probe = a;
-    probe.count = elems;
-    if (!r.alg->supports(probe, size)) {
-        return 0;
+    p.elems = elems;
+    p.chunks = static_cast<uint32_t>(n);
+    if (!r.alg->supports(chunk_of(a, p, 0), size) ||
+        !r.alg->supports(chunk_of(a, p, p.chunks - 1), size)) {
+        return;
     }
-    probe.count = last;
-    if (!r.alg->supports(probe, size)) {
-        return 0;
-    }
-    *chunk_elems = elems;
-    return static_cast<uint32_t>(n);
+    *plan = p;
 }
 
 ucc::Task run_device_pipeline(ucc::coll::Coll &whole, ucc::coll::AlgFn alg, DeviceStaging &s,
                               ucc::coll::ScratchCache *scratch, bool may_end_early) {
     const ucc::coll::Args &a = whole.args();
-    for (uint32_t k = 0; k < s.chunks; ++k) {
+    const uint32_t chunks = s.plan.chunks;
+    for (uint32_t k = 0; k < chunks; ++k) {
         ucc::coll::Req in = whole.watch(s.arrived(), k + 1);
         UCC_CO_TRY(co_await whole.wait(in));
         std::optional<ucc::coll::Coll> part;
-        part.emplace(whole.env(), chunk_of(a, s.chunk_elems, k), whole.rank(), whole.size(),
+        part.emplace(whole.env(), chunk_of(a, s.plan, k), whole.rank(), whole.size(),
                      whole.tag_base(), 0, scratch);
         part->set_may_end_early(may_end_early);
         UCC_CO_TRY(co_await alg(*part));
         UCC_CO_TRY(s.deliver_chunk(k));
     }
-    ucc::coll::Req out = whole.watch(s.delivered(), s.chunks);
+    ucc::coll::Req out = whole.watch(s.delivered(), chunks);
     UCC_CO_TRY(co_await whole.wait(out));
     co_return UCC_OK;
 }
 
 void DeviceStaging::settle() {
-    if (chunks > 0) {
+    if (plan.chunks > 0) {
         ops->stream_sync(stream);
         ops->stream_sync(out_stream);
     }
@@ -108,10 +156,9 @@ void DeviceStaging::settle() {
     }
 }
 
-ucc_status_t DeviceStaging::stage_in_chunks(const ucc::coll::Args &a, uint64_t elems,
-                                            uint32_t n_chunks) {
+ucc_status_t DeviceStaging::stage_in_chunks(const ucc::coll::Args &a, const ChunkPlan &p) {
     const DeviceCopies &c = copies;
-    chunks = 0;
+    plan = ChunkPlan{};
     UCC_TRY(take_copies("ucc_collective_post"));
     int rc = 0;
     if (out_stream == nullptr) {
@@ -127,21 +174,15 @@ ucc_status_t DeviceStaging::stage_in_chunks(const ucc::coll::Args &a, uint64_t e
     }
     direct = false;
     user = a;
-    chunk_elems = elems;
     run = a;
-    const uint64_t es = a.esize;
     // At a non-root of bcast the buffer is only an output.
     const bool src_in = c.src_device && !c.src_out;
-    for (uint32_t k = 0; k < n_chunks && rc == 0; ++k) {
-        const uint64_t first = k * elems;
-        const uint64_t bytes = std::min(elems, a.count - first) * es;
+    for (uint32_t k = 0; k < p.chunks && rc == 0; ++k) {
         if (src_in) {
-            rc = ops->copy_async(static_cast<uint8_t *>(src_host) + first * es,
-                                 static_cast<const uint8_t *>(a.src) + first * es, bytes, stream);
+            rc = copy_chunk(ops, a, p, k, src_host, a.src, p.src_pieces, true, stream);
         }
         if (rc == 0 && c.dst_in) {
-            rc = ops->copy_async(static_cast<uint8_t *>(dst_host) + first * es,
-                                 static_cast<const uint8_t *>(a.dst) + first * es, bytes, stream);
+            rc = copy_chunk(ops, a, p, k, dst_host, a.dst, p.dst_pieces, true, stream);
         }
         if (rc == 0) {
             rc = ops->stream_write_value(stream, reinterpret_cast<uint32_t *>(&words[0]), k + 1);
@@ -161,25 +202,18 @@ ucc_status_t DeviceStaging::stage_in_chunks(const ucc::coll::Args &a, uint64_t e
         run.dst = dst_host;
         run.dst_mem = UCC_MEMORY_TYPE_HOST;
     }
-    chunks = n_chunks;
+    plan = p;
     return UCC_OK;
 }
 
 ucc_status_t DeviceStaging::deliver_chunk(uint32_t k) {
     const DeviceCopies &c = copies;
-    const uint64_t es = user.esize;
-    const uint64_t first = k * chunk_elems;
-    const uint64_t bytes = std::min(chunk_elems, user.count - first) * es;
     int rc = 0;
     if (c.dst_device) {
-        rc =
-            ops->copy_async(static_cast<uint8_t *>(user.dst) + first * es,
-                            static_cast<const uint8_t *>(dst_host) + first * es, bytes, out_stream);
+        rc = copy_chunk(ops, user, plan, k, dst_host, user.dst, plan.dst_pieces, false, out_stream);
     }
     if (rc == 0 && c.src_out) {
-        rc =
-            ops->copy_async(static_cast<uint8_t *>(user.src) + first * es,
-                            static_cast<const uint8_t *>(src_host) + first * es, bytes, out_stream);
+        rc = copy_chunk(ops, user, plan, k, src_host, user.src, plan.src_pieces, false, out_stream);
     }
     if (rc == 0) {
         rc = ops->stream_write_value(out_stream, reinterpret_cast<uint32_t *>(&words[1]), k + 1);

@@ -84,11 +84,13 @@ void charge_device_copies(CollRequest &r, bool out) {
                           out ? (c.src_out ? c.src_bytes : 0) : (c.dst_in ? c.dst_bytes : 0)};
     // A pipelined post (device_pipeline.h) waits for its first chunk's copies
     // in and its last chunk's out; the others overlap the transfers.
-    uint64_t chunk_elems = 0;
-    if (pipeline_chunks(r, &chunk_elems) > 0) {
-        const uint64_t at_most = chunk_elems * a.esize;
-        copies[0] = std::min(copies[0], at_most);
-        copies[1] = std::min(copies[1], at_most);
+    ChunkPlan plan;
+    pipeline_plan(r, &plan);
+    if (plan.chunks > 0) {
+        const uint64_t src_chunk = plan.bytes(plan.src_pieces, a.esize);
+        const uint64_t dst_chunk = plan.bytes(plan.dst_pieces, a.esize);
+        copies[0] = std::min(copies[0], out ? dst_chunk : src_chunk);
+        copies[1] = std::min(copies[1], out ? src_chunk : dst_chunk);
     }
     for (const uint64_t bytes : copies) {
         if (bytes != 0) {
@@ -161,7 +163,7 @@ int DeviceStaging::take_words() {
 
 ucc_status_t DeviceStaging::stage_in(const ucc::coll::Args &a) {
     const DeviceCopies &c = copies;
-    chunks = 0;
+    plan = ChunkPlan{};
     direct = false;
     UCC_TRY(take_copies("ucc_collective_post"));
     run = a;
@@ -184,7 +186,7 @@ ucc_status_t DeviceStaging::stage_in(const ucc::coll::Args &a) {
 
 ucc_status_t DeviceStaging::stage_out(const ucc::coll::Args &a) {
     const DeviceCopies &c = copies;
-    if (chunks > 0 || direct) {
+    if (plan.chunks > 0 || direct) {
         return UCC_OK;  // delivered chunk by chunk (deliver_chunk), or on the device
     }
     if (c.dst_device) {

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "lib/coll/coll.h"
+#include "lib/core/device_pipeline.h"
 #include "lib/core/staging.h"
 #include "lib/cuda_component.h"
 #include "ucc/api/ucc.h"
@@ -79,11 +80,10 @@ struct DeviceStaging final : Staging {
     void settle() override;
 
     // Pipelined posts (defined in lib/core/device_pipeline.cc). At the post:
-    // queues the inputs' copies chunk by chunk (`chunks` of `chunk_elems`
-    // elements) on the stream, each chunk followed by a write of its number
-    // (1, 2, ...) into arrived(), and points run at the pinned copies;
-    // nothing waits.
-    ucc_status_t stage_in_chunks(const ucc::coll::Args &a, uint64_t chunk_elems, uint32_t chunks);
+    // queues the inputs' copies chunk by chunk (as `p` cuts them) on the
+    // stream, each chunk followed by a write of its number (1, 2, ...) into
+    // arrived(), and points run at the pinned copies; nothing waits.
+    ucc_status_t stage_in_chunks(const ucc::coll::Args &a, const ChunkPlan &p);
     // Chunk k's result is in the pinned copy: queues its copy to the device
     // on the second stream, followed by the write of k + 1 into delivered().
     ucc_status_t deliver_chunk(uint32_t k);
@@ -110,14 +110,13 @@ struct DeviceStaging final : Staging {
     DeviceCopies copies;
     // Pipelined posts: the stream of the copies back, its device, the two
     // counters (a pinned buffer of the pool), the user's arguments of the
-    // post and its chunking (chunks == 0: the post is not pipelined).
+    // post and its chunking (plan.chunks == 0: the post is not pipelined).
     void *out_stream = nullptr;
     int out_stream_device = -1;
     uint64_t *words = nullptr;
     uint64_t words_capacity = 0;
     ucc::coll::Args user;
-    uint64_t chunk_elems = 0;
-    uint32_t chunks = 0;
+    ChunkPlan plan;
     // IPC posts: the post ran on the device buffers directly (nothing to
     // copy back); the peers' mappings it holds (IpcCache pins) and the cache;
     // a device block for the in-place accumulation, kept for re-posts.

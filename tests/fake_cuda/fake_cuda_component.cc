@@ -60,9 +60,9 @@ struct State {
     std::mutex mu;
     std::map<uintptr_t, Region> regions;
     uint64_t serials = 0;
-    uint64_t stats[10] = {};  // device and pinned allocations, bytes to host and to device,
+    uint64_t stats[11] = {};  // device and pinned allocations, bytes to host and to device,
                               // streams created, stream writes queued, IPC opens and closes,
-                              // reductions queued, bytes from device to device
+                              // reductions queued, bytes from device to device, 2D copies
 };
 
 State &state() {
@@ -289,6 +289,24 @@ int copy_async(void *dst, const void *src, size_t bytes, void *stream) {
     });
 }
 
+int copy2d_async(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                 size_t height, void *stream) {
+    if (width == 0 || height == 0) {
+        return 0;
+    }
+    {
+        std::lock_guard<std::mutex> lock(state().mu);
+        state().stats[10]++;
+    }
+    return fake::stream_enqueue(stream, [=] {
+        for (size_t i = 0; i < height; ++i) {
+            copy_now(static_cast<char *>(dst) + i * dpitch,
+                     static_cast<const char *>(src) + i * spitch, width);
+        }
+        return 0;
+    });
+}
+
 int stream_write_value(void *stream, uint32_t *addr, uint32_t value) {
     {
         std::lock_guard<std::mutex> lock(state().mu);
@@ -473,6 +491,7 @@ constexpr ucc_cuda_component_t kFake = {
     &ipc_get_handle,
     &ipc_open,
     &ipc_close,
+    &copy2d_async,
 };
 
 }  // namespace
@@ -485,7 +504,7 @@ extern "C" __attribute__((visibility("default"))) const ucc_cuda_component_t *uc
 // [0] device allocations, [1] pinned and managed allocations, [2] bytes copied off
 // the device, [3] bytes copied onto it, [4] streams created, [5] stream writes queued,
 // [6] IPC handles opened, [7] closed, [8] reductions queued, [9] bytes copied from
-// device to device.
+// device to device, [10] 2D copies queued.
 extern "C" __attribute__((visibility("default"))) const uint64_t *fake_cuda_stats() {
     return state().stats;
 }

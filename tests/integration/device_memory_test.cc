@@ -429,7 +429,85 @@ TEST_F(DevicePipeline, BcastAndReduceInChunks) {
     EXPECT_EQ(dev_.read<double>(out, kCount), want);
 }
 
-// Below two chunks, and other collectives, stage whole: no stream write.
+// Block collectives in chunks of every block (64 KiB over the 3 blocks of
+// the larger side): each chunk's pieces cross in one 2D copy each way, the
+// collective runs on the packed pieces, and the results are a whole
+// staging's; every byte crosses the link once each way.
+TEST_F(DevicePipeline, AllgatherAlltoallAndReduceScatterInChunksOfEveryBlock) {
+    constexpr size_t kBlock = 20'003;                             // int64 per block
+    constexpr uint64_t kElems = (64 << 10) / (kRanks * 8);        // 2,730 per block and chunk
+    constexpr uint64_t kChunks = (kBlock + kElems - 1) / kElems;  // 8, the last shorter
+    auto v = [](uint32_t from, uint32_t to, size_t i) {
+        return static_cast<int64_t>(from * 1'000'000'000 + to * 1'000'000 + i);
+    };
+    enum Kind { kAllgather, kAllgatherInPlace, kAlltoall, kReduceScatter, kReduceScatterInPlace };
+    for (const Kind kind :
+         {kAllgather, kAllgatherInPlace, kAlltoall, kReduceScatter, kReduceScatterInPlace}) {
+        SCOPED_TRACE(testing::Message() << "kind " << kind);
+        const bool inplace = kind == kAllgatherInPlace || kind == kReduceScatterInPlace;
+        const bool rs = kind == kReduceScatter || kind == kReduceScatterInPlace;
+        const bool a2a = kind == kAlltoall;
+        const size_t src_len = rs || a2a ? kBlock * kRanks : kBlock;
+        const size_t dst_len = rs && !inplace ? kBlock : kBlock * kRanks;
+        std::vector<ucc_coll_args_t> args(kRanks);
+        std::vector<void *> dst(kRanks);
+        for (uint32_t r = 0; r < kRanks; ++r) {
+            std::vector<int64_t> in(src_len);
+            for (size_t i = 0; i < src_len; ++i) {
+                in[i] = v(r, static_cast<uint32_t>(i / kBlock), i % kBlock);
+            }
+            std::vector<int64_t> out(dst_len, -1);
+            ucc_coll_args_t &a = args[r];
+            a = {};
+            a.coll_type = rs    ? UCC_COLL_TYPE_REDUCE_SCATTER
+                          : a2a ? UCC_COLL_TYPE_ALLTOALL
+                                : UCC_COLL_TYPE_ALLGATHER;
+            a.op = UCC_OP_SUM;
+            if (inplace) {
+                out = rs ? in : out;
+                if (!rs) {
+                    std::copy(in.begin(), in.end(), out.begin() + r * kBlock);
+                }
+                a.mask = UCC_COLL_ARGS_FIELD_FLAGS;
+                a.flags = UCC_COLL_ARGS_FLAG_IN_PLACE;
+            } else {
+                a.src.info = {dev_.make(in), src_len, UCC_DT_INT64, UCC_MEMORY_TYPE_CUDA};
+            }
+            dst[r] = dev_.make(out);
+            a.dst.info = {dst[r], dst_len, UCC_DT_INT64, UCC_MEMORY_TYPE_CUDA};
+        }
+        const uint64_t to_host = dev_.stats()[2], to_device = dev_.stats()[3], w = writes();
+        const uint64_t copies2d = dev_.stats()[10];
+        run(args);
+        EXPECT_EQ(writes() - w, 2 * kChunks * kRanks);  // per rank and chunk: in, out
+        EXPECT_GE(dev_.stats()[10] - copies2d, kChunks * kRanks) << "the pieces in 2D copies";
+        const uint64_t in_bytes = inplace ? dst_len * 8 : src_len * 8;
+        EXPECT_EQ(dev_.stats()[2] - to_host, kRanks * in_bytes);
+        EXPECT_EQ(dev_.stats()[3] - to_device, kRanks * dst_len * 8);
+        for (uint32_t r = 0; r < kRanks; ++r) {
+            const auto got = dev_.read<int64_t>(dst[r], dst_len);
+            for (size_t i = 0; i < dst_len; ++i) {
+                const auto q = static_cast<uint32_t>(i / kBlock);
+                const size_t j = i % kBlock;
+                int64_t want = 0;
+                if (rs) {
+                    if (inplace && q != r) {
+                        want = v(r, q, j);  // (the other blocks as they were)
+                    } else {
+                        for (uint32_t p = 0; p < kRanks; ++p) {
+                            want += v(p, r, j);
+                        }
+                    }
+                } else {
+                    want = v(q, a2a ? r : 0, j);
+                }
+                ASSERT_EQ(got[i], want) << "rank " << r << " element " << i;
+            }
+        }
+    }
+}
+
+// Below two chunks, the post stages whole: no stream write.
 TEST_F(DevicePipeline, SmallAndOtherCollectivesStageWhole) {
     constexpr size_t kCount = 12'000;  // 96 KB: one chunk and a half
     std::vector<ucc_coll_args_t> args(kRanks);

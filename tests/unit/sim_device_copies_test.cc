@@ -3,7 +3,8 @@
 // bytes / pcie_bw per copy: the inputs at the post, the outputs when the
 // collective completes. Host memory, or a network without PCIe costs, pays
 // nothing for them. A pipelined post (lib/core/device_pipeline.h) waits for
-// one chunk's copies each way.
+// one chunk's copies each way (a block collective's chunk: a piece of every
+// block).
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -18,6 +19,7 @@ constexpr uint32_t kRanks = 2;
 constexpr size_t kCount = 1024;  // float32: 4 KiB
 
 struct Outcome {
+    ucc_coll_type_t type = UCC_COLL_TYPE_ALLREDUCE;  // or ALLGATHER (count: the block)
     ucc_memory_type_t mem = UCC_MEMORY_TYPE_HOST;
     bool inplace = false;
     size_t count = kCount;
@@ -35,13 +37,14 @@ void rank_body(void *arg) {
     ucc::perf::Lifecycle lc;
     ASSERT_EQ(lc.setup(s), "");
     const size_t count = run->count;
+    const size_t dst_len = run->type == UCC_COLL_TYPE_ALLGATHER ? count * s.size : count;
     std::vector<float> src(count, 1.0f + static_cast<float>(s.rank));
-    std::vector<float> dst(count, 0);
+    std::vector<float> dst(dst_len, 0);
     ucc_coll_args_t a{};
-    a.coll_type = UCC_COLL_TYPE_ALLREDUCE;
+    a.coll_type = run->type;
     a.op = UCC_OP_SUM;
     a.src.info = {src.data(), count, UCC_DT_FLOAT32, run->mem};
-    a.dst.info = {run->inplace ? src.data() : dst.data(), count, UCC_DT_FLOAT32, run->mem};
+    a.dst.info = {run->inplace ? src.data() : dst.data(), dst_len, UCC_DT_FLOAT32, run->mem};
     if (run->inplace) {
         a.mask = UCC_COLL_ARGS_FIELD_FLAGS;
         a.flags = UCC_COLL_ARGS_FLAG_IN_PLACE;
@@ -57,8 +60,10 @@ void rank_body(void *arg) {
     EXPECT_EQ(lc.teardown(), "");
 }
 
-Outcome simulate(const char *network, ucc_memory_type_t mem, bool inplace, size_t count = kCount) {
+Outcome simulate(const char *network, ucc_memory_type_t mem, bool inplace, size_t count = kCount,
+                 ucc_coll_type_t type = UCC_COLL_TYPE_ALLREDUCE) {
     Outcome run;
+    run.type = type;
     run.mem = mem;
     run.inplace = inplace;
     run.count = count;
@@ -114,6 +119,22 @@ TEST(SimDeviceCopies, APipelinedPostWaitsForOneChunkEachWay) {
         EXPECT_EQ(piped.got[r], 3.0f);
         EXPECT_NEAR(piped.took[r] - host.took[r], 2 * kChunk, 1e-12) << "rank " << r;
         EXPECT_NEAR(whole.took[r] - host.took[r], 2 * kWhole, 1e-12) << "rank " << r;
+    }
+}
+
+// A block collective's chunk is 4 MiB on its larger side: allgather's dst
+// holds both ranks' blocks, so a chunk carries 2 MiB of each block; the post
+// waits for one chunk of src in (2 MiB) and one of dst out (4 MiB).
+TEST(SimDeviceCopies, APipelinedAllgatherWaitsForOneChunkOfEachSide) {
+    constexpr size_t kBig = 3'000'000;  // float32 per block: 12 MB
+    constexpr double kIn = 8e-6 + (2 << 20) / 25e9;
+    constexpr double kOut = 8e-6 + (4 << 20) / 25e9;
+    const auto ag = UCC_COLL_TYPE_ALLGATHER;
+    const Outcome host = simulate(kPcie, UCC_MEMORY_TYPE_HOST, false, kBig, ag);
+    const Outcome piped = simulate(kPcie, UCC_MEMORY_TYPE_CUDA, false, kBig, ag);
+    for (uint32_t r = 0; r < kRanks; ++r) {
+        EXPECT_EQ(piped.got[r], 1.0f);  // (element count - 1: the end of rank 0's block)
+        EXPECT_NEAR(piped.took[r] - host.took[r], kIn + kOut, 1e-12) << "rank " << r;
     }
 }
 

@@ -98,6 +98,30 @@ int copy_async(void *dst, const void *src, size_t bytes, void *stream) {
         cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, static_cast<cudaStream_t>(stream)));
 }
 
+int copy2d_async(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                 size_t height, void *stream) {
+    if (width == 0 || height == 0) {
+        return 0;
+    }
+    auto s = static_cast<cudaStream_t>(stream);
+    // cudaMemcpy2D refuses pitches beyond the device's limit (cudaDevAttrMaxPitch,
+    // 2^31 - 1 on current GPUs): such rows go one copy each.
+    constexpr size_t kMaxPitch = 0x7fffffff;
+    if (dpitch <= kMaxPitch && spitch <= kMaxPitch) {
+        return code(
+            cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, cudaMemcpyDefault, s));
+    }
+    for (size_t i = 0; i < height; ++i) {
+        const cudaError_t e = cudaMemcpyAsync(static_cast<char *>(dst) + i * dpitch,
+                                              static_cast<const char *>(src) + i * spitch, width,
+                                              cudaMemcpyDefault, s);
+        if (e != cudaSuccess) {
+            return code(e);
+        }
+    }
+    return 0;
+}
+
 int reduce_supported(ucc_datatype_t dt, ucc_reduction_op_t op) {
     return ucc::cuda::reduce_supported(dt, op) ? 1 : 0;
 }
@@ -278,6 +302,7 @@ constexpr ucc_cuda_component_t kComponent = {
     &ipc_get_handle,
     &ipc_open,
     &ipc_close,
+    &copy2d_async,
 };
 
 }  // namespace
