@@ -34,6 +34,8 @@ extern "C" {
 #define UCC_CUDA_COMPONENT_FILE "libucc_cuda.so"
 /* cudaErrorNotReady: what stream_query answers while work is queued. */
 #define UCC_CUDA_NOT_READY 600
+/* The most inputs reduce_many_async folds in one kernel. */
+#define UCC_CUDA_REDUCE_MAX_INPUTS 32
 /* The bytes of an IPC handle (cudaIpcMemHandle_t). */
 #define UCC_CUDA_IPC_HANDLE_BYTES 64
 
@@ -108,6 +110,16 @@ typedef struct ucc_cuda_component {
      * member (lib/core/device_pipeline.h). */
     int (*copy2d_async)(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                         size_t height, void *stream);
+    /* dst[i] = ((srcs[0][i] op srcs[1][i]) op srcs[2][i]) ... op srcs[n-1][i], for i <
+     * count and 2 <= n <= UCC_CUDA_REDUCE_MAX_INPUTS, in one kernel: bitwise n - 1
+     * reduce_async calls through dst (rounded to the type at every step), each element's
+     * inputs read before it is written (dst may be any input). AVG reduces as SUM. The
+     * CUDA IPC path's reductions (lib/core/device_ipc.h). reduce_many_on_host: the same
+     * arithmetic on the CPU, as reduce_on_host. */
+    int (*reduce_many_async)(ucc_datatype_t dt, ucc_reduction_op_t op, void *dst,
+                             const void *const *srcs, uint32_t n, size_t count, void *stream);
+    int (*reduce_many_on_host)(ucc_datatype_t dt, ucc_reduction_op_t op, void *dst,
+                               const void *const *srcs, uint32_t n, size_t count);
 } ucc_cuda_component_t;
 
 /* Whether `table` (of `table->size` bytes) has the entry `field`: a core built

@@ -43,20 +43,9 @@ struct SpanInfo {
 // finalizing one (kInit: o_init), a copy of `bytes` between a rank's GPU
 // and its host memory (kDeviceCopy: pcie_lat + bytes / pcie_bw), and work on
 // the rank's GPU within a node (lib/core/device_ipc.h): a copy within the GPU
-// (kGpuCopy) or from a peer GPU's memory (kGpuPeerCopy), a reduction kernel
-// writing `bytes` on inputs of its own GPU (kGpuReduce) or one of a peer's
-// (kGpuPeerReduce) (the network model's gpu_copy_ps and gpu_reduce_ps).
-enum class Work : uint8_t {
-    kCopy,
-    kReduce,
-    kCall,
-    kInit,
-    kDeviceCopy,
-    kGpuCopy,
-    kGpuPeerCopy,
-    kGpuReduce,
-    kGpuPeerReduce
-};
+// (kGpuCopy) or from a peer GPU's memory (kGpuPeerCopy) (the network model's
+// gpu_copy_ps; its reduction kernels: SimulatedWorld::charge_gpu_fold).
+enum class Work : uint8_t { kCopy, kReduce, kCall, kInit, kDeviceCopy, kGpuCopy, kGpuPeerCopy };
 
 // What the world may run on a waiting rank's behalf (idle_draining): one pass
 // of progress that never waits. Returns true when the pass did something the
@@ -95,6 +84,10 @@ class SimulatedWorld {
     // `working`: the bytes of the rank's buffers of the collective it is
     // for (0: unknown), which decide whether it runs within the caches.
     virtual void charge(Work kind, size_t bytes, uint64_t working = 0) = 0;
+    // A reduction kernel on the rank's GPU writing `bytes` from `inputs`
+    // inputs as long, `peers` of them in peer GPUs' memory (the network
+    // model's gpu_fold_ps).
+    virtual void charge_gpu_fold(size_t bytes, uint32_t inputs, uint32_t peers) = 0;
     // Whether charges and transfers depend on their working set (a modelled
     // cache): else callers need not compute it.
     virtual bool wants_working_set() const { return false; }

@@ -38,7 +38,8 @@ bool device_ipc_applies(const CollRequest &r) {
             return false;
         }
         copies = s->copies;
-        kernels = s->ops->reduce_supported(a.dt, a.op) != 0;
+        kernels = UCC_CUDA_COMPONENT_HAS(s->ops, reduce_many_async) &&
+                  s->ops->reduce_supported(a.dt, a.op) != 0;
     }
     const bool input = a.inplace || copies.src_device;  // (in place: dst is the input)
     bool fits = false;

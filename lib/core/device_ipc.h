@@ -13,8 +13,8 @@
 // algorithm). Otherwise each runs its steps on the devices
 // (device_ipc_steps.h: what each collective reads and writes):
 //   1. the reduction (allreduce, reduce_scatter): the member's block from
-//      every member's src with the component's kernels, in rank order
-//      ((s0 op s1) op s2 ...: bitwise the same result at every rank,
+//      every member's src by one of the component's kernels, folding in rank
+//      order ((s0 op s1) op s2 ...: bitwise the same result at every rank,
 //      whatever the team's layout); allreduce then waits at a barrier;
 //   2. the copies (allreduce: the other blocks from their owners' dst;
 //      allgather, alltoall, bcast: the peers' src), device to device;
@@ -27,8 +27,9 @@
 // (UCC_ERR_NO_RESOURCE) rather than leave them waiting.
 //
 // Cost per rank, after n - 1 cards and a log2(n)-round agreement: allreduce
-// n - 1 reduction kernels and n - 1 copies over count/n elements and two
-// barriers; reduce_scatter n - 1 kernels over its block and one barrier;
+// one kernel reading n inputs of count/n elements, n - 1 copies of count/n
+// elements and two barriers; reduce_scatter one kernel over its block and
+// one barrier;
 // allgather and alltoall n - 1 copies of a block and one barrier; bcast one
 // copy at a non-root. Device-to-device bandwidth (NVLink between GPUs, or
 // the GPU's own memory on one); no PCIe crossing, where staging pays every
@@ -41,7 +42,8 @@
 // messages simulated like any others.
 //
 // Applies to allreduce and reduce_scatter with src (or in place dst) and dst
-// device memory and a (datatype, op) the kernels support, allgather with src
+// device memory and a (datatype, op) the kernels support (a component with
+// reduce_many_async), allgather with src
 // (or in place) and dst device memory, alltoall out of place with both, and
 // bcast with a device buffer; 2 to kMaxIpcRanks members all on one host, no
 // member checking arguments or synchronising collectives, no active set,
@@ -97,12 +99,12 @@ class IpcDevice {
     virtual bool export_buffer(const void *p, IpcBuffer *out) = 0;
     // A buffer of another process's card, mapped here (nullptr: it cannot be).
     virtual uint8_t *import_buffer(const IpcBuffer &b) = 0;
-    virtual int reduce(const ucc::coll::Args &a, void *dst, const void *x, const void *y,
-                       uint64_t count, bool peer) = 0;
+    // dst = the rank-order fold of `n` inputs of `count` elements, in one
+    // kernel (dst may be any input), `peers` of them in peer GPUs' memory.
+    virtual int fold(const ucc::coll::Args &a, void *dst, const void *const *inputs, uint32_t n,
+                     uint64_t count, uint32_t peers) = 0;
     virtual int avg(const ucc::coll::Args &a, void *buf, uint64_t count, uint32_t n) = 0;
     virtual int copy(void *dst, const void *src, uint64_t bytes, bool peer) = 0;
-    // A device block of at least `bytes` for an in-place accumulation.
-    virtual int scratch(uint64_t bytes, void **out) = 0;
     // Waits (without blocking) for the work queued so far; `rc`: queuing
     // failed (logged, *fine false). `step` numbers the waits of a post.
     virtual ucc::Task reached(ucc::coll::Coll &c, int rc, uint32_t step, bool *fine) = 0;

@@ -3,6 +3,7 @@
 #include "lib/core/device_ipc_steps.h"
 
 #include <algorithm>
+#include <array>
 
 #include "lib/core/device_ipc.h"
 
@@ -70,25 +71,14 @@ int ipc_reduce_step(const Args &a, uint32_t n, uint32_t me, IpcDevice &dev, cons
     if (len == 0) {
         return 0;
     }
+    // (In place, out is this member's own input block: the kernel reads each
+    // element's inputs before it writes it.)
     const uint64_t off = first * a.esize;
-    const uint64_t bytes = len * a.esize;
-    // In place, out is this member's own input block.
-    uint8_t *acc = out;
-    int rc = 0;
-    if (a.inplace && me >= 2) {
-        void *block = nullptr;
-        rc = dev.scratch(bytes, &block);
-        acc = static_cast<uint8_t *>(block);
+    std::array<const void *, kMaxIpcRanks> inputs{};
+    for (uint32_t k = 0; k < n; ++k) {
+        inputs[k] = peers.src[k] + off;
     }
-    const std::vector<uint8_t *> &src = peers.src;
-    for (uint32_t k = 1; k < n && rc == 0; ++k) {
-        // (Step 1 reads src[0] and src[1]; then the accumulator and src[k].)
-        const bool peer = k != me || (k == 1 && me != 0);
-        rc = dev.reduce(a, acc, k == 1 ? src[0] + off : acc, src[k] + off, len, peer);
-    }
-    if (rc == 0 && acc != out) {
-        rc = dev.copy(out, acc, bytes, false);
-    }
+    int rc = dev.fold(a, out, inputs.data(), n, len, n - 1);
     if (rc == 0 && a.op == UCC_OP_AVG) {
         rc = dev.avg(a, out, len, n);
     }

@@ -12,10 +12,10 @@
 //   alltoall        copy block r of every peer's src into block p of its dst.
 //   bcast           a non-root copies the root's buffer into its own.
 //
-// Reductions fold in rank order ((s0 op s1) op s2 ...), so every member's
-// result is bitwise the same whatever the team's layout; AVG divides once.
-// In place, a member from rank 2 on accumulates in a device scratch block:
-// the first steps would overwrite its own input before its turn.
+// Reductions fold in rank order ((s0 op s1) op s2 ...) in one kernel that
+// reads every input of an element before writing it, so every member's
+// result is bitwise the same whatever the team's layout, and in place needs
+// no scratch; AVG divides once.
 #pragma once
 
 #include <cstdint>

@@ -40,9 +40,6 @@ ucc_status_t copy(DeviceStaging &s, void *dst, const void *src, uint64_t bytes, 
 
 DeviceStaging::~DeviceStaging() {
     settle();  // (its copies were waited for: nothing of the device touches them now)
-    if (device_scratch != nullptr) {
-        ops->free(UCC_CUDA_ALLOC_DEVICE, device_scratch);
-    }
     pool->give_buffer(src_host, src_capacity);
     pool->give_buffer(dst_host, dst_capacity);
     pool->give_buffer(words, words_capacity);

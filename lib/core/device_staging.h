@@ -118,13 +118,10 @@ struct DeviceStaging final : Staging {
     ucc::coll::Args user;
     ChunkPlan plan;
     // IPC posts: the post ran on the device buffers directly (nothing to
-    // copy back); the peers' mappings it holds (IpcCache pins) and the cache;
-    // a device block for the in-place accumulation, kept for re-posts.
+    // copy back); the peers' mappings it holds (IpcCache pins) and the cache.
     bool direct = false;
     std::shared_ptr<IpcCache> ipc;
     std::vector<void *> pins;
-    void *device_scratch = nullptr;
-    uint64_t device_scratch_bytes = 0;
 };
 
 // The status a CUDA error code becomes: UCC_ERR_NO_MEMORY for an allocation

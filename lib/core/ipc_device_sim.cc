@@ -3,8 +3,8 @@
 // memory, so a peer's buffer is read at its address; each operation runs on
 // the host at once (nothing in a timing-only run, which moves no payload) and
 // charges the rank's clock what the GPU would take (lib/simulated.h
-// Work::kGpu*: the network model's gpu_lat, gpu_bw, gpu_reduce_bw,
-// nvlink_bw). The stream's operations run one after another, so the waits
+// Work::kGpu* and charge_gpu_fold: the network model's gpu_lat, gpu_bw,
+// gpu_reduce_bw, nvlink_bw). The stream's operations run one after another, so the waits
 // cost nothing more; every member maps every peer, so nothing is staged.
 #include <cstring>
 #include <vector>
@@ -34,19 +34,26 @@ class SimIpc final : public IpcDevice {
         return nullptr;
     }  // (never another process)
 
-    int reduce(const ucc::coll::Args &a, void *dst, const void *x, const void *y, uint64_t count,
-               bool peer) override {
-        if (move_) {
-            ucc::dt::reduce(a.dt, a.op, dst, x, y, count);
+    int fold(const ucc::coll::Args &a, void *dst, const void *const *inputs, uint32_t n,
+             uint64_t count, uint32_t peers) override {
+        const uint64_t bytes = count * a.esize;
+        if (move_ && bytes != 0) {
+            // (Through an accumulator: dst may be an input still to be read.)
+            acc_.resize(bytes);
+            ucc::dt::reduce(a.dt, a.op, acc_.data(), inputs[0], inputs[1], count);
+            for (uint32_t k = 2; k < n; ++k) {
+                ucc::dt::reduce(a.dt, a.op, acc_.data(), acc_.data(), inputs[k], count);
+            }
+            std::memcpy(dst, acc_.data(), bytes);
         }
-        world_.charge(peer ? ucc::Work::kGpuPeerReduce : ucc::Work::kGpuReduce, count * a.esize);
+        world_.charge_gpu_fold(bytes, n, peers);
         return 0;
     }
     int avg(const ucc::coll::Args &a, void *buf, uint64_t count, uint32_t n) override {
         if (move_) {
             ucc::dt::avg_finalize(a.dt, buf, count, n);
         }
-        world_.charge(ucc::Work::kGpuReduce, count * a.esize);
+        world_.charge_gpu_fold(count * a.esize, 1, 0);
         return 0;
     }
     int copy(void *dst, const void *src, uint64_t bytes, bool peer) override {
@@ -56,12 +63,6 @@ class SimIpc final : public IpcDevice {
         world_.charge(peer ? ucc::Work::kGpuPeerCopy : ucc::Work::kGpuCopy, bytes);
         return 0;
     }
-    int scratch(uint64_t bytes, void **out) override {
-        block_.resize(move_ ? bytes : 0);
-        *out = block_.data();
-        return 0;
-    }
-
     ucc::Task reached(ucc::coll::Coll &, int, uint32_t, bool *) override { co_return UCC_OK; }
     ucc::Task staged(ucc::coll::Coll &c, ucc::coll::AlgFn alg, ucc::coll::ScratchCache *,
                      bool) override {
@@ -73,7 +74,7 @@ class SimIpc final : public IpcDevice {
     ucc::SimulatedWorld &world_;
     Logger &log_;
     const bool move_;
-    std::vector<uint8_t> block_;
+    std::vector<uint8_t> acc_;
 };
 
 }  // namespace

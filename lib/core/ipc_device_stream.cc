@@ -52,31 +52,15 @@ class StreamIpc final : public IpcDevice {
         return static_cast<uint8_t *>(base) + b.offset;
     }
 
-    int reduce(const ucc::coll::Args &a, void *dst, const void *x, const void *y, uint64_t count,
-               bool) override {
-        return ops_->reduce_async(a.dt, a.op, dst, x, y, count, s_.stream);
+    int fold(const ucc::coll::Args &a, void *dst, const void *const *inputs, uint32_t n,
+             uint64_t count, uint32_t) override {
+        return ops_->reduce_many_async(a.dt, a.op, dst, inputs, n, count, s_.stream);
     }
     int avg(const ucc::coll::Args &a, void *buf, uint64_t count, uint32_t n) override {
         return ops_->avg_async(a.dt, buf, count, n, s_.stream);
     }
     int copy(void *dst, const void *src, uint64_t bytes, bool) override {
         return ops_->copy_async(dst, src, bytes, s_.stream);
-    }
-
-    // Kept in the staging for re-posts, grown when a post needs more.
-    int scratch(uint64_t bytes, void **out) override {
-        int rc = 0;
-        if (s_.device_scratch_bytes < bytes) {
-            if (s_.device_scratch != nullptr) {
-                ops_->free(UCC_CUDA_ALLOC_DEVICE, s_.device_scratch);
-                s_.device_scratch = nullptr;
-                s_.device_scratch_bytes = 0;
-            }
-            rc = ops_->alloc(UCC_CUDA_ALLOC_DEVICE, bytes, &s_.device_scratch);
-            s_.device_scratch_bytes = rc == 0 ? bytes : 0;
-        }
-        *out = s_.device_scratch;
-        return rc;
     }
 
     ucc::Task reached(ucc::coll::Coll &c, int rc, uint32_t step, bool *fine) override {

@@ -4,7 +4,7 @@
 // stored to memory, and the value type arithmetic happens in) and a class (integer,
 // real, complex); every op is a struct with `static Value apply(Value, Value)`. The
 // host kernels (lib/dt/dt.cc) and the CUDA kernels (transports/cuda/reduce.cu) are
-// loops over `reduce_one` and `avg_one` below and nothing else, so a device result is
+// loops over `reduce_one`, `fold_one` and `avg_one` below and nothing else, so a device result is
 // bitwise the host's: the same functions, compiled twice (UCC_DT_HOST_DEVICE marks
 // them __host__ __device__ under a CUDA compiler; the CUDA component is built with
 // -fmad=false so no product is fused into an addition). float128 (long double, which
@@ -257,6 +257,20 @@ template <class Tr, class Op>
 UCC_DT_HOST_DEVICE inline void reduce_one(Byte *d, const Byte *x, const Byte *y, size_t i) {
     constexpr size_t kSize = Tr::kSize;
     Tr::store(d + i * kSize, Op::apply(Tr::load(x + i * kSize), Tr::load(y + i * kSize)));
+}
+
+// dst[i] = ((x[0][i] op x[1][i]) op x[2][i]) ... op x[n-1][i] for n >= 2, stored (so
+// rounded) after every step as n - 1 reduce_one calls would store it: bitwise their
+// result. Every input is read before dst is written, so dst may be any of them.
+template <class Tr, class Op>
+UCC_DT_HOST_DEVICE inline void fold_one(Byte *d, const Byte *const *x, uint32_t n, size_t i) {
+    constexpr size_t kSize = Tr::kSize;
+    Byte acc[kSize];
+    Tr::store(acc, Op::apply(Tr::load(x[0] + i * kSize), Tr::load(x[1] + i * kSize)));
+    for (uint32_t k = 2; k < n; ++k) {
+        Tr::store(acc, Op::apply(Tr::load(acc), Tr::load(x[k] + i * kSize)));
+    }
+    std::memcpy(d + i * kSize, acc, kSize);
 }
 
 // v / n for an integer type, truncating toward zero, for every n >= 1. When n fits

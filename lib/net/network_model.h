@@ -66,9 +66,9 @@
 // there each operation queued on a rank's GPU takes gpu_lat (its launch and
 // the wait for it) plus its bytes at a rate: a copy within the GPU gpu_bw, a
 // copy from a peer's GPU nvlink_bw (the link between GPUs: NVLink, or PCIe
-// peer to peer), a reduction kernel gpu_reduce_bw (bytes of its output), or
-// the lower of gpu_reduce_bw and nvlink_bw when an input is a peer's; each 0
-// (every preset's default): free.
+// peer to peer), a two-input reduction kernel gpu_reduce_bw (bytes of its
+// output; a kernel of n inputs moves (n + 1)/3 times as much), at least its
+// peers' inputs at nvlink_bw; each 0 (every preset's default): free.
 // The operating system's periodic work (noise_hz, noise; each 0: none):
 // noise_hz times a second every core of a node is taken from its rank for
 // `noise` (a detour), the node's cores at the same instants (Linux's
@@ -261,13 +261,16 @@ struct NetworkModel {
         return bytes == 0 ? 0
                           : gpu_lat_ps + bytes_cost_ps(bytes, peer ? nvlink_bw_bps : gpu_bw_bps);
     }
-    // A reduction kernel writing `bytes`, an input in a peer GPU's memory when `peer`.
-    int64_t gpu_reduce_ps(uint64_t bytes, bool peer) const {
+    // A reduction kernel writing `bytes` from `inputs` inputs as long, `peers`
+    // of them in peer GPUs' memory: its memory traffic, (inputs + 1) x bytes,
+    // at the rate a two-input kernel moves its 3 x bytes (gpu_reduce_bw per
+    // byte written), or the peers' reads over NVLink, whichever is longer.
+    int64_t gpu_fold_ps(uint64_t bytes, uint32_t inputs, uint32_t peers) const {
         if (bytes == 0) {
             return 0;
         }
-        return gpu_lat_ps + std::max(bytes_cost_ps(bytes, gpu_reduce_bps),
-                                     peer ? bytes_cost_ps(bytes, nvlink_bw_bps) : 0);
+        return gpu_lat_ps + std::max(bytes_cost_ps(bytes * (inputs + 1), 3 * gpu_reduce_bps),
+                                     bytes_cost_ps(bytes * peers, nvlink_bw_bps));
     }
     int64_t reduce_ps(uint64_t bytes, uint64_t working = 0) const {
         return bytes_cost_ps(bytes, beyond_cache(bytes, working, reduce_bps, reduce_mem_bps));

@@ -429,6 +429,37 @@ int reduce_async(ucc_datatype_t dt, ucc_reduction_op_t op, void *dst, const void
     });
 }
 
+// The fold of n inputs: into a host accumulator step by step (so an input may be
+// dst, and the result is n - 1 reduce_async calls'), then into dst.
+int reduce_many_async(ucc_datatype_t dt, ucc_reduction_op_t op, void *dst, const void *const *srcs,
+                      uint32_t n, size_t count, void *stream) {
+    if (reduce_supported(dt, op) == 0 || srcs == nullptr || n < 2 ||
+        n > UCC_CUDA_REDUCE_MAX_INPUTS) {
+        return 801;  // cudaErrorNotSupported
+    }
+    {
+        std::lock_guard<std::mutex> lock(state().mu);
+        state().stats[8]++;
+    }
+    const std::vector<const void *> in(srcs, srcs + n);
+    const size_t bytes =
+        count * (dt == UCC_DT_INT32 || dt == UCC_DT_UINT32 || dt == UCC_DT_FLOAT32 ? 4 : 8);
+    return fake::stream_enqueue(stream, [=] {
+        std::vector<unsigned char> acc(bytes);
+        reduce_now(dt, op, acc.data(), in[0], in[1], count);
+        for (uint32_t k = 2; k < n; ++k) {
+            reduce_now(dt, op, acc.data(), acc.data(), in[k], count);
+        }
+        std::lock_guard<std::mutex> lock(state().mu);
+        const bool opened = open_device(dst, PROT_READ | PROT_WRITE);
+        std::memcpy(dst, acc.data(), bytes);
+        if (opened) {
+            open_device(dst, PROT_NONE);
+        }
+        return 0;
+    });
+}
+
 int avg_async(ucc_datatype_t dt, void *buf, size_t count, uint64_t n, void *stream) {
     if (!floating(dt)) {
         return 801;
@@ -453,6 +484,10 @@ int reduce_on_host(ucc_datatype_t, ucc_reduction_op_t, void *, const void *, con
     return 801;
 }
 int avg_on_host(ucc_datatype_t, void *, size_t, uint64_t) {
+    return 801;
+}
+int reduce_many_on_host(ucc_datatype_t, ucc_reduction_op_t, void *, const void *const *, uint32_t,
+                        size_t) {
     return 801;
 }
 const char *error_string(int code) {
@@ -492,6 +527,8 @@ constexpr ucc_cuda_component_t kFake = {
     &ipc_open,
     &ipc_close,
     &copy2d_async,
+    &reduce_many_async,
+    &reduce_many_on_host,
 };
 
 }  // namespace
@@ -503,8 +540,8 @@ extern "C" __attribute__((visibility("default"))) const ucc_cuda_component_t *uc
 
 // [0] device allocations, [1] pinned and managed allocations, [2] bytes copied off
 // the device, [3] bytes copied onto it, [4] streams created, [5] stream writes queued,
-// [6] IPC handles opened, [7] closed, [8] reductions queued, [9] bytes copied from
-// device to device, [10] 2D copies queued.
+// [6] IPC handles opened, [7] closed, [8] reductions queued (a fold of n inputs: one), [9] bytes
+// copied from device to device, [10] 2D copies queued.
 extern "C" __attribute__((visibility("default"))) const uint64_t *fake_cuda_stats() {
     return state().stats;
 }

@@ -216,6 +216,60 @@ TEST_F(CudaComponentTest, KernelArithmeticEqualsTheModelForEveryTypeAndOp) {
     EXPECT_EQ(checked, 10u * 11 + 4 * 5 + 2 * 3);
 }
 
+// One kernel folding n inputs (reduce_many, the IPC path's) is the chain of n - 1
+// two-input reductions, bitwise but NaN payloads (the two instantiations may order a
+// complex product's operands differently, and a GPU's NaNs are canonical anyway), its
+// dst being one of its inputs; n outside 2..32 refused.
+TEST_F(CudaComponentTest, AFoldOfNInputsIsTheChainOfTwoInputReductionsBitwise) {
+    constexpr size_t kCount = 301;
+    constexpr uint32_t kInputs = 5;
+    ASSERT_TRUE(UCC_CUDA_COMPONENT_HAS(ops_, reduce_many_on_host));
+    size_t checked = 0;
+    for (uint64_t id = 0; id < ucc::dt::kPredefinedCount; ++id) {
+        const ucc_datatype_t dt = UCC_PREDEFINED_DT(id);
+        for (int o = 0; o < UCC_OP_LAST; ++o) {
+            const auto op = static_cast<ucc_reduction_op_t>(o);
+            if (!ops_->reduce_supported(dt, op)) {
+                continue;
+            }
+            SCOPED_TRACE(std::string(ucc::dt::name(dt)) + " " + ucc::dt::op_name(op));
+            const size_t es = ucc::dt::size_of(dt);
+            std::vector<std::vector<uint8_t>> in;
+            std::vector<const void *> ptrs;
+            for (uint32_t r = 0; r < kInputs; ++r) {
+                in.push_back(input(dt, r + 11, kCount));
+            }
+            for (const auto &v : in) {
+                ptrs.push_back(v.data());
+            }
+            std::vector<uint8_t> chain(in[0].size());
+            ASSERT_EQ(ops_->reduce_on_host(dt, op, chain.data(), ptrs[0], ptrs[1], kCount), 0);
+            for (uint32_t r = 2; r < kInputs; ++r) {
+                ASSERT_EQ(ops_->reduce_on_host(dt, op, chain.data(), chain.data(), ptrs[r], kCount),
+                          0);
+            }
+            // (In place: the result over input 3, as an in-place allreduce's block.)
+            ASSERT_EQ(ops_->reduce_many_on_host(dt, op, in[3].data(), ptrs.data(), kInputs, kCount),
+                      0);
+            for (size_t i = 0; i < kCount * es; i += es) {
+                ASSERT_TRUE(same_element(dt, in[3].data() + i, chain.data() + i, es))
+                    << "element " << i / es;
+            }
+            ++checked;
+        }
+    }
+    EXPECT_EQ(checked, 10u * 11 + 4 * 5 + 2 * 3);
+    std::vector<const void *> many(UCC_CUDA_REDUCE_MAX_INPUTS + 1, &checked);
+    uint64_t out = 0;
+    EXPECT_NE(ops_->reduce_many_on_host(UCC_DT_UINT64, UCC_OP_SUM, &out, many.data(), 1, 1), 0);
+    EXPECT_NE(ops_->reduce_many_on_host(UCC_DT_UINT64, UCC_OP_SUM, &out, many.data(),
+                                        UCC_CUDA_REDUCE_MAX_INPUTS + 1, 1),
+              0);
+    EXPECT_EQ(ops_->reduce_many_on_host(UCC_DT_UINT64, UCC_OP_SUM, &out, many.data(),
+                                        UCC_CUDA_REDUCE_MAX_INPUTS, 1),
+              0);
+}
+
 // And against the host library's own kernels, pair by pair (the same arithmetic, the
 // other compiler's instantiation): bitwise, NaN payloads included.
 TEST_F(CudaComponentTest, KernelArithmeticEqualsTheHostKernels) {

@@ -7,6 +7,7 @@
 // across nodes, or with UCC_DEVICE_IPC=n, the staging is charged again.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -122,8 +123,7 @@ bool same_bits(const std::vector<double> &x, const std::vector<double> &y) {
 constexpr const char *kNode = "hdr,jitter=0";  // 8 ranks per node: one node
 constexpr const char *kGpu = ",gpu_lat=4us,gpu_reduce_bw=1TB/s,nvlink_bw=400GB/s,gpu_bw=2TB/s";
 constexpr const char *kPcie = ",pcie_lat=10us,pcie_bw=25GB/s";
-// NVLink no slower than the kernels: every reduction costs the same,
-// whichever inputs are a peer's.
+// Device work whose costs the tests below compute.
 constexpr const char *kEven = ",gpu_lat=4us,gpu_reduce_bw=1TB/s,nvlink_bw=2TB/s,gpu_bw=2TB/s";
 
 TEST(SimDeviceIpc, AllreduceFoldsInRankOrderBitwiseOutOfPlaceAndInPlace) {
@@ -175,9 +175,10 @@ TEST(SimDeviceIpc, BcastCopiesTheRootsBufferFromTheFirstAndTheLastRank) {
     }
 }
 
-// Out of place, equal blocks, nvlink_bw no slower than the kernels: each
-// rank reduces its block n-1 times (gpu_lat + block / gpu_reduce_bw each) and
-// copies the n-1 other blocks from their owners (gpu_lat + block / nvlink_bw
+// Out of place, equal blocks: each rank reduces its block from the n inputs
+// in one kernel (gpu_lat + its traffic, (n + 1) blocks, at 3 x gpu_reduce_bw,
+// or its n - 1 peers' blocks at nvlink_bw, whichever is longer) and copies
+// the n - 1 other blocks from their owners (gpu_lat + block / nvlink_bw
 // each). Every rank pays the same, so the barriers pass it on unchanged.
 TEST(SimDeviceIpc, EachRankPaysItsReductionsAndPeerCopies) {
     Job r;
@@ -185,7 +186,8 @@ TEST(SimDeviceIpc, EachRankPaysItsReductionsAndPeerCopies) {
     r.count = 4 * 1000;
     const double block = 1000 * 8;
     const double n1 = r.ranks - 1;
-    const double want = n1 * (4e-6 + block / 1e12) + n1 * (4e-6 + block / 2e12);
+    const double kernel = std::max((n1 + 2) * block / 3e12, n1 * block / 2e12);
+    const double want = 4e-6 + kernel + n1 * (4e-6 + block / 2e12);
     const Job unpaid = simulate(r, kNode);
     const Job paid = simulate(r, std::string(kNode) + kEven);
     for (uint32_t q = 0; q < r.ranks; ++q) {
@@ -217,7 +219,8 @@ TEST(SimDeviceIpc, BcastPaysOnePeerCopy) {
 
 // Reduce_scatter, allgather and alltoall: every rank's result by definition
 // (reductions as the rank-order fold, bitwise), and each rank's device work:
-// n - 1 reductions of its block, or n copies of a block (n - 1 from peers).
+// one kernel folding its block from n inputs, or n copies of a block (n - 1
+// from peers).
 TEST(SimDeviceIpc, ReduceScatterAllgatherAndAlltoall) {
     constexpr size_t kBlock = 500;
     constexpr double kBytes = kBlock * 8;
@@ -230,8 +233,9 @@ TEST(SimDeviceIpc, ReduceScatterAllgatherAndAlltoall) {
         const Job unpaid = simulate(r, kNode);
         const Job paid = simulate(r, std::string(kNode) + kEven);
         const double n = r.ranks;
-        const double want = t == UCC_COLL_TYPE_REDUCE_SCATTER ? (n - 1) * (4e-6 + kBytes / 1e12)
-                                                              : n * (4e-6 + kBytes / 2e12);
+        const double kernel = std::max((n + 1) * kBytes / 3e12, (n - 1) * kBytes / 2e12);
+        const double want =
+            t == UCC_COLL_TYPE_REDUCE_SCATTER ? 4e-6 + kernel : n * (4e-6 + kBytes / 2e12);
         for (uint32_t q = 0; q < r.ranks; ++q) {
             SCOPED_TRACE(testing::Message() << "type " << t << ", rank " << q);
             EXPECT_NEAR(paid.took[q] - unpaid.took[q], want, 1e-12);

@@ -303,6 +303,8 @@ constexpr ucc_cuda_component_t kComponent = {
     &ipc_open,
     &ipc_close,
     &copy2d_async,
+    &ucc::cuda::reduce_many_async,
+    &ucc::cuda::reduce_many_on_host,
 };
 
 }  // namespace

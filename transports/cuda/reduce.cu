@@ -5,12 +5,17 @@
 // takes elements t, t + T, t + 2T, ... The same loop runs on the CPU with t = 0 and
 // T = 1 (reduce_on_host), which is what tests without a GPU check against the model.
 // Each element is independent and written once, so dst may be a or b exactly.
-// Cost: memory-bound, 3 x count x size bytes of device traffic; the launch is
+// The fold of n inputs (`fold_one`) is one such loop too: its inputs' addresses
+// travel in the kernel's parameters (at most UCC_CUDA_REDUCE_MAX_INPUTS).
+// Cost: memory-bound, 3 x count x size bytes of device traffic (a fold's n + 1
+// x count x size, where n - 1 two-input kernels move 3 (n - 1)); the launch is
 // 256 threads per block and at most 4,096 blocks (enough to fill an H100 several
 // times over; more only adds scheduling).
 #include "transports/cuda/reduce.h"
 
 #include <cuda_runtime.h>
+
+#include "lib/cuda_component.h"
 
 #include "lib/dt/dt.h"
 #include "lib/dt/elem.h"
@@ -32,6 +37,19 @@ __host__ __device__ void reduce_range(Byte *d, const Byte *x, const Byte *y, siz
     }
 }
 
+// The inputs of a fold, by value in the kernel's parameters.
+struct Inputs {
+    const Byte *p[UCC_CUDA_REDUCE_MAX_INPUTS];
+};
+
+template <class Tr, class Op>
+__host__ __device__ void fold_range(Byte *d, const Inputs &in, uint32_t n, size_t first,
+                                    size_t stride, size_t count) {
+    for (size_t i = first; i < count; i += stride) {
+        fold_one<Tr, Op>(d, in.p, n, i);
+    }
+}
+
 template <class Tr>
 __host__ __device__ void avg_range(Byte *p, size_t first, size_t stride, size_t count, uint64_t n) {
     for (size_t i = first; i < count; i += stride) {
@@ -43,6 +61,12 @@ template <class Tr, class Op>
 __global__ void reduce_kernel(Byte *d, const Byte *x, const Byte *y, size_t count) {
     const size_t first = size_t{blockIdx.x} * blockDim.x + threadIdx.x;
     reduce_range<Tr, Op>(d, x, y, first, size_t{gridDim.x} * blockDim.x, count);
+}
+
+template <class Tr, class Op>
+__global__ void fold_kernel(Byte *d, const Inputs in, uint32_t n, size_t count) {
+    const size_t first = size_t{blockIdx.x} * blockDim.x + threadIdx.x;
+    fold_range<Tr, Op>(d, in, n, first, size_t{gridDim.x} * blockDim.x, count);
 }
 
 template <class Tr>
@@ -63,6 +87,13 @@ int launch_reduce(void *d, const void *a, const void *b, size_t count, cudaStrea
     return static_cast<int>(cudaGetLastError());
 }
 
+template <class Tr, class Op>
+int launch_fold(void *d, const Inputs &in, uint32_t n, size_t count, cudaStream_t s) {
+    fold_kernel<Tr, Op>
+        <<<blocks_for(count), kThreads, 0, s>>>(static_cast<Byte *>(d), in, n, count);
+    return static_cast<int>(cudaGetLastError());
+}
+
 template <class Tr>
 int launch_avg(void *p, size_t count, uint64_t n, cudaStream_t s) {
     avg_kernel<Tr><<<blocks_for(count), kThreads, 0, s>>>(static_cast<Byte *>(p), count, n);
@@ -75,6 +106,11 @@ void host_reduce(void *d, const void *a, const void *b, size_t count) {
                          static_cast<const Byte *>(b), 0, 1, count);
 }
 
+template <class Tr, class Op>
+void host_fold(void *d, const Inputs &in, uint32_t n, size_t count) {
+    fold_range<Tr, Op>(static_cast<Byte *>(d), in, n, 0, 1, count);
+}
+
 template <class Tr>
 void host_avg(void *p, size_t count, uint64_t n) {
     avg_range<Tr>(static_cast<Byte *>(p), 0, 1, count, n);
@@ -84,10 +120,14 @@ using LaunchReduce = int (*)(void *, const void *, const void *, size_t, cudaStr
 using LaunchAvg = int (*)(void *, size_t, uint64_t, cudaStream_t);
 using HostReduce = void (*)(void *, const void *, const void *, size_t);
 using HostAvg = void (*)(void *, size_t, uint64_t);
+using LaunchFold = int (*)(void *, const Inputs &, uint32_t, size_t, cudaStream_t);
+using HostFold = void (*)(void *, const Inputs &, uint32_t, size_t);
 
 struct Entry {
     LaunchReduce reduce[kOps];
     HostReduce host_reduce[kOps];
+    LaunchFold fold[kOps];
+    HostFold host_fold[kOps];
     LaunchAvg avg;
     HostAvg host_avg;
 };
@@ -107,6 +147,8 @@ Table make_table() {
             for_each_op<Tr>([&e]<class Op>(ucc_reduction_op_t op) {
                 e.reduce[op] = &launch_reduce<Tr, Op>;
                 e.host_reduce[op] = &host_reduce<Tr, Op>;
+                e.fold[op] = &launch_fold<Tr, Op>;
+                e.host_fold[op] = &host_fold<Tr, Op>;
             });
         }
     });
@@ -128,6 +170,17 @@ int op_index(ucc_reduction_op_t op) {
     return i < kOps ? static_cast<int>(i) : -1;
 }
 
+// The inputs of a fold of n (2 <= n <= the most), or false.
+bool inputs_of(const void *const *srcs, uint32_t n, Inputs *in) {
+    if (srcs == nullptr || n < 2 || n > UCC_CUDA_REDUCE_MAX_INPUTS) {
+        return false;
+    }
+    for (uint32_t k = 0; k < n; ++k) {
+        in->p[k] = static_cast<const Byte *>(srcs[k]);
+    }
+    return true;
+}
+
 }  // namespace
 
 bool reduce_supported(ucc_datatype_t dt, ucc_reduction_op_t op) {
@@ -145,6 +198,28 @@ int reduce_async(ucc_datatype_t dt, ucc_reduction_op_t op, void *dst, const void
         return 0;
     }
     return entry_of(dt)->reduce[op_index(op)](dst, a, b, count, static_cast<cudaStream_t>(stream));
+}
+
+int reduce_many_async(ucc_datatype_t dt, ucc_reduction_op_t op, void *dst, const void *const *srcs,
+                      uint32_t n, size_t count, void *stream) {
+    Inputs in{};
+    if (!reduce_supported(dt, op) || !inputs_of(srcs, n, &in)) {
+        return static_cast<int>(cudaErrorInvalidValue);
+    }
+    if (count == 0) {
+        return 0;
+    }
+    return entry_of(dt)->fold[op_index(op)](dst, in, n, count, static_cast<cudaStream_t>(stream));
+}
+
+int reduce_many_on_host(ucc_datatype_t dt, ucc_reduction_op_t op, void *dst,
+                        const void *const *srcs, uint32_t n, size_t count) {
+    Inputs in{};
+    if (!reduce_supported(dt, op) || !inputs_of(srcs, n, &in)) {
+        return static_cast<int>(cudaErrorInvalidValue);
+    }
+    entry_of(dt)->host_fold[op_index(op)](dst, in, n, count);
+    return 0;
 }
 
 int avg_async(ucc_datatype_t dt, void *buf, size_t count, uint64_t n, void *stream) {

@@ -1134,10 +1134,6 @@ void SimTransport::charge(Work kind, size_t bytes, uint64_t working) {
         case Work::kGpuPeerCopy:
             ps = net.gpu_copy_ps(bytes, kind == Work::kGpuPeerCopy);
             break;
-        case Work::kGpuReduce:
-        case Work::kGpuPeerReduce:
-            ps = net.gpu_reduce_ps(bytes, kind == Work::kGpuPeerReduce);
-            break;
     }
     // Work that may cost nothing is not charged at all (a zero charge still
     // books the rank's core); copies and reductions on the CPU always are.
@@ -1145,6 +1141,16 @@ void SimTransport::charge(Work kind, size_t bytes, uint64_t working) {
         return;
     }
     cluster_->advance(rank_, ps);
+}
+
+void SimTransport::charge_gpu_fold(size_t bytes, uint32_t inputs, uint32_t peers) {
+    if (cluster_ == nullptr) {
+        return;
+    }
+    const int64_t ps = cluster_->net().gpu_fold_ps(bytes, inputs, peers);
+    if (ps != 0) {  // (free device work books nothing)
+        cluster_->advance(rank_, ps);
+    }
 }
 
 bool SimTransport::wants_working_set() const {

@@ -110,6 +110,7 @@ class SimTransport final : public ucc::Transport, public ucc::SimulatedWorld {
                        uint64_t *theirs) const override;
     ucc::select::MemoBook *memo_book() override;
     void charge(Work kind, size_t bytes, uint64_t working = 0) override;
+    void charge_gpu_fold(size_t bytes, uint32_t inputs, uint32_t peers) override;
     bool wants_working_set() const override;
     bool wants_inputs() const override;
     // Remember the algorithm (ucc_sim_last_algorithm) and, when the run records
