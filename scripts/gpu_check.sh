@@ -146,7 +146,7 @@ echo "== kernels"
 if [ "$mode" = self-test ]; then
   note kernels SKIP "the fake component has no kernels"
 elif limited 120 "$bin/gpu_tests" --gtest_filter='Gpu.Kernels*'; then
-  note kernels PASS "every device (datatype, op) equals the host bitwise"
+  note kernels PASS "every device (datatype, op) equals the host bitwise, two inputs and a fold of three"
 else
   note kernels FAIL "$(grep -m1 -E 'Failure|FAILED|Which is' "$work/out")"
 fi

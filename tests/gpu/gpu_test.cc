@@ -124,6 +124,14 @@ TEST_F(Gpu, KernelsEqualTheHostKernelsForEveryTypeAndOp) {
             }
             const std::vector<uint8_t> got = from_device<uint8_t>(dd, bytes);
             ASSERT_EQ(std::memcmp(got.data(), want.data(), bytes), 0);
+            // The fold of three inputs in one kernel (the CUDA IPC path's).
+            const void *three[3] = {da, db, da};
+            std::vector<uint8_t> folded(bytes);
+            ucc::dt::reduce(dt, op, folded.data(), a.data(), b.data(), kCount);
+            ucc::dt::reduce(dt, op, folded.data(), folded.data(), a.data(), kCount);
+            ASSERT_EQ(ops_->reduce_many_async(dt, op, dd, three, 3, kCount, stream_), 0);
+            const std::vector<uint8_t> got3 = from_device<uint8_t>(dd, bytes);
+            ASSERT_EQ(std::memcmp(got3.data(), folded.data(), bytes), 0) << "the fold";
             checked++;
         }
     }
