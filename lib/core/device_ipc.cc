@@ -46,12 +46,15 @@ bool device_ipc_applies(const CollRequest &r) {
     switch (a.type) {
         case UCC_COLL_TYPE_ALLREDUCE:
         case UCC_COLL_TYPE_REDUCE_SCATTER:
+        case UCC_COLL_TYPE_REDUCE_SCATTERV:
             fits = input && copies.dst_device && kernels;
             break;
         case UCC_COLL_TYPE_ALLGATHER:
+        case UCC_COLL_TYPE_ALLGATHERV:
             fits = input && copies.dst_device;
             break;
         case UCC_COLL_TYPE_ALLTOALL:  // (in place, each block is read and written at once)
+        case UCC_COLL_TYPE_ALLTOALLV:
             fits = !a.inplace && copies.src_device && copies.dst_device;
             break;
         case UCC_COLL_TYPE_BCAST:
@@ -102,12 +105,14 @@ ucc::Task agree(ucc::coll::Coll &c, uint32_t step, uint8_t *flag) {
     co_return st;
 }
 
-// Every member's card to every other.
+// Every member's card to every other (its own, cards[me], with the offset
+// for each receiver).
 ucc::Task exchange_cards(ucc::coll::Coll &c, std::vector<IpcCard> &cards) {
     const uint32_t n = c.size();
     const uint32_t me = c.rank();
     c.set_step_space(tag::kIpcSteps);
     ucc::coll::ReqList reqs = c.req_list(2 * (n - 1));
+    std::vector<IpcCard> out(n, cards[me]);
     for (uint32_t p = 0; p < n; ++p) {
         if (p != me) {
             reqs.push_back(c.recv_control(p, kCards, &cards[p], sizeof(IpcCard)));
@@ -115,7 +120,8 @@ ucc::Task exchange_cards(ucc::coll::Coll &c, std::vector<IpcCard> &cards) {
     }
     for (uint32_t p = 0; p < n; ++p) {
         if (p != me) {
-            reqs.push_back(c.send_control(p, kCards, &cards[me], sizeof(IpcCard)));
+            out[p].offset = ipc_offset_for(c.args(), p);
+            reqs.push_back(c.send_control(p, kCards, &out[p], sizeof(IpcCard)));
         }
     }
     const ucc_status_t st = co_await c.wait_all(reqs);
@@ -144,7 +150,7 @@ ucc::Task run_device_ipc(ucc::coll::Coll &c, ucc::coll::AlgFn alg, std::unique_p
         return card.pid == mine.pid ? reinterpret_cast<uint8_t *>(b.address)
                                     : dev->import_buffer(b);
     };
-    IpcPeers peers{std::vector<uint8_t *>(n), std::vector<uint8_t *>(n)};
+    IpcPeers peers{std::vector<uint8_t *>(n), std::vector<uint8_t *>(n), std::vector<uint64_t>(n)};
     uint8_t ok = 1;
     for (uint32_t p = 0; p < n && ok; ++p) {
         if (cards[p].ok == 0) {
@@ -154,6 +160,7 @@ ucc::Task run_device_ipc(ucc::coll::Coll &c, ucc::coll::AlgFn alg, std::unique_p
             peers.dst[p] = static_cast<uint8_t *>(own.dst);
         } else if (ipc_reads_src(a, p)) {
             peers.src[p] = import(cards[p], cards[p].src);
+            peers.offset[p] = cards[p].offset;
             peers.dst[p] = reads_dst ? import(cards[p], cards[p].dst) : nullptr;
             ok = peers.src[p] != nullptr && (!reads_dst || peers.dst[p] != nullptr);
         }

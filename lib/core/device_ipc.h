@@ -1,5 +1,5 @@
 // Collectives on CUDA device memory within one host through CUDA IPC:
-// allreduce, reduce_scatter, allgather, alltoall and bcast, each rank reading
+// allreduce, reduce_scatter(v), allgather(v), alltoall(v) and bcast, each rank reading
 // its peers' device buffers directly (a handle of each, opened once and
 // cached), so no byte of the data goes through host memory.
 //
@@ -41,10 +41,10 @@
 // model's GPU and NVLink rates (ipc_device_sim.cc): the same protocol, its
 // messages simulated like any others.
 //
-// Applies to allreduce and reduce_scatter with src (or in place dst) and dst
-// device memory and a (datatype, op) the kernels support (a component with
-// reduce_many_async), allgather with src
-// (or in place) and dst device memory, alltoall out of place with both, and
+// Applies to allreduce and reduce_scatter(v) with src (or in place dst) and
+// dst device memory and a (datatype, op) the kernels support (a component
+// with reduce_many_async), allgather(v) with src (or in place) and dst
+// device memory, alltoall(v) out of place with both, and
 // bcast with a device buffer; 2 to kMaxIpcRanks members all on one host, no
 // member checking arguments or synchronising collectives, no active set,
 // DEVICE_IPC set (the default); every member must pass device memory (as
@@ -81,10 +81,11 @@ struct IpcBuffer {
 };
 
 struct IpcCard {
-    uint32_t ok;    // the member exported its buffers
-    int32_t pid;    // its process (IpcDevice::pid)
-    IpcBuffer src;  // its input as the peers read it (device_ipc_steps.h ipc_own_buffers)
-    IpcBuffer dst;  // (allreduce only)
+    uint32_t ok;      // the member exported its buffers
+    int32_t pid;      // its process (IpcDevice::pid)
+    IpcBuffer src;    // its input as the peers read it (device_ipc_steps.h ipc_own_buffers)
+    IpcBuffer dst;    // (allreduce only)
+    uint64_t offset;  // for the receiver (device_ipc_steps.h ipc_offset_for)
 };
 
 // Where the protocol's device work runs. Operations are queued in order and

@@ -25,6 +25,16 @@ uint8_t *at(void *p, uint64_t off) {
     return static_cast<uint8_t *>(p) + off;
 }
 
+// reduce_scatterv: where member q's block starts (in elements), the counts
+// taken back to back in rank order.
+uint64_t prefix(const Args &a, uint32_t q) {
+    uint64_t first = 0;
+    for (uint32_t i = 0; i < q; ++i) {
+        first += a.dst_count_at(i);
+    }
+    return first;
+}
+
 }  // namespace
 
 IpcOwn ipc_own_buffers(const Args &a, uint32_t me) {
@@ -33,9 +43,15 @@ IpcOwn ipc_own_buffers(const Args &a, uint32_t me) {
             return {a.src, a.src};
         case UCC_COLL_TYPE_ALLGATHER:  // (in place: its block of dst)
             return {a.inplace ? at(a.dst, me * a.count * a.esize) : a.src, a.dst};
-        default:  // allreduce, reduce_scatter (in place: dst is the input), alltoall
+        case UCC_COLL_TYPE_ALLGATHERV:
+            return {a.inplace ? at(a.dst, a.dst_displ_at(me) * a.esize) : a.src, a.dst};
+        default:  // allreduce, reduce_scatter(v) (in place: dst is the input), alltoall(v)
             return {a.inplace ? a.dst : a.src, a.dst};
     }
+}
+
+uint64_t ipc_offset_for(const Args &a, uint32_t p) {
+    return a.type == UCC_COLL_TYPE_ALLTOALLV ? a.src_displ_at(p) * a.esize : 0;
 }
 
 bool ipc_reads_src(const Args &a, uint32_t p) {
@@ -47,11 +63,12 @@ bool ipc_reads_dst(const Args &a) {
 }
 
 bool ipc_reduces(const Args &a) {
-    return a.type == UCC_COLL_TYPE_ALLREDUCE || a.type == UCC_COLL_TYPE_REDUCE_SCATTER;
+    return a.type == UCC_COLL_TYPE_ALLREDUCE || a.type == UCC_COLL_TYPE_REDUCE_SCATTER ||
+           a.type == UCC_COLL_TYPE_REDUCE_SCATTERV;
 }
 
 bool ipc_copies(const Args &a) {
-    return a.type != UCC_COLL_TYPE_REDUCE_SCATTER;
+    return a.type != UCC_COLL_TYPE_REDUCE_SCATTER && a.type != UCC_COLL_TYPE_REDUCE_SCATTERV;
 }
 
 int ipc_reduce_step(const Args &a, uint32_t n, uint32_t me, IpcDevice &dev, const IpcPeers &peers) {
@@ -66,6 +83,10 @@ int ipc_reduce_step(const Args &a, uint32_t n, uint32_t me, IpcDevice &dev, cons
     } else if (a.type == UCC_COLL_TYPE_REDUCE_SCATTER) {
         first = me * a.count;
         len = a.count;
+        out = at(a.dst, a.inplace ? first * a.esize : 0);
+    } else if (a.type == UCC_COLL_TYPE_REDUCE_SCATTERV) {
+        first = prefix(a, me);
+        len = a.dst_count_at(me);
         out = at(a.dst, a.inplace ? first * a.esize : 0);
     }
     if (len == 0) {
@@ -112,6 +133,21 @@ int ipc_copy_step(const Args &a, uint32_t n, uint32_t me, IpcDevice &dev, const 
         case UCC_COLL_TYPE_ALLTOALL:  // block me of peer q's src into block q
             for (uint32_t q = 0; q < n && rc == 0; ++q) {
                 rc = dev.copy(at(a.dst, q * block), peers.src[q] + me * block, block, q != me);
+            }
+            return rc;
+        case UCC_COLL_TYPE_ALLGATHERV:  // peer q's src to its displacement
+            for (uint32_t q = 0; q < n && rc == 0; ++q) {
+                if (q != me || !a.inplace) {
+                    rc = dev.copy(at(a.dst, a.dst_displ_at(q) * a.esize), peers.src[q],
+                                  a.dst_count_at(q) * a.esize, q != me);
+                }
+            }
+            return rc;
+        case UCC_COLL_TYPE_ALLTOALLV:  // what peer q sends me, from where its card says
+            for (uint32_t q = 0; q < n && rc == 0; ++q) {
+                const uint64_t off = q == me ? ipc_offset_for(a, me) : peers.offset[q];
+                rc = dev.copy(at(a.dst, a.dst_displ_at(q) * a.esize), peers.src[q] + off,
+                              a.dst_count_at(q) * a.esize, q != me);
             }
             return rc;
         default:

@@ -11,6 +11,12 @@
 //   allgather       copy every peer's src into block p of its dst.
 //   alltoall        copy block r of every peer's src into block p of its dst.
 //   bcast           a non-root copies the root's buffer into its own.
+//   allgatherv      copy every peer's src to its displacement in dst.
+//   reduce_scatterv reduce its result block (at its prefix of the counts in
+//                   every src) into its dst (in place: at that prefix).
+//   alltoallv       copy from every peer's src the block that peer sends it
+//                   (at the displacement the peer's card names) to its
+//                   displacement in dst.
 //
 // Reductions fold in rank order ((s0 op s1) op s2 ...) in one kernel that
 // reads every input of an element before writing it, so every member's
@@ -35,14 +41,20 @@ struct IpcOwn {
 };
 IpcOwn ipc_own_buffers(const ucc::coll::Args &a, uint32_t me);
 
+// What a member's card to peer p names besides its buffers: the offset in
+// bytes, in its src, of the block it sends p (alltoallv; 0 otherwise).
+uint64_t ipc_offset_for(const ucc::coll::Args &a, uint32_t p);
+
 // Whether a member reads peer p's src, and its dst.
 bool ipc_reads_src(const ucc::coll::Args &a, uint32_t p);
 bool ipc_reads_dst(const ucc::coll::Args &a);
 
-// The peers' buffers as this member reads them (its own included).
+// The peers' buffers as this member reads them (its own included), and the
+// offsets their cards named for it (ipc_offset_for).
 struct IpcPeers {
     std::vector<uint8_t *> src;
     std::vector<uint8_t *> dst;
+    std::vector<uint64_t> offset;
 };
 
 // The step that reduces (allreduce, reduce_scatter; 0 and nothing queued for

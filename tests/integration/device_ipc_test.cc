@@ -300,6 +300,174 @@ TEST_P(DeviceIpc, AllgatherAndAlltoallCopyTheBlocksDeviceToDevice) {
     }
 }
 
+// The v-collectives with uneven blocks: allgatherv (gaps in dst that must
+// survive; in place too), reduce_scatterv (each block the rank-order fold,
+// bitwise; in place too) and alltoallv (each rank's src blocks in reverse
+// order, so a peer's block is found only at the displacement its card names).
+TEST_P(DeviceIpc, VCollectivesWithUnevenBlocks) {
+    const uint32_t n = this->n();
+    auto count = [](uint32_t from, uint32_t to) { return uint64_t{100 + 10 * from + to}; };
+    auto v = [](uint32_t from, uint32_t to, uint64_t i) {
+        return static_cast<int32_t>(from * 1'000'000 + to * 10'000 + i);
+    };
+    // allgatherv, out of place and in place: block q at displs[q] (5-element gaps).
+    for (const bool inplace : {false, true}) {
+        SCOPED_TRACE(inplace ? "allgatherv in place" : "allgatherv");
+        std::vector<uint64_t> counts(n), displs(n);
+        uint64_t total = 0;
+        for (uint32_t q = 0; q < n; ++q) {
+            counts[q] = count(q, 0);
+            displs[q] = total;
+            total += counts[q] + 5;
+        }
+        std::vector<ucc_coll_args_t> args(n);
+        std::vector<void *> dst(n);
+        for (uint32_t r = 0; r < n; ++r) {
+            std::vector<int32_t> mine(counts[r]);
+            for (uint64_t i = 0; i < counts[r]; ++i) {
+                mine[i] = v(r, 0, i);
+            }
+            std::vector<int32_t> out(total, -7);
+            ucc_coll_args_t &a = args[r];
+            a = {};
+            a.coll_type = UCC_COLL_TYPE_ALLGATHERV;
+            a.mask = UCC_COLL_ARGS_FIELD_FLAGS;
+            a.flags = UCC_COLL_ARGS_FLAG_COUNT_64BIT | UCC_COLL_ARGS_FLAG_DISPLACEMENTS_64BIT;
+            if (inplace) {
+                a.flags |= UCC_COLL_ARGS_FLAG_IN_PLACE;
+                std::copy(mine.begin(), mine.end(), out.begin() + displs[r]);
+            } else {
+                a.src.info = {dev_.make(mine), counts[r], UCC_DT_INT32, UCC_MEMORY_TYPE_CUDA};
+            }
+            dst[r] = dev_.make(out);
+            a.dst.info_v = {dst[r], counts.data(), displs.data(), UCC_DT_INT32,
+                            UCC_MEMORY_TYPE_CUDA};
+        }
+        const uint64_t to_host = stat(kToHost);
+        run(args);
+        EXPECT_EQ(stat(kToHost), to_host) << "a byte went through the host";
+        for (uint32_t r = 0; r < n; ++r) {
+            const auto got = dev_.read<int32_t>(dst[r], total);
+            for (uint32_t q = 0; q < n; ++q) {
+                for (uint64_t i = 0; i < counts[q]; ++i) {
+                    ASSERT_EQ(got[displs[q] + i], v(q, 0, i)) << "rank " << r << " block " << q;
+                }
+                ASSERT_EQ(got[displs[q] + counts[q]], -7) << "rank " << r << ": a gap was written";
+            }
+        }
+    }
+    // reduce_scatterv, out of place and in place: rank q's block of counts[q]
+    // at the prefix of the counts; float64 values whose sum depends on the order.
+    for (const bool inplace : {false, true}) {
+        SCOPED_TRACE(inplace ? "reduce_scatterv in place" : "reduce_scatterv");
+        std::vector<uint32_t> counts(n);
+        uint64_t total = 0;
+        for (uint32_t q = 0; q < n; ++q) {
+            counts[q] = static_cast<uint32_t>(count(q, q) * 3);
+            total += counts[q];
+        }
+        std::vector<ucc_coll_args_t> args(n);
+        std::vector<void *> dst(n);
+        for (uint32_t r = 0; r < n; ++r) {
+            std::vector<double> in(total);
+            for (uint64_t i = 0; i < total; ++i) {
+                in[i] = value(r, i);
+            }
+            ucc_coll_args_t &a = args[r];
+            a = {};
+            a.coll_type = UCC_COLL_TYPE_REDUCE_SCATTERV;
+            a.op = UCC_OP_SUM;
+            if (inplace) {
+                dst[r] = dev_.make(in);
+                a.mask = UCC_COLL_ARGS_FIELD_FLAGS;
+                a.flags = UCC_COLL_ARGS_FLAG_IN_PLACE;
+            } else {
+                dst[r] = dev_.make(std::vector<double>(counts[r], -1.0));
+                a.src.info = {dev_.make(in), total, UCC_DT_FLOAT64, UCC_MEMORY_TYPE_CUDA};
+            }
+            // (32-bit counts, no displacements: reduce_scatterv takes none.)
+            a.dst.info_v = {dst[r], reinterpret_cast<ucc_count_t *>(counts.data()), nullptr,
+                            UCC_DT_FLOAT64, UCC_MEMORY_TYPE_CUDA};
+        }
+        const uint64_t to_host = stat(kToHost);
+        const uint64_t reductions = stat(kReductions);
+        run(args);
+        EXPECT_EQ(stat(kToHost), to_host) << "a byte went through the host";
+        EXPECT_EQ(stat(kReductions) - reductions, uint64_t{n}) << "one kernel per rank";
+        uint64_t first = 0;
+        for (uint32_t r = 0; r < n; ++r) {
+            const auto got = dev_.read<double>(dst[r], inplace ? total : counts[r]);
+            const uint64_t at = inplace ? first : 0;
+            for (uint64_t i = 0; i < counts[r]; ++i) {
+                double acc = value(0, first + i);
+                for (uint32_t q = 1; q < n; ++q) {
+                    acc += value(q, first + i);
+                }
+                ASSERT_EQ(std::memcmp(&got[at + i], &acc, 8), 0)
+                    << "rank " << r << " element " << i;
+            }
+            first += counts[r];
+        }
+    }
+    // alltoallv: rank r sends count(r, q) elements to q, its blocks in src in
+    // reverse order of q; it receives them at prefix displacements with gaps.
+    {
+        SCOPED_TRACE("alltoallv");
+        std::vector<std::vector<uint64_t>> sc(n), sd(n), rc(n), rd(n);
+        std::vector<uint64_t> src_len(n), dst_len(n);
+        std::vector<ucc_coll_args_t> args(n);
+        std::vector<void *> dst(n);
+        for (uint32_t r = 0; r < n; ++r) {
+            sc[r].resize(n);
+            sd[r].resize(n);
+            rc[r].resize(n);
+            rd[r].resize(n);
+            uint64_t off = 0;
+            for (uint32_t k = 0; k < n; ++k) {
+                const uint32_t q = n - 1 - k;  // (reverse order)
+                sc[r][q] = count(r, q);
+                sd[r][q] = off;
+                off += sc[r][q];
+            }
+            src_len[r] = off;
+            off = 0;
+            for (uint32_t q = 0; q < n; ++q) {
+                rc[r][q] = count(q, r);
+                rd[r][q] = off;
+                off += rc[r][q] + 3;
+            }
+            dst_len[r] = off;
+            std::vector<int32_t> in(src_len[r]);
+            for (uint32_t q = 0; q < n; ++q) {
+                for (uint64_t i = 0; i < sc[r][q]; ++i) {
+                    in[sd[r][q] + i] = v(r, q, i);
+                }
+            }
+            ucc_coll_args_t &a = args[r];
+            a = {};
+            a.coll_type = UCC_COLL_TYPE_ALLTOALLV;
+            a.mask = UCC_COLL_ARGS_FIELD_FLAGS;
+            a.flags = UCC_COLL_ARGS_FLAG_COUNT_64BIT | UCC_COLL_ARGS_FLAG_DISPLACEMENTS_64BIT;
+            a.src.info_v = {dev_.make(in), sc[r].data(), sd[r].data(), UCC_DT_INT32,
+                            UCC_MEMORY_TYPE_CUDA};
+            dst[r] = dev_.make(std::vector<int32_t>(dst_len[r], -7));
+            a.dst.info_v = {dst[r], rc[r].data(), rd[r].data(), UCC_DT_INT32, UCC_MEMORY_TYPE_CUDA};
+        }
+        const uint64_t to_host = stat(kToHost);
+        run(args, 2);
+        EXPECT_EQ(stat(kToHost), to_host) << "a byte went through the host";
+        for (uint32_t r = 0; r < n; ++r) {
+            const auto got = dev_.read<int32_t>(dst[r], dst_len[r]);
+            for (uint32_t q = 0; q < n; ++q) {
+                for (uint64_t i = 0; i < rc[r][q]; ++i) {
+                    ASSERT_EQ(got[rd[r][q] + i], v(q, r, i)) << "rank " << r << " from " << q;
+                }
+                ASSERT_EQ(got[rd[r][q] + rc[r][q]], -7) << "rank " << r << ": a gap was written";
+            }
+        }
+    }
+}
+
 // A (datatype, op) the kernels lack, and DEVICE_IPC=n, stage through the host.
 TEST_P(DeviceIpc, UnsupportedReductionsAndTheSwitchStage) {
     constexpr size_t kCount = 512;

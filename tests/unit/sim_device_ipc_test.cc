@@ -26,6 +26,7 @@ struct Job {
     bool inplace = false;
     uint64_t root = 0;
     size_t count = 0;
+    std::vector<uint64_t> counts, displs;  // allgatherv's blocks (count unused)
     std::vector<double> took;              // post to completion, per rank
     std::vector<std::vector<double>> got;  // each rank's result
 };
@@ -50,9 +51,13 @@ void rank_body(void *arg) {
     const uint32_t n = s.size;
     const ucc_coll_type_t t = run->type;
     const bool by_blocks = t == UCC_COLL_TYPE_REDUCE_SCATTER || t == UCC_COLL_TYPE_ALLTOALL;
-    const size_t src_len = by_blocks ? count * n : count;
-    const size_t dst_len =
+    const bool v = t == UCC_COLL_TYPE_ALLGATHERV;
+    size_t src_len = v ? run->counts[s.rank] : by_blocks ? count * n : count;
+    size_t dst_len =
         t == UCC_COLL_TYPE_ALLGATHER || t == UCC_COLL_TYPE_ALLTOALL ? count * n : count;
+    for (uint32_t q = 0; v && q < n; ++q) {
+        dst_len = std::max<size_t>(dst_len, run->displs[q] + run->counts[q]);
+    }
     std::vector<double> src(src_len);
     for (size_t i = 0; i < src_len; ++i) {
         src[i] = input(s.rank, i);
@@ -74,6 +79,12 @@ void rank_body(void *arg) {
         if (run->inplace) {
             a.mask = UCC_COLL_ARGS_FIELD_FLAGS;
             a.flags = UCC_COLL_ARGS_FLAG_IN_PLACE;
+        }
+        if (v) {
+            a.mask = UCC_COLL_ARGS_FIELD_FLAGS;
+            a.flags = UCC_COLL_ARGS_FLAG_COUNT_64BIT | UCC_COLL_ARGS_FLAG_DISPLACEMENTS_64BIT;
+            a.dst.info_v = {dst.data(), run->counts.data(), run->displs.data(), UCC_DT_FLOAT64,
+                            run->mem};
         }
     }
     ucc_coll_req_h req = nullptr;
@@ -258,6 +269,30 @@ TEST(SimDeviceIpc, ReduceScatterAllgatherAndAlltoall) {
             }
             EXPECT_TRUE(same_bits(paid.got[q], expect));
         }
+    }
+}
+
+// Allgatherv with uneven blocks: every rank copies every block (n - 1 from
+// peers, its own locally), whatever their lengths; the result by definition
+// (the untouched gaps 0).
+TEST(SimDeviceIpc, AllgathervCopiesEveryBlockWhateverItsLength) {
+    Job r;
+    r.type = UCC_COLL_TYPE_ALLGATHERV;
+    r.counts = {100, 2000, 30};
+    r.displs = {2040, 0, 2005};
+    const Job unpaid = simulate(r, kNode);
+    const Job paid = simulate(r, std::string(kNode) + kEven);
+    double want = 0;
+    std::vector<double> expect(2140, 0);
+    for (uint32_t q = 0; q < 3; ++q) {
+        want += 4e-6 + static_cast<double>(r.counts[q] * 8) / 2e12;
+        for (uint64_t i = 0; i < r.counts[q]; ++i) {
+            expect[r.displs[q] + i] = input(q, i);
+        }
+    }
+    for (uint32_t q = 0; q < 3; ++q) {
+        EXPECT_NEAR(paid.took[q] - unpaid.took[q], want, 1e-12) << "rank " << q;
+        EXPECT_TRUE(same_bits(paid.got[q], expect)) << "rank " << q;
     }
 }
 
