@@ -29,9 +29,8 @@
 #   one-process  collectives on device buffers and a collective ordered on a
 #                CUDA stream by UCC_EE_CUDA_STREAM (gpu_tests)
 #   two-process  every collective on device buffers between two processes on
-#                the one GPU (allreduce, reduce_scatter(v), allgather(v),
-#                alltoall(v) and bcast over CUDA IPC, the rest and those with
-#                UCC_DEVICE_IPC=n through pinned host staging),
+#                the one GPU (over CUDA IPC, and with UCC_DEVICE_IPC=n
+#                through pinned host staging),
 #                datatype/op classes, managed memory, -T on a stream; every
 #                result checked by ucc_perftest
 #   reduce-bw    the reduction kernel's bandwidth as a fraction of the device's
@@ -190,7 +189,8 @@ done
 # debug line), in place too; then every member refusing to open (the fake
 # only).
 for run in "allreduce" "allreduce -i" "bcast" "reduce_scatter" "reduce_scatter -i" "allgather" \
-  "allgather -i" "alltoall" "allgatherv" "reduce_scatterv" "alltoallv"; do
+  "allgather -i" "alltoall" "allgatherv" "reduce_scatterv" "alltoallv" "reduce" "reduce -i" "gather" \
+  "gatherv" "scatter" "scatterv"; do
   set -- $run
   runs=$((runs + 1))
   UCC_LOG_LEVEL=debug pt -c "$@" -m cuda -b 4 -e 1m -f 16 -n 3 -w 1 >"$work/out" 2>&1 &&
@@ -203,7 +203,7 @@ if [ "$mode" = self-test ]; then
     { bad+=("allreduce IPC refused"); tail -3 "$work/out"; }
 fi
 if [ ${#bad[@]} -eq 0 ]; then
-  note two-process PASS "$runs runs checked: ${#colls[@]} collectives, 6 datatype/op classes, managed, -T, in place, pipelined staging, allreduce, reduce_scatter(v), allgather(v), alltoall(v) and bcast over CUDA IPC"
+  note two-process PASS "$runs runs checked: ${#colls[@]} collectives, 6 datatype/op classes, managed, -T, in place, pipelined staging, every collective but barrier, fanin and fanout over CUDA IPC"
 else
   note two-process FAIL "$((runs - ${#bad[@]})) of $runs; failed: ${bad[*]}"
 fi

@@ -362,8 +362,7 @@ constexpr ConfigVar kContextVars[] = {
      "is copied before and after the collective. At most 1G.",
      valid_size, kUsed},
     {"DEVICE_IPC", "y",
-     "Allreduce, reduce_scatter(v), allgather(v), alltoall(v) and bcast on CUDA memory among "
-     "processes "
+     "Collectives on CUDA memory among processes "
      "of one host read the peers' device buffers through CUDA IPC handles, reductions with the "
      "GPU's kernels (docs/gpu.md): no copy through host memory. Falls back to the pinned host "
      "copies when a member cannot map a peer's buffer. n: always the host copies. Every "

@@ -41,13 +41,25 @@ bool device_ipc_applies(const CollRequest &r) {
         kernels = UCC_CUDA_COMPONENT_HAS(s->ops, reduce_many_async) &&
                   s->ops->reduce_supported(a.dt, a.op) != 0;
     }
-    const bool input = a.inplace || copies.src_device;  // (in place: dst is the input)
+    // The member's input on the device (in place: dst is the input).
+    const bool input = a.inplace ? copies.dst_device : copies.src_device;
     bool fits = false;
     switch (a.type) {
         case UCC_COLL_TYPE_ALLREDUCE:
         case UCC_COLL_TYPE_REDUCE_SCATTER:
         case UCC_COLL_TYPE_REDUCE_SCATTERV:
             fits = input && copies.dst_device && kernels;
+            break;
+        case UCC_COLL_TYPE_REDUCE:  // (the root's dst: checked when it is exported)
+            fits = input && kernels;
+            break;
+        case UCC_COLL_TYPE_GATHER:  // (the root copies into its dst, wherever it is)
+        case UCC_COLL_TYPE_GATHERV:
+            fits = input;
+            break;
+        case UCC_COLL_TYPE_SCATTER:  // (the root's src: checked when it is exported)
+        case UCC_COLL_TYPE_SCATTERV:
+            fits = r.view_rank == a.root ? copies.src_device : copies.dst_device;
             break;
         case UCC_COLL_TYPE_ALLGATHER:
         case UCC_COLL_TYPE_ALLGATHERV:
@@ -137,12 +149,12 @@ ucc::Task run_device_ipc(ucc::coll::Coll &c, ucc::coll::AlgFn alg, std::unique_p
     const uint32_t n = c.size();
     const uint32_t me = c.rank();
     const IpcOwn own = ipc_own_buffers(a, me);
-    const bool reads_dst = ipc_reads_dst(a);
     std::vector<IpcCard> cards(n);
     IpcCard &mine = cards[me];
     mine.pid = dev->pid();
-    mine.ok = dev->ready() && dev->export_buffer(own.src, &mine.src) &&
-              (!reads_dst || dev->export_buffer(own.dst, &mine.dst));
+    mine.ok = dev->ready() && ipc_root_buffer_on_device(a, me) &&
+              (!ipc_shows_src(a, me) || dev->export_buffer(own.src, &mine.src)) &&
+              (!ipc_shows_dst(a, me) || dev->export_buffer(own.dst, &mine.dst));
     UCC_CO_TRY(co_await exchange_cards(c, cards));
     // Map what this member reads of its peers' (a peer of this process: at
     // its address); all members must have mapped all.
@@ -158,11 +170,13 @@ ucc::Task run_device_ipc(ucc::coll::Coll &c, ucc::coll::AlgFn alg, std::unique_p
         } else if (p == me) {
             peers.src[p] = static_cast<uint8_t *>(own.src);
             peers.dst[p] = static_cast<uint8_t *>(own.dst);
-        } else if (ipc_reads_src(a, p)) {
-            peers.src[p] = import(cards[p], cards[p].src);
+        } else {
+            const bool src = ipc_reads_src(a, me, p);
+            const bool dst = ipc_reads_dst(a, p);
+            peers.src[p] = src ? import(cards[p], cards[p].src) : nullptr;
+            peers.dst[p] = dst ? import(cards[p], cards[p].dst) : nullptr;
             peers.offset[p] = cards[p].offset;
-            peers.dst[p] = reads_dst ? import(cards[p], cards[p].dst) : nullptr;
-            ok = peers.src[p] != nullptr && (!reads_dst || peers.dst[p] != nullptr);
+            ok = (!src || peers.src[p] != nullptr) && (!dst || peers.dst[p] != nullptr);
         }
     }
     UCC_CO_TRY(co_await agree(c, kAgree, &ok));

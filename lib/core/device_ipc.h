@@ -1,5 +1,5 @@
 // Collectives on CUDA device memory within one host through CUDA IPC:
-// allreduce, reduce_scatter(v), allgather(v), alltoall(v) and bcast, each rank reading
+// every collective that moves data, each rank reading
 // its peers' device buffers directly (a handle of each, opened once and
 // cached), so no byte of the data goes through host memory.
 //
@@ -28,10 +28,10 @@
 //
 // Cost per rank, after n - 1 cards and a log2(n)-round agreement: allreduce
 // one kernel reading n inputs of count/n elements, n - 1 copies of count/n
-// elements and two barriers; reduce_scatter one kernel over its block and
-// one barrier;
-// allgather and alltoall n - 1 copies of a block and one barrier; bcast one
-// copy at a non-root. Device-to-device bandwidth (NVLink between GPUs, or
+// elements and two barriers; reduce_scatter and reduce one kernel over its
+// block and one barrier; allgather and alltoall n - 1 copies of a block and
+// one barrier; gather n - 1 copies at the root; scatter and bcast one copy
+// at a non-root (the v-variants alike). Device-to-device bandwidth (NVLink between GPUs, or
 // the GPU's own memory on one); no PCIe crossing, where staging pays every
 // byte each way over PCIe and the host's reduction.
 //
@@ -43,9 +43,13 @@
 //
 // Applies to allreduce and reduce_scatter(v) with src (or in place dst) and
 // dst device memory and a (datatype, op) the kernels support (a component
-// with reduce_many_async), allgather(v) with src (or in place) and dst
-// device memory, alltoall(v) out of place with both, and
-// bcast with a device buffer; 2 to kMaxIpcRanks members all on one host, no
+// with reduce_many_async), reduce with src (or the root in place) device
+// memory and such a (datatype, op), allgather(v) with src (or in place) and
+// dst device memory, gather(v) with src (or the root in place) device
+// memory, alltoall(v) out of place with both, scatter(v) with dst (the
+// root: src) device memory, and bcast with a device buffer (a root's other
+// buffer is checked when it exports it: host memory fails the export, and
+// every member stages); 2 to kMaxIpcRanks members all on one host, no
 // member checking arguments or synchronising collectives, no active set,
 // DEVICE_IPC set (the default); every member must pass device memory (as
 // the reference's TL/CUDA assumes: a member with host buffers runs the host

@@ -38,9 +38,19 @@ uint64_t prefix(const Args &a, uint32_t q) {
 }  // namespace
 
 IpcOwn ipc_own_buffers(const Args &a, uint32_t me) {
+    const bool root = me == a.root;
     switch (a.type) {
         case UCC_COLL_TYPE_BCAST:
             return {a.src, a.src};
+        case UCC_COLL_TYPE_REDUCE:
+            return {root && a.inplace ? a.dst : a.src, root ? a.dst : nullptr};
+        case UCC_COLL_TYPE_GATHER:  // (the root in place: its block of dst)
+            return {root && a.inplace ? at(a.dst, me * a.count * a.esize) : a.src, a.dst};
+        case UCC_COLL_TYPE_GATHERV:
+            return {root && a.inplace ? at(a.dst, a.dst_displ_at(me) * a.esize) : a.src, a.dst};
+        case UCC_COLL_TYPE_SCATTER:
+        case UCC_COLL_TYPE_SCATTERV:
+            return {root ? a.src : nullptr, root && a.inplace ? nullptr : a.dst};
         case UCC_COLL_TYPE_ALLGATHER:  // (in place: its block of dst)
             return {a.inplace ? at(a.dst, me * a.count * a.esize) : a.src, a.dst};
         case UCC_COLL_TYPE_ALLGATHERV:
@@ -51,24 +61,76 @@ IpcOwn ipc_own_buffers(const Args &a, uint32_t me) {
 }
 
 uint64_t ipc_offset_for(const Args &a, uint32_t p) {
-    return a.type == UCC_COLL_TYPE_ALLTOALLV ? a.src_displ_at(p) * a.esize : 0;
+    switch (a.type) {
+        case UCC_COLL_TYPE_ALLTOALLV:
+        case UCC_COLL_TYPE_SCATTERV:  // (meaningful at the root only)
+            return a.src_counts != nullptr ? a.src_displ_at(p) * a.esize : 0;
+        case UCC_COLL_TYPE_SCATTER:
+            return p * a.count * a.esize;
+        default:
+            return 0;
+    }
 }
 
-bool ipc_reads_src(const Args &a, uint32_t p) {
-    return a.type != UCC_COLL_TYPE_BCAST || p == a.root;
+bool ipc_reads_src(const Args &a, uint32_t me, uint32_t p) {
+    switch (a.type) {
+        case UCC_COLL_TYPE_BCAST:
+        case UCC_COLL_TYPE_SCATTER:
+        case UCC_COLL_TYPE_SCATTERV:
+            return p == a.root;
+        case UCC_COLL_TYPE_GATHER:
+        case UCC_COLL_TYPE_GATHERV:
+            return me == a.root;
+        default:
+            return true;
+    }
 }
 
-bool ipc_reads_dst(const Args &a) {
-    return a.type == UCC_COLL_TYPE_ALLREDUCE;
+bool ipc_reads_dst(const Args &a, uint32_t p) {
+    return a.type == UCC_COLL_TYPE_ALLREDUCE || (a.type == UCC_COLL_TYPE_REDUCE && p == a.root);
+}
+
+bool ipc_shows_src(const Args &a, uint32_t me) {
+    switch (a.type) {
+        case UCC_COLL_TYPE_BCAST:  // (only the root's is read)
+        case UCC_COLL_TYPE_SCATTER:
+        case UCC_COLL_TYPE_SCATTERV:
+            return me == a.root;
+        case UCC_COLL_TYPE_GATHER:  // (the root reads the others')
+        case UCC_COLL_TYPE_GATHERV:
+            return me != a.root;
+        default:
+            return true;
+    }
+}
+
+bool ipc_shows_dst(const Args &a, uint32_t me) {
+    return a.type == UCC_COLL_TYPE_ALLREDUCE || (a.type == UCC_COLL_TYPE_REDUCE && me == a.root);
+}
+
+bool ipc_root_buffer_on_device(const Args &a, uint32_t me) {
+    if (me != a.root) {
+        return true;
+    }
+    switch (a.type) {
+        case UCC_COLL_TYPE_REDUCE:
+            return a.dst_mem == UCC_MEMORY_TYPE_CUDA;
+        case UCC_COLL_TYPE_SCATTER:
+        case UCC_COLL_TYPE_SCATTERV:
+            return a.src_mem == UCC_MEMORY_TYPE_CUDA;
+        default:
+            return true;
+    }
 }
 
 bool ipc_reduces(const Args &a) {
-    return a.type == UCC_COLL_TYPE_ALLREDUCE || a.type == UCC_COLL_TYPE_REDUCE_SCATTER ||
-           a.type == UCC_COLL_TYPE_REDUCE_SCATTERV;
+    return a.type == UCC_COLL_TYPE_ALLREDUCE || a.type == UCC_COLL_TYPE_REDUCE ||
+           a.type == UCC_COLL_TYPE_REDUCE_SCATTER || a.type == UCC_COLL_TYPE_REDUCE_SCATTERV;
 }
 
 bool ipc_copies(const Args &a) {
-    return a.type != UCC_COLL_TYPE_REDUCE_SCATTER && a.type != UCC_COLL_TYPE_REDUCE_SCATTERV;
+    return a.type != UCC_COLL_TYPE_REDUCE && a.type != UCC_COLL_TYPE_REDUCE_SCATTER &&
+           a.type != UCC_COLL_TYPE_REDUCE_SCATTERV;
 }
 
 int ipc_reduce_step(const Args &a, uint32_t n, uint32_t me, IpcDevice &dev, const IpcPeers &peers) {
@@ -80,6 +142,9 @@ int ipc_reduce_step(const Args &a, uint32_t n, uint32_t me, IpcDevice &dev, cons
     if (a.type == UCC_COLL_TYPE_ALLREDUCE) {
         block_of(a.count, n, me, &first, &len);
         out = at(a.dst, first * a.esize);
+    } else if (a.type == UCC_COLL_TYPE_REDUCE) {  // (into the root's dst)
+        block_of(a.count, n, me, &first, &len);
+        out = peers.dst[a.root] + first * a.esize;
     } else if (a.type == UCC_COLL_TYPE_REDUCE_SCATTER) {
         first = me * a.count;
         len = a.count;
@@ -135,6 +200,29 @@ int ipc_copy_step(const Args &a, uint32_t n, uint32_t me, IpcDevice &dev, const 
                 rc = dev.copy(at(a.dst, q * block), peers.src[q] + me * block, block, q != me);
             }
             return rc;
+        case UCC_COLL_TYPE_GATHER:  // at the root: as allgather
+        case UCC_COLL_TYPE_GATHERV:
+            if (me != a.root) {
+                return 0;
+            }
+            for (uint32_t q = 0; q < n && rc == 0; ++q) {
+                const bool v = a.type == UCC_COLL_TYPE_GATHERV;
+                const uint64_t to = v ? a.dst_displ_at(q) * a.esize : q * block;
+                const uint64_t bytes = v ? a.dst_count_at(q) * a.esize : block;
+                if (q != me || !a.inplace) {
+                    rc = dev.copy(at(a.dst, to), peers.src[q], bytes, q != me);
+                }
+            }
+            return rc;
+        case UCC_COLL_TYPE_SCATTER:  // its block of the root's src (the root's card says where)
+        case UCC_COLL_TYPE_SCATTERV: {
+            const bool root = me == a.root;
+            if (root && a.inplace) {
+                return 0;
+            }
+            const uint64_t off = root ? ipc_offset_for(a, me) : peers.offset[a.root];
+            return dev.copy(a.dst, peers.src[a.root] + off, a.dst_count * a.esize, !root);
+        }
         case UCC_COLL_TYPE_ALLGATHERV:  // peer q's src to its displacement
             for (uint32_t q = 0; q < n && rc == 0; ++q) {
                 if (q != me || !a.inplace) {

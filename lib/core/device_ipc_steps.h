@@ -11,6 +11,12 @@
 //   allgather       copy every peer's src into block p of its dst.
 //   alltoall        copy block r of every peer's src into block p of its dst.
 //   bcast           a non-root copies the root's buffer into its own.
+//   reduce          fold block r of the vector from every src, in rank order,
+//                   into the root's dst (a write into the root's memory).
+//   gather(v)       the root copies every peer's src to its block (or
+//                   displacement) of its dst.
+//   scatter(v)      a non-root copies its block of the root's src (at the
+//                   offset the root's card names) into its dst.
 //   allgatherv      copy every peer's src to its displacement in dst.
 //   reduce_scatterv reduce its result block (at its prefix of the counts in
 //                   every src) into its dst (in place: at that prefix).
@@ -33,8 +39,9 @@ namespace ucc::core {
 
 class IpcDevice;
 
-// The buffers a member shows its peers: `src` (its input as they read it)
-// and `dst` (read by peers only in an allreduce).
+// A member's own buffers as the protocol sees them: `src` (its input, as
+// the peers read it) and `dst` (its output; read by peers in an allreduce,
+// written by them at a reduce's root); nullptr where it has none.
 struct IpcOwn {
     void *src = nullptr;
     void *dst = nullptr;
@@ -45,9 +52,16 @@ IpcOwn ipc_own_buffers(const ucc::coll::Args &a, uint32_t me);
 // bytes, in its src, of the block it sends p (alltoallv; 0 otherwise).
 uint64_t ipc_offset_for(const ucc::coll::Args &a, uint32_t p);
 
-// Whether a member reads peer p's src, and its dst.
-bool ipc_reads_src(const ucc::coll::Args &a, uint32_t p);
-bool ipc_reads_dst(const ucc::coll::Args &a);
+// Whether member `me` shows its peers its src, and its dst (exports them
+// in its card), and whether it reads peer p's src, and p's dst.
+bool ipc_shows_src(const ucc::coll::Args &a, uint32_t me);
+bool ipc_shows_dst(const ucc::coll::Args &a, uint32_t me);
+bool ipc_reads_src(const ucc::coll::Args &a, uint32_t me, uint32_t p);
+bool ipc_reads_dst(const ucc::coll::Args &a, uint32_t p);
+// Whether the root's buffer that the decision (device_ipc_applies) leaves
+// out is device memory: a reduce's dst, a scatter's src (true elsewhere).
+// Not: the member says so in its card, and every member stages.
+bool ipc_root_buffer_on_device(const ucc::coll::Args &a, uint32_t me);
 
 // The peers' buffers as this member reads them (its own included), and the
 // offsets their cards named for it (ipc_offset_for).

@@ -468,6 +468,196 @@ TEST_P(DeviceIpc, VCollectivesWithUnevenBlocks) {
     }
 }
 
+// Rooted collectives, from the first and the last rank: reduce (each block
+// the rank-order fold, written into the root's dst by its owner; the root in
+// place too), gather(v) (the root copies the peers' blocks; in place too;
+// gatherv's gaps untouched) and scatter(v) (each rank copies its block of
+// the root's src; scatterv's blocks in reverse order, so a rank finds its
+// own only at the offset the root's card names).
+TEST_P(DeviceIpc, RootedCollectivesFromTheFirstAndTheLastRank) {
+    const uint32_t n = this->n();
+    constexpr size_t kCount = 3001;
+    auto v = [](uint32_t from, uint32_t to, uint64_t i) {
+        return static_cast<int32_t>(from * 1'000'000 + to * 10'000 + i);
+    };
+    // Runs args, no byte of it through the host (the checks read the results after).
+    auto run_on_device = [this](std::vector<ucc_coll_args_t> &args) {
+        const uint64_t to_host = stat(kToHost);
+        run(args);
+        EXPECT_EQ(stat(kToHost), to_host) << "a byte went through the host";
+    };
+    for (const uint32_t root : {0u, n - 1}) {
+        for (const bool inplace : {false, true}) {
+            SCOPED_TRACE(testing::Message() << "root " << root << (inplace ? " in place" : ""));
+            // reduce
+            std::vector<ucc_coll_args_t> args(n);
+            void *out = nullptr;
+            for (uint32_t r = 0; r < n; ++r) {
+                std::vector<double> in(kCount);
+                for (size_t i = 0; i < kCount; ++i) {
+                    in[i] = value(r, i);
+                }
+                ucc_coll_args_t &a = args[r];
+                a = {};
+                a.coll_type = UCC_COLL_TYPE_REDUCE;
+                a.op = UCC_OP_SUM;
+                a.root = root;
+                if (r == root) {
+                    out = dev_.make(inplace ? in : std::vector<double>(kCount, -1.0));
+                    a.dst.info = {out, kCount, UCC_DT_FLOAT64, UCC_MEMORY_TYPE_CUDA};
+                }
+                if (r == root && inplace) {
+                    a.mask = UCC_COLL_ARGS_FIELD_FLAGS;
+                    a.flags = UCC_COLL_ARGS_FLAG_IN_PLACE;
+                } else {
+                    a.src.info = {dev_.make(in), kCount, UCC_DT_FLOAT64, UCC_MEMORY_TYPE_CUDA};
+                }
+            }
+            const uint64_t reductions = stat(kReductions);
+            run_on_device(args);
+            EXPECT_EQ(stat(kReductions) - reductions, uint64_t{n}) << "reduce: one kernel per rank";
+            const auto got = dev_.read<double>(out, kCount);
+            for (size_t i = 0; i < kCount; ++i) {
+                double acc = value(0, i);
+                for (uint32_t q = 1; q < n; ++q) {
+                    acc += value(q, i);
+                }
+                ASSERT_EQ(std::memcmp(&got[i], &acc, 8), 0) << "reduce element " << i;
+            }
+            // gather and gatherv (gaps of 2 elements)
+            for (const bool vee : {false, true}) {
+                std::vector<uint64_t> counts(n), displs(n);
+                uint64_t total = 0;
+                for (uint32_t q = 0; q < n; ++q) {
+                    counts[q] = vee ? 50 + 7 * q : kCount;
+                    displs[q] = total;
+                    total += counts[q] + (vee ? 2 : 0);
+                }
+                for (uint32_t r = 0; r < n; ++r) {
+                    std::vector<int32_t> mine(counts[r]);
+                    for (uint64_t i = 0; i < counts[r]; ++i) {
+                        mine[i] = v(r, 0, i);
+                    }
+                    ucc_coll_args_t &a = args[r];
+                    a = {};
+                    a.coll_type = vee ? UCC_COLL_TYPE_GATHERV : UCC_COLL_TYPE_GATHER;
+                    a.root = root;
+                    a.mask = UCC_COLL_ARGS_FIELD_FLAGS;
+                    a.flags =
+                        UCC_COLL_ARGS_FLAG_COUNT_64BIT | UCC_COLL_ARGS_FLAG_DISPLACEMENTS_64BIT;
+                    if (r == root) {
+                        std::vector<int32_t> all(total, -7);
+                        if (inplace) {
+                            std::copy(mine.begin(), mine.end(), all.begin() + displs[r]);
+                            a.flags |= UCC_COLL_ARGS_FLAG_IN_PLACE;
+                        }
+                        out = dev_.make(all);
+                        if (vee) {
+                            a.dst.info_v = {out, counts.data(), displs.data(), UCC_DT_INT32,
+                                            UCC_MEMORY_TYPE_CUDA};
+                        } else {
+                            a.dst.info = {out, total, UCC_DT_INT32, UCC_MEMORY_TYPE_CUDA};
+                        }
+                    }
+                    if (r != root || !inplace) {
+                        a.src.info = {dev_.make(mine), counts[r], UCC_DT_INT32,
+                                      UCC_MEMORY_TYPE_CUDA};
+                    }
+                }
+                run_on_device(args);
+                const auto all = dev_.read<int32_t>(out, total);
+                for (uint32_t q = 0; q < n; ++q) {
+                    for (uint64_t i = 0; i < counts[q]; i += 13) {
+                        ASSERT_EQ(all[displs[q] + i], v(q, 0, i)) << "gather block " << q;
+                    }
+                    if (vee) {
+                        ASSERT_EQ(all[displs[q] + counts[q]], -7) << "a gap was written";
+                    }
+                }
+            }
+            // scatter and scatterv (the root's blocks in reverse order)
+            for (const bool vee : {false, true}) {
+                std::vector<uint64_t> counts(n), displs(n);
+                uint64_t total = 0;
+                for (uint32_t k = 0; k < n; ++k) {
+                    const uint32_t q = vee ? n - 1 - k : k;
+                    counts[q] = vee ? 60 + 11 * q : kCount;
+                    displs[q] = total;
+                    total += counts[q];
+                }
+                std::vector<void *> dst(n, nullptr);
+                for (uint32_t r = 0; r < n; ++r) {
+                    ucc_coll_args_t &a = args[r];
+                    a = {};
+                    a.coll_type = vee ? UCC_COLL_TYPE_SCATTERV : UCC_COLL_TYPE_SCATTER;
+                    a.root = root;
+                    a.mask = UCC_COLL_ARGS_FIELD_FLAGS;
+                    a.flags =
+                        UCC_COLL_ARGS_FLAG_COUNT_64BIT | UCC_COLL_ARGS_FLAG_DISPLACEMENTS_64BIT;
+                    if (r == root) {
+                        std::vector<int32_t> all(total);
+                        for (uint32_t q = 0; q < n; ++q) {
+                            for (uint64_t i = 0; i < counts[q]; ++i) {
+                                all[displs[q] + i] = v(root, q, i);
+                            }
+                        }
+                        void *src = dev_.make(all);
+                        if (vee) {
+                            a.src.info_v = {src, counts.data(), displs.data(), UCC_DT_INT32,
+                                            UCC_MEMORY_TYPE_CUDA};
+                        } else {
+                            a.src.info = {src, total, UCC_DT_INT32, UCC_MEMORY_TYPE_CUDA};
+                        }
+                        if (inplace) {
+                            a.flags |= UCC_COLL_ARGS_FLAG_IN_PLACE;
+                            continue;
+                        }
+                    }
+                    dst[r] = dev_.make(std::vector<int32_t>(counts[r], -7));
+                    a.dst.info = {dst[r], counts[r], UCC_DT_INT32, UCC_MEMORY_TYPE_CUDA};
+                }
+                run_on_device(args);
+                for (uint32_t r = 0; r < n; ++r) {
+                    if (dst[r] == nullptr) {
+                        continue;
+                    }
+                    const auto got = dev_.read<int32_t>(dst[r], counts[r]);
+                    for (uint64_t i = 0; i < counts[r]; ++i) {
+                        ASSERT_EQ(got[i], v(root, r, i)) << "scatter to rank " << r;
+                    }
+                }
+            }
+        }
+    }
+}
+
+// A reduce whose root's dst is host memory: the root's card says so, every
+// member stages, and the result is still right.
+TEST_P(DeviceIpc, ARootsHostDestinationStagesEveryMember) {
+    constexpr size_t kCount = 777;
+    const uint32_t root = n() - 1;
+    std::vector<ucc_coll_args_t> args(n());
+    std::vector<int64_t> out(kCount, -1);
+    for (uint32_t r = 0; r < n(); ++r) {
+        ucc_coll_args_t &a = args[r];
+        a = {};
+        a.coll_type = UCC_COLL_TYPE_REDUCE;
+        a.op = UCC_OP_SUM;
+        a.root = root;
+        a.src.info = {dev_.make(std::vector<int64_t>(kCount, r + 1)), kCount, UCC_DT_INT64,
+                      UCC_MEMORY_TYPE_CUDA};
+        if (r == root) {
+            a.dst.info = {out.data(), kCount, UCC_DT_INT64, UCC_MEMORY_TYPE_HOST};
+        }
+    }
+    const uint64_t to_host = stat(kToHost);
+    const uint64_t reductions = stat(kReductions);
+    run(args);
+    EXPECT_GE(stat(kToHost) - to_host, uint64_t{n()} * kCount * 8) << "every member staged";
+    EXPECT_EQ(stat(kReductions), reductions) << "no kernel";
+    EXPECT_EQ(out, std::vector<int64_t>(kCount, int64_t{n()} * (n() + 1) / 2));
+}
+
 // A (datatype, op) the kernels lack, and DEVICE_IPC=n, stage through the host.
 TEST_P(DeviceIpc, UnsupportedReductionsAndTheSwitchStage) {
     constexpr size_t kCount = 512;

@@ -73,6 +73,7 @@ void rank_body(void *arg) {
         a.src.info = {src.data(), count, UCC_DT_FLOAT64, run->mem};
     } else {
         a.op = run->op;
+        a.root = run->root;
         a.src.info = {src.data(), src_len, UCC_DT_FLOAT64, run->mem};
         a.dst.info = {run->inplace ? src.data() : dst.data(), run->inplace ? src_len : dst_len,
                       UCC_DT_FLOAT64, run->mem};
@@ -293,6 +294,24 @@ TEST(SimDeviceIpc, AllgathervCopiesEveryBlockWhateverItsLength) {
     for (uint32_t q = 0; q < 3; ++q) {
         EXPECT_NEAR(paid.took[q] - unpaid.took[q], want, 1e-12) << "rank " << q;
         EXPECT_TRUE(same_bits(paid.got[q], expect)) << "rank " << q;
+    }
+}
+
+// Reduce: each rank folds its block from every rank's src into the root's
+// dst, one kernel of count/n elements, then the closing barrier.
+TEST(SimDeviceIpc, ReduceFoldsEachBlockIntoTheRootsBuffer) {
+    Job r;
+    r.ranks = 4;
+    r.type = UCC_COLL_TYPE_REDUCE;
+    r.root = 3;
+    r.count = 4 * 1000;
+    const double block = 1000 * 8;
+    const double want = 4e-6 + std::max(5 * block / 3e12, 3 * block / 2e12);
+    const Job unpaid = simulate(r, kNode);
+    const Job paid = simulate(r, std::string(kNode) + kEven);
+    EXPECT_TRUE(same_bits(paid.got[3], fold(4, r.count, UCC_OP_SUM)));
+    for (uint32_t q = 0; q < r.ranks; ++q) {
+        EXPECT_NEAR(paid.took[q] - unpaid.took[q], want, 1e-12) << "rank " << q;
     }
 }
 
