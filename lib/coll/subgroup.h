@@ -40,6 +40,33 @@ class SubgroupEnv final : public CollEnv {
     const Group &group_;
 };
 
+// The team seen from `root`: rank i is the parent's rank (i + root) mod n,
+// so an algorithm written for root 0 runs for any root (reduce srg).
+class RotatedEnv final : public CollEnv {
+  public:
+    RotatedEnv(CollEnv &parent, uint32_t root, uint32_t n) : parent_(parent), root_(root), n_(n) {}
+    Transport &transport() override { return parent_.transport(); }
+    Peer peer_of(uint32_t i) const override { return parent_.peer_of(real(i)); }
+    Scheduler &scheduler() override { return parent_.scheduler(); }
+    Pool *pool() override { return parent_.pool(); }
+    void report_desync(uint32_t peer, uint64_t mine, uint64_t theirs) override {
+        parent_.report_desync(real(peer), mine, theirs);
+    }
+    void report_length(uint32_t peer, uint64_t mine, size_t expected, size_t got) override {
+        parent_.report_length(real(peer), mine, expected, got);
+    }
+    void report_inconsistent(const char *what) override { parent_.report_inconsistent(what); }
+    const Algorithm *select_flat(const Args &a, uint32_t size) override {
+        return parent_.select_flat(a, size);
+    }
+
+  private:
+    uint32_t real(uint32_t i) const { return (i + root_) % n_; }
+    CollEnv &parent_;
+    uint32_t root_;
+    uint32_t n_;
+};
+
 // The arguments of a level: `type` on the parent's datatype, with the
 // parent's tuning; a reduction's AVG becomes SUM (the parent divides once,
 // by the whole team's size, with Coll::finalize_result).

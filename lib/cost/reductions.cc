@@ -149,13 +149,29 @@ double reduce_srg(const Args &a, uint32_t n, const Params &p) {
     if (n == 1) {
         return copy(p, m);
     }
-    const Link l = p.ring(n);
-    const double b = run_bytes(a.count, n, 1, static_cast<double>(a.esize));
+    const pat::MultiplyShape s = pat::multiply_shape(a.radix, n);
+    const double es = static_cast<double>(a.esize);
     TreeCosts t;
     t.p = &p;
     t.k = a.radix;
-    t.bytes = [b](uint64_t span) { return span * b; };
-    return (n - 1) * ring_reduce_step(p, l, a, b) + tree_up(t, n);
+    if (s.p != n || n == s.k) {
+        // The ring reduce-scatter, then the k-nomial gather of n blocks.
+        const double b = run_bytes(a.count, n, 1, es);
+        t.bytes = [b](uint64_t span) { return span * b; };
+        return (n - 1) * ring_reduce_step(p, p.ring(n), a, b) + tree_up(t, n);
+    }
+    // n = k^j: the k-nomial scatter-reduce (its first round reading the
+    // rank's own vector: no copy of it), and the runs gathered up the tree. The last round's k - 1
+    // messages leave every member in the same order, so the root's group finishes one receive
+    // apart: the root's first k - 2 gather receives overlap its wait for the
+    // last member.
+    t.k = s.k;
+    t.bytes = [&a, n, es](uint64_t span) {
+        return run_bytes(a.count, n, static_cast<uint32_t>(span), es);
+    };
+    const double overlap =
+        (s.k - 2) * recv_cpu(p, p.multiply_round(n, 1, s.k), run_bytes(a.count, n, 1, es));
+    return knomial_runs(p, n, s, a.count, es, false) + tree_up(t, n) - overlap;
 }
 
 double reduce_scatter_ring(const Args &a, uint32_t n, const Params &p) {

@@ -37,7 +37,8 @@ uint64_t knomial_scatter_reduce_scratch(const KnomialRuns &runs, size_t esize) {
     return uint64_t{runs.shape.k} * largest_part(runs) * esize;
 }
 
-Task knomial_scatter_reduce(Coll &c, uint8_t *acc, uint8_t *work, KnomialRuns runs, uint32_t step) {
+Task knomial_scatter_reduce(Coll &c, uint8_t *acc, uint8_t *work, KnomialRuns runs, uint32_t step,
+                            const uint8_t *src) {
     const uint32_t r = c.rank();
     const uint32_t k = runs.shape.k;
     const size_t es = c.args().esize;
@@ -46,7 +47,9 @@ Task knomial_scatter_reduce(Coll &c, uint8_t *acc, uint8_t *work, KnomialRuns ru
     uint8_t *spare = recvd + (k - 1) * part * es;
     uint32_t lo = 0;  // [lo, hi): the runs this rank still reduces
     uint32_t hi = runs.shape.p;
-    for (uint32_t d = runs.shape.p / k; d >= 1; d /= k, ++step) {
+    // What this round reads of this rank's own data: src in the first.
+    const uint8_t *in = src != nullptr ? src : acc;
+    for (uint32_t d = runs.shape.p / k; d >= 1; d /= k, ++step, in = acc) {
         const uint32_t mine = (r / d) % k;
         const uint32_t w = (hi - lo) / k;
         uint64_t koff;
@@ -59,7 +62,7 @@ Task knomial_scatter_reduce(Coll &c, uint8_t *acc, uint8_t *work, KnomialRuns ru
                 uint64_t off;
                 uint64_t len;
                 runs.range(lo + j * w, lo + (j + 1) * w, &off, &len);
-                return std::pair<const uint8_t *, size_t>(acc + off * es, len * es);
+                return std::pair<const uint8_t *, size_t>(in + off * es, len * es);
             },
             [&](uint32_t j) {
                 const uint32_t slot = j < mine ? j : j - 1;
@@ -69,7 +72,7 @@ Task knomial_scatter_reduce(Coll &c, uint8_t *acc, uint8_t *work, KnomialRuns ru
         // v_0 op v_1 op ... in group order, into the spare, then in place.
         uint8_t *own = acc + koff * es;
         auto operand = [&](uint32_t j) -> const uint8_t * {
-            return j == mine ? own : recvd + (j < mine ? j : j - 1) * part * es;
+            return j == mine ? in + koff * es : recvd + (j < mine ? j : j - 1) * part * es;
         };
         UCC_CO_TRY(c.reduce(spare, operand(0), operand(1), klen));
         for (uint32_t j = 2; j < k; ++j) {

@@ -50,10 +50,13 @@ inline KnomialRuns block_runs(uint32_t radix, uint32_t n, uint64_t count) {
 
 // Scratch bytes of the scatter-reduce: k-1 received parts and a spare.
 uint64_t knomial_scatter_reduce_scratch(const KnomialRuns &runs, size_t esize);
-// Rank r < p: reduces `acc` (the whole buffer, this rank's contribution) with
-// the other ranks' until run r holds the result, using `work`
-// (knomial_scatter_reduce_scratch bytes); steps `step`, `step` + 1, ...
-Task knomial_scatter_reduce(Coll &c, uint8_t *acc, uint8_t *work, KnomialRuns runs, uint32_t step);
+// Rank r < p: reduces its contribution with the other ranks' until run r of
+// `acc` holds the result, using `work` (knomial_scatter_reduce_scratch
+// bytes); steps `step`, `step` + 1, ... The contribution is `src` (the
+// whole buffer; the first round reads it, and acc need hold nothing
+// before), or with src nullptr acc itself.
+Task knomial_scatter_reduce(Coll &c, uint8_t *acc, uint8_t *work, KnomialRuns runs, uint32_t step,
+                            const uint8_t *src = nullptr);
 // Rank r < p, holding run r of `buf`: fills in every other run; steps
 // `step`, `step` + 1, ...
 Task knomial_allgather_runs(Coll &c, uint8_t *buf, KnomialRuns runs, uint32_t step);

@@ -17,7 +17,8 @@ std::span<const Algorithm> reduce_algorithms() {
          "double binary tree, segments (REDUCE_SEGMENT) pipelined up both trees", reduce_dbt,
          supports_any, reduce_dbt_scratch},
         {UCC_COLL_TYPE_REDUCE, "srg",
-         "ring reduce-scatter, k-nomial gather to the root; bandwidth-optimal for large vectors",
+         "reduce-scatter (k-nomial rounds on k^j ranks, else a ring), k-nomial gather to the "
+         "root; bandwidth-optimal for large vectors",
          reduce_srg, supports_any, reduce_srg_scratch},
     };
     return kTable;
