@@ -612,8 +612,8 @@ ucc_status_t start_request(CollRequest *r, double deadline) {
     }
     // (No staged copy on the stack: every small post would zero one.)
     const ucc::coll::Args *run = &r->nargs;
-    ucc::core::ChunkPlan
-        chunks;  // chunks > 0: device memory staged chunk by chunk (device_pipeline.h)
+    // chunks > 0: device memory staged chunk by chunk (device_pipeline.h).
+    ucc::core::ChunkPlan pipeline;
     // Device memory within a host through CUDA IPC (device_ipc.h): the
     // collective runs on the user's buffers and stages only when a member
     // could not map its peers'.
@@ -624,10 +624,10 @@ ucc_status_t start_request(CollRequest *r, double deadline) {
         (staged || (ctx.sim != nullptr && !r->trivial)) && ucc::core::device_ipc_applies(*r);
     r->over_ipc = ipc;
     if (staged && !ipc) {
-        ucc::core::device_pipeline_plan(*r, &chunks);
-        const ucc_status_t st = chunks.chunks > 0
+        ucc::core::device_pipeline_plan(*r, &pipeline);
+        const ucc_status_t st = pipeline.chunks > 0
                                     ? static_cast<ucc::core::DeviceStaging &>(*r->staging)
-                                          .stage_in_chunks(r->nargs, chunks)
+                                          .stage_in_chunks(r->nargs, pipeline)
                                     : r->staging->stage_in(r->nargs);
         if (st != UCC_OK) {
             return st;  // the request is unchanged and may be posted again
@@ -746,7 +746,7 @@ ucc_status_t start_request(CollRequest *r, double deadline) {
         }
         r->task = ucc::core::run_device_ipc(*r->coll, r->alg->run, std::move(dev), &r->scratch,
                                             r->timeout > 0 && ctx.timeout_copy);
-    } else if (chunks.chunks > 0) {
+    } else if (pipeline.chunks > 0) {
         r->task = ucc::core::run_device_pipeline(
             *r->coll, r->alg->run, static_cast<ucc::core::DeviceStaging &>(*r->staging),
             &r->scratch, r->timeout > 0 && ctx.timeout_copy);

@@ -38,13 +38,24 @@ class SimIpc final : public IpcDevice {
              uint64_t count, uint32_t peers) override {
         const uint64_t bytes = count * a.esize;
         if (move_ && bytes != 0) {
-            // (Through an accumulator: dst may be an input still to be read.)
-            acc_.resize(bytes);
-            ucc::dt::reduce(a.dt, a.op, acc_.data(), inputs[0], inputs[1], count);
+            // Through an accumulator only when dst is an input the first step
+            // does not read (in place, from rank 2 on): it is still to be read.
+            bool later = false;
             for (uint32_t k = 2; k < n; ++k) {
-                ucc::dt::reduce(a.dt, a.op, acc_.data(), acc_.data(), inputs[k], count);
+                later = later || inputs[k] == dst;
             }
-            std::memcpy(dst, acc_.data(), bytes);
+            void *acc = dst;
+            if (later) {
+                acc_.resize(bytes);
+                acc = acc_.data();
+            }
+            ucc::dt::reduce(a.dt, a.op, acc, inputs[0], inputs[1], count);
+            for (uint32_t k = 2; k < n; ++k) {
+                ucc::dt::reduce(a.dt, a.op, acc, acc, inputs[k], count);
+            }
+            if (later) {
+                std::memcpy(dst, acc, bytes);
+            }
         }
         world_.charge_gpu_fold(bytes, n, peers);
         return 0;
