@@ -19,13 +19,16 @@ namespace pat = coll::patterns;
 // A ring step that sends b bytes and reduces the b bytes it receives, in
 // chunks of Args::chunk_bytes (send_recv_reduce): the first chunk's
 // message and reduction, then one chunk per the slowest of its CPU, port
-// and reduction.
+// and reduction; the last chunk holds what is left.
 double ring_reduce_step(const Params &p, const Link &l, const Args &a, double b) {
     const double chunk = a.chunk_bytes == 0 ? b : std::min<double>(b, a.chunk_bytes);
     const double chunks = chunk <= 0 ? 1 : std::ceil(b / chunk);
-    const double each = std::max(
-        {send_cpu(p, l, chunk), port(p, l, chunk), recv_cpu(p, l, chunk) + reduce(p, chunk)});
-    return msg(p, l, chunk) + reduce(p, chunk) + (chunks - 1) * each + ack(p, l, chunk);
+    auto each = [&](double c) {
+        return std::max({send_cpu(p, l, c), port(p, l, c), recv_cpu(p, l, c) + reduce(p, c)});
+    };
+    const double rest =
+        chunks > 1 ? (chunks - 2) * each(chunk) + each(b - (chunks - 1) * chunk) : 0;
+    return msg(p, l, chunk) + reduce(p, chunk) + rest + ack(p, l, chunk);
 }
 
 // The largest of p near-equal blocks of `count` elements, times w blocks.
@@ -109,11 +112,12 @@ double allreduce_ring(const Args &a, uint32_t n, const Params &p) {
 
 double allreduce_sra_knomial(const Args &a, uint32_t n, const Params &p) {
     const double m = bytes_of(a);
-    const double c = a.inplace ? 0 : copy(p, m);
     if (n == 1) {
-        return c;
+        return a.inplace ? 0 : copy(p, m);
     }
     const pat::MultiplyShape s = pat::multiply_shape(a.radix, n);
+    // (Out of place, only the extras and their proxies copy src first.)
+    const double c = a.inplace || s.p == n ? 0 : copy(p, m);
     const Link &l = p.team(n);
     const Extras x{m, reduce(p, m), 0, m};
     return c + fold_in(p, l, x, n, s.p, m / s.k) +
@@ -191,7 +195,9 @@ double reduce_scatter_knomial(const Args &a, uint32_t n, const Params &p) {
     const pat::MultiplyShape s = pat::multiply_shape(a.radix, n);
     const Link &l = p.team(n);
     const uint32_t extras = (n - 1) / s.p;
-    return copy(p, total) + fold_in(p, l, {total, reduce(p, total), 0, 0}, n, s.p, total / s.k) +
+    // (With no extras the first round reads the input: no copy.)
+    return (n == s.p ? 0 : copy(p, total)) +
+           fold_in(p, l, {total, reduce(p, total), 0, 0}, n, s.p, total / s.k) +
            knomial_runs(p, n, s, n, b, false) + copy(p, b) +
            (n != s.p && extras > 0 ? fan_out(p, l, b, extras) : 0);
 }

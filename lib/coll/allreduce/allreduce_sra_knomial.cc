@@ -14,6 +14,8 @@
 // exactly one rank and then copied: identical bits on every rank. Against
 // Rabenseifner (k = 2): log_k p rounds instead of log_2 p, for k-1 messages
 // in flight per round and the same bytes.
+// Out of place the first round reads src (no copy of it into dst), but at
+// an extra or a proxy, which hold whole vectors in dst.
 // Cost: 2 log_k p rounds, about 2 m (p-1)/p bytes per rank:
 //   T = 2 log_k p (L + (k-1) o) + 2 (p-1)/p m G + (p-1)/p m gamma_reduce
 //       (+ 2 (L + o + m G) if n != p).
@@ -53,15 +55,18 @@ Task allreduce_sra_knomial(Coll &c) {
     const uint32_t r = c.rank();
     const size_t bytes = a.count * a.esize;
     auto *acc = static_cast<uint8_t *>(a.dst);
-    if (!a.inplace) {
+    const patterns::KnomialRuns runs = element_runs(a, n);
+    const uint32_t p = runs.shape.p;
+    // Out of place, the scatter-reduce's first round reads src; only an
+    // extra and a proxy (which folds whole vectors into dst) copy it first.
+    const bool whole = n == 1 || r >= p || r + p < n;
+    if (!a.inplace && whole) {
         c.copy(acc, a.src, bytes);
     }
     if (n == 1) {
         c.finalize_result(acc, a.count);
         co_return UCC_OK;
     }
-    const patterns::KnomialRuns runs = element_runs(a, n);
-    const uint32_t p = runs.shape.p;
     if (r >= p) {
         co_return co_await allreduce_extra(c, acc, p);
     }
@@ -69,7 +74,9 @@ Task allreduce_sra_knomial(Coll &c) {
     if (r + p < n) {
         UCC_CO_TRY(co_await allreduce_fold_in_extras(c, acc, c.scratch(bytes), p));
     }
-    UCC_CO_TRY(co_await patterns::knomial_scatter_reduce(c, acc, work, runs, 1));
+    const auto *src = static_cast<const uint8_t *>(a.src);
+    UCC_CO_TRY(co_await patterns::knomial_scatter_reduce(c, acc, work, runs, 1,
+                                                         a.inplace || whole ? nullptr : src));
     uint64_t off;
     uint64_t len;
     runs.range(r, r + 1, &off, &len);

@@ -3,19 +3,19 @@
 //
 // Let k = KNOMIAL_RADIX (lowered to n on smaller teams) and p the largest
 // power of k <= n. Rank x's block belongs to run x mod p: each rank copies
-// its input into scratch in that run-major order (the identity when n = p).
+// its input into scratch in that run-major order.
 // Ranks r >= p hand the copy to proxy r mod p and wait for their block; each
 // proxy folds its extras in, in rank order. The scatter-reduce rounds of
 // patterns/knomial_rounds.h then run over the runs: in round s each rank of
 // a group {b + j d} (d = p / k^(s+1)) keeps 1/k of its range, sends the rest
 // to its members and reduces the k copies of its part in group order, so
 // after log_k p rounds rank r holds run r reduced: its own block, and those
-// of its extras, which it sends them. Against the ring: log_k p rounds
-// instead of n-1, for the same bytes, at the price of a scratch copy of the
-// input.
+// of its extras, which it sends them. With no extras (n = p) the runs are
+// the blocks themselves: no copy, the first round reads the input in place.
+// Against the ring: log_k p rounds instead of n-1, for the same bytes.
 // Cost: log_k p rounds, (p-1)/p of the n*B input moved and reduced:
-//   T = log_k p (L + (k-1) o) + (p-1)/p n B (G + gamma) + n B gamma_copy
-//       (+ 2 (L + o) + (n+1) B G + n B gamma if n != p).
+//   T = log_k p (L + (k-1) o) + (p-1)/p n B (G + gamma)
+//       (+ n B gamma_copy + 2 (L + o) + (n+1) B G + n B gamma if n != p).
 // Constraints: none (any n, radix and count). Scratch: the n*B input, the
 // rounds' k-1 received parts and a spare, and an extra's copy on a proxy.
 // In-place: dst holds all n*B, the result goes to dst + r*B.
@@ -72,7 +72,12 @@ Task reduce_scatter_knomial(Coll &c) {
     const patterns::KnomialRuns runs = patterns::block_runs(a.radix, n, a.count);
     const uint32_t p = runs.shape.p;
     uint8_t *acc = c.scratch(total * es);
-    copy_by_runs(c, runs, acc, in);
+    // With no extras the runs are the blocks in rank order: the first round
+    // reads the input where it lies.
+    const bool direct = n == p;
+    if (!direct) {
+        copy_by_runs(c, runs, acc, in);
+    }
     if (r >= p) {
         Req s = c.send(r % p, 0, acc, total * es);
         Req q = c.recv(r % p, 1000, out, block);
@@ -89,7 +94,8 @@ Task reduce_scatter_knomial(Coll &c) {
             UCC_CO_TRY(c.reduce(acc, acc, tmp, total));
         }
     }
-    UCC_CO_TRY(co_await patterns::knomial_scatter_reduce(c, acc, work, runs, 1));
+    UCC_CO_TRY(
+        co_await patterns::knomial_scatter_reduce(c, acc, work, runs, 1, direct ? in : nullptr));
     ReqList to_extras = c.req_list((n - 1 - r) / p);
     for (uint32_t e = r + p; e < n; e += p) {
         to_extras.push_back(c.send(e, 1000, acc + runs.place(e) * es, block));
