@@ -393,6 +393,29 @@ int explain(int argc, char **argv, int first, const ucc::core::Tuning &t, bool h
         std::printf("  radix: %u (UCC_%s%s)\n", ucc::coll::radix_for(*c.alg, a, q.team_size),
                     v->var, set ? "" : " is auto: UCC_KNOMIAL_RADIX");
     }
+    if (ucc::cost::reads_segment(*c.alg)) {
+        const char *var = q.type == UCC_COLL_TYPE_BCAST ? "BCAST_SEGMENT" : "REDUCE_SEGMENT";
+        const bool set = a.segment_bytes != ucc::coll::kSegmentAuto;
+        const uint64_t seg = set         ? a.segment_bytes
+                             : t.by_cost ? ucc::cost::segment_for(*c.alg, a, q.team_size, net)
+                                         : ucc::coll::kDefaultSegment;
+        char size[32] = "one";
+        if (seg != 0) {
+            const bool mib = seg % (1u << 20) == 0;
+            const bool kib = seg % (1u << 10) == 0;
+            std::snprintf(size, sizeof size, "%llu%s",
+                          static_cast<unsigned long long>(mib   ? seg >> 20
+                                                          : kib ? seg >> 10
+                                                                : seg),
+                          mib   ? "M"
+                          : kib ? "K"
+                                : " bytes");
+        }
+        std::printf("  segment: %s (UCC_%s%s)\n", size, var,
+                    set         ? ""
+                    : t.by_cost ? " is auto: the cheapest predicted"
+                                : " is auto: the default without a network");
+    }
     print_costs(a, q.team_size, network, net, c.alg);
     return 0;
 }

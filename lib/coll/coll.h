@@ -47,6 +47,11 @@ struct Algorithm;
 // A predefined reduction kernel (lib/dt/dt.h: dt::ReduceFn).
 using dt_reduce_fn = void (*)(void *dst, const void *a, const void *b, size_t count);
 
+// BCAST_SEGMENT and REDUCE_SEGMENT "auto": chosen with the algorithm
+// (Args::segment_bytes); kDefaultSegment where no network is known.
+inline constexpr uint64_t kSegmentAuto = UINT64_MAX;
+inline constexpr uint64_t kDefaultSegment = uint64_t{64} << 10;
+
 // Collective arguments after validation, in the form algorithms need.
 struct Args {
     ucc_coll_type_t type = UCC_COLL_TYPE_BARRIER;
@@ -98,7 +103,8 @@ struct Args {
     // cl/hier's <ALG>_PIPELINE); nullptr: none.
     const Pipelines *pipelines = nullptr;
     // Pipelined trees (bcast, reduce dbt): segment length (0: one segment),
-    // BCAST_SEGMENT or REDUCE_SEGMENT by the collective's type.
+    // BCAST_SEGMENT or REDUCE_SEGMENT by the collective's type; kSegmentAuto
+    // until the algorithm is chosen (CollEnv::segment_for).
     uint64_t segment_bytes = 0;
     // Which ranks share a node (lib/coll/topology.h), for the hierarchical
     // algorithms: set by the core when the context enables them (UCC_CLS
@@ -356,6 +362,10 @@ class CollEnv {
     // subgroup of `size` ranks, a two-sided, flat algorithm (nullptr: none
     // can run them). The same on every member for the same arguments.
     virtual const Algorithm *select_flat(const Args &a, uint32_t size);
+    // The segment `alg` runs `a` with on `size` ranks: a.segment_bytes, or
+    // where that is kSegmentAuto the cheapest predicted on the team's network
+    // (kDefaultSegment where none is known). The same on every member.
+    virtual uint64_t segment_for(const Algorithm &alg, const Args &a, uint32_t size);
 };
 
 // Extents of participant `rank`'s user buffers in elements (v: the furthest

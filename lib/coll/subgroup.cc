@@ -15,6 +15,10 @@ const Algorithm *CollEnv::select_flat(const Args &a, uint32_t size) {
     return nullptr;
 }
 
+uint64_t CollEnv::segment_for(const Algorithm &, const Args &a, uint32_t) {
+    return a.segment_bytes == kSegmentAuto ? kDefaultSegment : a.segment_bytes;
+}
+
 Args level_args(const Args &parent, ucc_coll_type_t type) {
     Args a;
     a.type = type;
@@ -45,6 +49,7 @@ Task run_on(Coll &c, Group g, Args a) {
         co_return UCC_ERR_NOT_SUPPORTED;
     }
     a.radix = radix_for(*alg, a, g.size());
+    a.segment_bytes = c.env().segment_for(*alg, a, g.size());
     SubgroupEnv env(c.env(), g);
     Coll level(env, a, g.index_of(c.rank()), g.size(), c.tag_base());
     level.inherit(c);

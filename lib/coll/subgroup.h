@@ -34,6 +34,9 @@ class SubgroupEnv final : public CollEnv {
     const Algorithm *select_flat(const Args &a, uint32_t size) override {
         return parent_.select_flat(a, size);
     }
+    uint64_t segment_for(const Algorithm &alg, const Args &a, uint32_t size) override {
+        return parent_.segment_for(alg, a, size);
+    }
 
   private:
     CollEnv &parent_;
@@ -58,6 +61,9 @@ class RotatedEnv final : public CollEnv {
     void report_inconsistent(const char *what) override { parent_.report_inconsistent(what); }
     const Algorithm *select_flat(const Args &a, uint32_t size) override {
         return parent_.select_flat(a, size);
+    }
+    uint64_t segment_for(const Algorithm &alg, const Args &a, uint32_t size) override {
+        return parent_.segment_for(alg, a, size);
     }
 
   private:

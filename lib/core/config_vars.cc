@@ -30,6 +30,9 @@ bool valid_size(const std::string &v) {
     int64_t x;
     return parse_size(v, &x) && x >= 0;
 }
+bool valid_size_or_auto(const std::string &v) {
+    return strcasecmp(v.c_str(), "auto") == 0 || valid_size(v);
+}
 bool valid_radix(const std::string &v) {
     int64_t x;
     return parse_size(v, &x) && x >= 2 && x <= 64;
@@ -326,14 +329,18 @@ constexpr ConfigVar kContextVars[] = {
      "of this many bytes and reduce every chunk as it arrives, while it is in cache and the "
      "next ones are in flight. 0: one message per step.",
      valid_size, kUsed},
-    {"BCAST_SEGMENT", "64K",
+    {"BCAST_SEGMENT", "auto",
      "Pipelined bcast trees (dbt) cut the buffer into segments of this many bytes (whole "
-     "elements, at least one) and forward each while the next arrive. 0: one segment.",
-     valid_size, kUsed},
-    {"REDUCE_SEGMENT", "64K",
+     "elements, at least one) and forward each while the next arrive. 0: one segment. auto: "
+     "where the network is known (UCC_SELECT=cost on the simulator or with UCC_NETWORK), the "
+     "size of 1K to 1M, or one segment, with the cheapest predicted time; 64K elsewhere.",
+     valid_size_or_auto, kUsed},
+    {"REDUCE_SEGMENT", "auto",
      "Pipelined reduce trees (dbt) cut the vector into segments of this many bytes (whole "
-     "elements, at least one) and reduce each while the next arrive. 0: one segment.",
-     valid_size, kUsed},
+     "elements, at least one) and reduce each while the next arrive. 0: one segment. auto: "
+     "where the network is known (UCC_SELECT=cost on the simulator or with UCC_NETWORK), the "
+     "size of 1K to 1M, or one segment, with the cheapest predicted time; 64K elsewhere.",
+     valid_size_or_auto, kUsed},
     {"NODE_SIZE", "0",
      "Hierarchical collectives (UCC_CLS with hier) see nodes of this many consecutive context "
      "eps instead of the hosts the transport reports: two-level runs on one host, for tests. "

@@ -460,6 +460,7 @@ struct Team final : coll::CollEnv {
     ucc_status_t remote_of(uint32_t team_rank, const void *local, size_t bytes, uint64_t *addr,
                            const std::vector<uint8_t> **key) override;
     const coll::Algorithm *select_flat(const coll::Args &a, uint32_t size) override;
+    uint64_t segment_for(const coll::Algorithm &alg, const coll::Args &a, uint32_t size) override;
 
     Context *ctx;
     TeamState state = TeamState::kCreating;
@@ -664,6 +665,12 @@ const char *request_algorithm(ucc_coll_req_h h);
 // TUNE strings on top.
 const coll::Algorithm *select_algorithm(const Context &ctx, Team &t, const coll::Args &a,
                                         uint32_t size, std::string *why);
+// The segment `alg` runs `a` with on `size` members of `t` (BCAST_SEGMENT,
+// REDUCE_SEGMENT): where the setting is auto, the cheapest predicted on the
+// network as the team sees it (lib/cost: segment_for), kDefaultSegment where
+// the network is unknown; a hierarchical algorithm keeps auto for its levels.
+uint64_t segment_for(const Context &ctx, Team &t, const coll::Algorithm &alg, const coll::Args &a,
+                     uint32_t size);
 
 // The team's topology (built at its first call; lib/core/team_topology.cc).
 const coll::Topology *team_topology(Team &t);

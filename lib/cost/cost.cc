@@ -82,6 +82,36 @@ Params for_collective(const Params &p, const coll::Args &a, uint32_t n) {
 
 }  // namespace
 
+bool reads_segment(const coll::Algorithm &alg) {
+    for (const Formula &f : pipeline_formulas()) {
+        if (f.type == alg.type && std::strcmp(f.name, alg.name) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+uint64_t segment_for(const coll::Algorithm &alg, const coll::Args &a, uint32_t n, const Params &p) {
+    if (a.segment_bytes != coll::kSegmentAuto) {
+        return a.segment_bytes;
+    }
+    if (!reads_segment(alg)) {
+        return coll::kSegmentAuto;
+    }
+    coll::Args b = a;
+    uint64_t best = coll::kDefaultSegment;
+    double best_t = -1;
+    for (uint64_t s : segment_candidates()) {
+        b.segment_bytes = s;
+        const double t = predict(alg, b, n, p);
+        if (t >= 0 && (best_t < 0 || t < best_t)) {
+            best = s;
+            best_t = t;
+        }
+    }
+    return best;
+}
+
 double predict(const coll::Algorithm &alg, const coll::Args &a, uint32_t n, const Params &p) {
     if (n == 0) {
         return -1;

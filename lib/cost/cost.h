@@ -165,6 +165,14 @@ struct Params {
 // rank per node).
 double predict(const coll::Algorithm &alg, const coll::Args &a, uint32_t n, const Params &p);
 
+// Whether `alg` runs in segments (Args::segment_bytes): the pipelined trees.
+bool reads_segment(const coll::Algorithm &alg);
+// The segment `alg` runs `a` with on n ranks: a.segment_bytes unless that is
+// coll::kSegmentAuto, then for a pipelined tree (the formulas that read the
+// segment) the candidate with the cheapest prediction, for any other
+// algorithm kSegmentAuto itself (a hierarchical one's levels choose their own).
+uint64_t segment_for(const coll::Algorithm &alg, const coll::Args &a, uint32_t n, const Params &p);
+
 // What no algorithm of `a` on n ranks can beat in these terms (bounds.cc):
 // the selection sweep's yardstick.
 double lower_bound(const coll::Args &a, uint32_t n, const Params &p);

@@ -20,6 +20,9 @@ std::span<const Formula> reduction_formulas();  // reductions.cc
 std::span<const Formula> tree_formulas();       // trees.cc
 std::span<const Formula> exchange_formulas();   // exchanges.cc
 std::span<const Formula> pipeline_formulas();   // pipelines.cc
-std::span<const Formula> level_formulas();      // levels.cc
+// The segments BCAST_SEGMENT and REDUCE_SEGMENT "auto" chooses among (0: one
+// segment), largest first.
+std::span<const uint64_t> segment_candidates();  // pipelines.cc
+std::span<const Formula> level_formulas();       // levels.cc
 
 }  // namespace ucc::cost

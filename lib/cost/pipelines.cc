@@ -11,6 +11,12 @@
 // other, which per two segments receives two (one in each tree) and sends
 // two (to its children; a reduce also combines two partials and sends one
 // on, its leaf segment the other).
+// On teams up to kWalkRanks the fill, both trees' first segments, is walked
+// over the two trees as the algorithm builds them (virtual rank v on node
+// v / ppn, the root's at 0), each hop on its pair's link; beyond, fill_hops
+// estimates one segment's deepest path and its crossings.
+// With the segment left to the selection (coll::kSegmentAuto) a formula
+// takes the cheapest of segment_candidates().
 #include <algorithm>
 
 #include "lib/coll/patterns/dbt.h"
@@ -29,6 +35,9 @@ struct Pipe {
     uint64_t segs = 0;  // segments
     uint32_t depth = 0;
     uint32_t forks = 0;  // nodes with two children on the deepest path
+    // The most children of a rank in its inner tree: 2 from n = 4 on (one
+    // on 3 ranks, none on 2).
+    uint32_t children = 0;
 };
 
 // The fill's hops, from the root's down to a leaf's: in-order binary trees
@@ -54,6 +63,58 @@ double fill_hops(const Params &p, uint32_t n, const Pipe &s, Hop hop) {
     return t;
 }
 
+// Teams up to this many ranks walk their trees (O(n) per tree).
+constexpr uint32_t kWalkRanks = 4096;
+
+// Whether the fill is walked: a team of at most kWalkRanks.
+bool walked(uint32_t n) {
+    return n <= kWalkRanks;
+}
+
+// The pair (a, b) of virtual ranks' link.
+const Link &link_of(const Params &p, int64_t a, int64_t b) {
+    return p.link(static_cast<uint32_t>(a), static_cast<uint32_t>(b));
+}
+
+// Down tree t from virtual rank v, its segment in at `at`: the latest
+// arrival in its subtree. A parent sends to its left child, then its right.
+template <class Msg, class Gap>
+double walk_down(const Params &p, uint32_t t, int64_t v, uint32_t n, double at, Msg msg_on,
+                 Gap gap_on) {
+    const pat::BtreeLinks l = pat::dbt_rank_links(t, static_cast<uint32_t>(v), n);
+    double last = at;
+    double leave = at;
+    for (int64_t child : {l.left, l.right}) {
+        if (child < 0) {
+            continue;
+        }
+        const Link &h = link_of(p, v, child);
+        last = std::max(last, walk_down(p, t, child, n, leave + msg_on(h), msg_on, gap_on));
+        leave += gap_on(h);
+    }
+    return last;
+}
+
+// Up tree t to virtual rank v: when its partial is ready to leave (a leaf:
+// at once); each child's partial arrives after its message and is combined,
+// the second also received after the first.
+template <class Msg, class Combine>
+double walk_up(const Params &p, uint32_t t, int64_t v, uint32_t n, Msg msg_on, Combine combine_on) {
+    const pat::BtreeLinks l = pat::dbt_rank_links(t, static_cast<uint32_t>(v), n);
+    double ready = 0;
+    bool second = false;
+    for (int64_t child : {l.left, l.right}) {
+        if (child < 0) {
+            continue;
+        }
+        const Link &h = link_of(p, child, v);
+        const double in = walk_up(p, t, child, n, msg_on, combine_on) + msg_on(h);
+        ready = std::max(ready, in) + combine_on(h, second);
+        second = true;
+    }
+    return ready;
+}
+
 Pipe pipe(const Args &a, uint32_t n) {
     const pat::Segments s(a.count, a.esize, a.segment_bytes);
     Pipe p;
@@ -61,7 +122,29 @@ Pipe pipe(const Args &a, uint32_t n) {
     p.segs = s.n;
     p.depth = n > 2 ? pat::log2_ceil(n) : 1;  // floor(log2(n - 1)) + 1
     p.forks = n > 1 ? pat::log2_ceil(pat::pow2_floor(n)) - 1 : 0;
+    p.children = std::min<uint32_t>(n > 2 ? n - 2 : 0, 2);
     return p;
+}
+
+// Largest first: of equal predictions the one of fewer segments.
+constexpr uint64_t kSegmentCandidates[] = {0,        1u << 20, 1u << 19, 1u << 18,
+                                           1u << 17, 1u << 16, 1u << 15, 1u << 14,
+                                           1u << 13, 1u << 12, 1u << 11, 1u << 10};
+
+// `fn` at a's segment, or at the cheapest candidate where that is auto.
+double at_segment(double (*fn)(const Args &, uint32_t, const Params &), const Args &a, uint32_t n,
+                  const Params &p) {
+    if (a.segment_bytes != coll::kSegmentAuto) {
+        return fn(a, n, p);
+    }
+    Args b = a;
+    double best = -1;
+    for (uint64_t s : kSegmentCandidates) {
+        b.segment_bytes = s;
+        const double t = fn(b, n, p);
+        best = best < 0 || t < best ? t : best;
+    }
+    return best;
 }
 
 double bcast_dbt(const Args &a, uint32_t n, const Params &p) {
@@ -70,14 +153,31 @@ double bcast_dbt(const Args &a, uint32_t n, const Params &p) {
         return 0;
     }
     const Link &l = p.team(n);
-    const double fill = fill_hops(p, n, s, [&](const Link &h, bool fork) {
-        return msg(p, h, s.seg) + (fork ? spacing(p, h, s.seg) : 0);
-    });
-    // Per two segments the busiest rank receives two and sends two; its CPU
-    // and its port work side by side (the root feeds both trees in turn).
+    double fill = 0;
+    // The segments the fill covers: a walk both trees' first, which travel
+    // apart from 4 ranks on (on 2 and 3 they share ranks and links).
+    const uint64_t after = walked(n) && s.children == 2 ? std::min<uint64_t>(2, s.segs) : 1;
+    if (walked(n)) {
+        // Tree 1's first segment leaves the root one send after tree 0's.
+        auto msg_on = [&](const Link &h) { return msg(p, h, s.seg); };
+        auto gap_on = [&](const Link &h) { return spacing(p, h, s.seg); };
+        double leave = 0;
+        for (uint32_t t = 0; t < std::min<uint64_t>(2, s.segs); ++t) {
+            fill = std::max(fill, walk_down(p, t, 0, n, leave, msg_on, gap_on));
+            leave += gap_on(link_of(p, 0, pat::dbt_rank_links(t, 0, n).left));
+        }
+    } else {
+        fill = fill_hops(p, n, s, [&](const Link &h, bool fork) {
+            return msg(p, h, s.seg) + (fork ? spacing(p, h, s.seg) : 0);
+        });
+    }
+    // Per two segments the busiest rank receives two and sends one per
+    // child (two from 4 ranks on); its CPU and its port work side by side,
+    // and the root sends every segment (feeding both trees in turn).
+    const double send = send_cpu(p, l, s.seg);
     const double period =
-        std::max(recv_cpu(p, l, s.seg) + send_cpu(p, l, s.seg), port(p, l, s.seg));
-    return fill + (s.segs - 1) * period + ack(p, l, s.seg);
+        std::max({recv_cpu(p, l, s.seg) + s.children * send / 2, send, port(p, l, s.seg)});
+    return fill + static_cast<double>(s.segs - after) * period + ack(p, l, s.seg);
 }
 
 double reduce_dbt(const Args &a, uint32_t n, const Params &p) {
@@ -89,28 +189,63 @@ double reduce_dbt(const Args &a, uint32_t n, const Params &p) {
     const Link &l = p.team(n);
     const double combine = reduce(p, s.seg);
     const double recv = recv_cpu(p, l, s.seg);
-    const double fill = fill_hops(p, n, s, [&](const Link &h, bool fork) {
-        return msg(p, h, s.seg) + combine + (fork ? recv_cpu(p, h, s.seg) + combine : 0);
-    });
+    double fill = 0;
+    // The segments the fill covers: a walk both trees' first, which travel
+    // apart from 4 ranks on (on 2 and 3 they share ranks and links).
+    const uint64_t after = walked(n) && s.children == 2 ? std::min<uint64_t>(2, s.segs) : 1;
+    if (walked(n)) {
+        // Each tree up to the root (virtual rank 0), which combines the
+        // tree root's partial with its own segment.
+        auto msg_on = [&](const Link &h) { return msg(p, h, s.seg); };
+        auto combine_on = [&](const Link &h, bool second) {
+            return combine + (second ? recv_cpu(p, h, s.seg) : 0);
+        };
+        for (uint32_t t = 0; t < std::min<uint64_t>(2, s.segs); ++t) {
+            const int64_t top = pat::dbt_rank_links(t, 0, n).left;
+            fill = std::max(fill, walk_up(p, t, top, n, msg_on, combine_on) +
+                                      msg_on(link_of(p, top, 0)) + combine);
+        }
+    } else {
+        fill = fill_hops(p, n, s, [&](const Link &h, bool fork) {
+            return msg(p, h, s.seg) + combine + (fork ? recv_cpu(p, h, s.seg) + combine : 0);
+        });
+    }
     // Per two segments the busiest rank's CPU receives, combines and sends
     // two; of its port's two sends, one runs beside the next combine and
-    // the other holds the pipeline (the simulator's period, within 2 % for
-    // ports of 0 to 1.6 times the combine), unless the port alone is slower.
+    // the other holds the pipeline but for the next receive's CPU (the
+    // simulator's period, within 2 % for segments of 4 to 64 KiB), unless
+    // the port alone is slower. On 2 and 3 ranks no rank has two children:
+    // the root, which receives and combines every segment, sets the pace.
     const double port_time = port(p, l, s.seg);
+    const double send = send_cpu(p, l, s.seg);
     const double period =
-        std::max(recv + combine + send_cpu(p, l, s.seg) + port_time / 2, port_time);
-    return fill + (s.segs - 1) * period;
+        s.children == 2
+            ? std::max(recv + combine + send + std::max(0.0, port_time - recv) / 2, port_time)
+            : std::max({recv + combine, (s.children * (recv + combine) + 2 * send) / 2, port_time});
+    return fill + static_cast<double>(s.segs - after) * period;
+}
+
+double bcast_dbt_auto(const Args &a, uint32_t n, const Params &p) {
+    return at_segment(bcast_dbt, a, n, p);
+}
+
+double reduce_dbt_auto(const Args &a, uint32_t n, const Params &p) {
+    return at_segment(reduce_dbt, a, n, p);
 }
 
 constexpr Formula kFormulas[] = {
-    {UCC_COLL_TYPE_BCAST, "dbt", bcast_dbt},
-    {UCC_COLL_TYPE_REDUCE, "dbt", reduce_dbt},
+    {UCC_COLL_TYPE_BCAST, "dbt", bcast_dbt_auto},
+    {UCC_COLL_TYPE_REDUCE, "dbt", reduce_dbt_auto},
 };
 
 }  // namespace
 
 std::span<const Formula> pipeline_formulas() {
     return kFormulas;
+}
+
+std::span<const uint64_t> segment_candidates() {
+    return kSegmentCandidates;
 }
 
 }  // namespace ucc::cost

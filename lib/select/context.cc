@@ -23,8 +23,13 @@ void load_tuning(const Config &config, const Logger &log, Tuning *out) {
     out->thresholds.allgather_large_msg =
         static_cast<uint64_t>(config.get_int("ALLGATHER_LARGE_MSG"));
     out->reduce_chunk = static_cast<uint64_t>(config.get_int("REDUCE_CHUNK"));
-    out->bcast_segment = static_cast<uint64_t>(config.get_int("BCAST_SEGMENT"));
-    out->reduce_segment = static_cast<uint64_t>(config.get_int("REDUCE_SEGMENT"));
+    auto segment = [&](const char *name) {
+        return strcasecmp(config.get(name).c_str(), "auto") == 0
+                   ? coll::kSegmentAuto
+                   : static_cast<uint64_t>(config.get_int(name));
+    };
+    out->bcast_segment = segment("BCAST_SEGMENT");
+    out->reduce_segment = segment("REDUCE_SEGMENT");
     out->device_pipeline = static_cast<uint32_t>(
         std::min<int64_t>(config.get_int("DEVICE_PIPELINE"), int64_t{1} << 30));
     out->device_ipc = config.get_bool("DEVICE_IPC");
@@ -213,6 +218,32 @@ const coll::Algorithm *select_algorithm(const Context &ctx, Team &t, const coll:
         *why = c.error;
     }
     return c.alg;
+}
+
+uint64_t segment_for(const Context &ctx, Team &t, const coll::Algorithm &alg, const coll::Args &a,
+                     uint32_t size) {
+    if (a.segment_bytes != coll::kSegmentAuto || alg.hierarchical) {
+        return a.segment_bytes;
+    }
+    if (ctx.net == nullptr || !cost::reads_segment(alg)) {
+        return coll::kDefaultSegment;
+    }
+    const cost::Params net = team_cost_params(ctx, t, a, size);
+    select::Query q{a.type, a.count, a.esize, size, a.src_mem, a.topo, a.net_reduce};
+    q.net = &net;
+    const select::MemoKey key = select::memo_key(q, a);
+    uint64_t s = 0;
+    if (ctx.memo == nullptr || !ctx.memo->find_segment(key, &s)) {
+        s = cost::segment_for(alg, a, size, net);
+        if (ctx.memo != nullptr) {
+            ctx.memo->remember_segment(key, s);
+        }
+    }
+    return s;
+}
+
+uint64_t Team::segment_for(const coll::Algorithm &alg, const coll::Args &a, uint32_t size) {
+    return core::segment_for(*ctx, *this, alg, a, size);
 }
 
 // A level of a hierarchical collective: the context's choice (TUNE rules

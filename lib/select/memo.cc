@@ -89,6 +89,26 @@ void Memo::remember(const MemoKey &k, const coll::Algorithm *alg) {
     }
 }
 
+bool Memo::find_segment(const MemoKey &k, uint64_t *segment) const {
+    const auto it = segments_.find(k);
+    if (it == segments_.end()) {
+        return false;
+    }
+    *segment = it->second;
+    return true;
+}
+
+void Memo::remember_segment(const MemoKey &k, uint64_t segment) {
+    if (segments_.size() >= kMaxEntries) {
+        segments_.clear();
+    }
+    try {
+        segments_.emplace(k, segment);
+    } catch (const std::bad_alloc &) {
+        // Not remembered: predicted again next time.
+    }
+}
+
 Memo *MemoBook::memo_for(const MemoSettings &s) {
     for (const std::unique_ptr<Entry> &e : entries_) {
         if (e->settings == s) {

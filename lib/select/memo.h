@@ -1,5 +1,6 @@
 // What selection by cost found, remembered: the cheapest predicted
-// algorithm (by_cost.cc's cheapest) per arguments, so that a collective
+// algorithm (by_cost.cc's cheapest) and segment (cost::segment_for) per
+// arguments, so that a collective
 // initialised again with what it had before (every iteration of a benchmark,
 // a training loop's allreduce) costs a look-up instead of the catalogue's
 // formulas, whose walks (lib/cost/chain.h, tree.h) grow with the team.
@@ -70,10 +71,16 @@ class Memo {
     // formula runs it).
     bool find(const MemoKey &k, const coll::Algorithm **alg) const;
     void remember(const MemoKey &k, const coll::Algorithm *alg);
-    size_t size() const { return map_.size(); }
+    // The same for the segment of the pipelined tree of k's type (one per
+    // type: bcast and reduce dbt), chosen with BCAST_SEGMENT or
+    // REDUCE_SEGMENT auto (cost::segment_for).
+    bool find_segment(const MemoKey &k, uint64_t *segment) const;
+    void remember_segment(const MemoKey &k, uint64_t segment);
+    size_t size() const { return map_.size() + segments_.size(); }
 
   private:
     std::unordered_map<MemoKey, const coll::Algorithm *, MemoKeyHash> map_;
+    std::unordered_map<MemoKey, uint64_t, MemoKeyHash> segments_;
 };
 
 // What a context's selections by cost depend on beyond their arguments.

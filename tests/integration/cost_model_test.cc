@@ -81,6 +81,7 @@ ucc::coll::Args args_of(const Scenario &s) {
     a.inplace = s.inplace;
     a.radix = s.radix;
     a.chunk_bytes = 256 * 1024;
+    a.segment_bytes = ucc::coll::kSegmentAuto;  // BCAST_SEGMENT, REDUCE_SEGMENT: auto
     return a;
 }
 
