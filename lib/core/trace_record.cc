@@ -25,7 +25,7 @@ bool shapes_collectives(const std::string &name) {
         return name.size() >= n && name.compare(name.size() - n, n, suffix) == 0;
     };
     return ends_with("_ALG") || ends_with("_LARGE_MSG") || ends_with("_RADIX") ||
-           name == "REDUCE_CHUNK";
+           ends_with("_SEGMENT") || name == "REDUCE_CHUNK";
 }
 
 int64_t now_ns(const Context &ctx) {
