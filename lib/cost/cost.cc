@@ -98,7 +98,10 @@ uint64_t segment_for(const coll::Algorithm &alg, const coll::Args &a, uint32_t n
     if (!reads_segment(alg)) {
         return coll::kSegmentAuto;
     }
+    // Predicted from what every member passes alike (a rooted collective's
+    // root alone may be in place): every member takes the same segment.
     coll::Args b = a;
+    b.inplace = false;
     uint64_t best = coll::kDefaultSegment;
     double best_t = -1;
     for (uint64_t s : segment_candidates()) {

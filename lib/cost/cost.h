@@ -169,7 +169,8 @@ double predict(const coll::Algorithm &alg, const coll::Args &a, uint32_t n, cons
 bool reads_segment(const coll::Algorithm &alg);
 // The segment `alg` runs `a` with on n ranks: a.segment_bytes unless that is
 // coll::kSegmentAuto, then for a pipelined tree (the formulas that read the
-// segment) the candidate with the cheapest prediction, for any other
+// segment) the candidate with the cheapest prediction (out of place, so
+// that a root in place takes its members' segment), for any other
 // algorithm kSegmentAuto itself (a hierarchical one's levels choose their own).
 uint64_t segment_for(const coll::Algorithm &alg, const coll::Args &a, uint32_t n, const Params &p);
 

@@ -231,7 +231,9 @@ uint64_t segment_for(const Context &ctx, Team &t, const coll::Algorithm &alg, co
     const cost::Params net = team_cost_params(ctx, t, a, size);
     select::Query q{a.type, a.count, a.esize, size, a.src_mem, a.topo, a.net_reduce};
     q.net = &net;
-    const select::MemoKey key = select::memo_key(q, a);
+    coll::Args same = a;  // as every member passes it (cost::segment_for)
+    same.inplace = false;
+    const select::MemoKey key = select::memo_key(q, same);
     uint64_t s = 0;
     if (ctx.memo == nullptr || !ctx.memo->find_segment(key, &s)) {
         s = cost::segment_for(alg, a, size, net);
