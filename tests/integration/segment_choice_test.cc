@@ -127,28 +127,3 @@ TEST(SegmentChoice, AutoRunsTheChosenSegment) {
     EXPECT_DOUBLE_EQ(by_auto, by_set);
     EXPECT_GT(whole, 2 * by_auto);
 }
-
-// A reduce's root may be in place while its members are not; its working
-// set is then smaller, which beyond the cache changes the predictions. Every
-// member must still run the same segments: they are chosen out of place.
-TEST(SegmentChoice, ARootInPlaceTakesItsMembersSegment) {
-    const char *spec = "hdr,ppn=1,jitter=0,cache=96K,copy_mem=4GB/s,reduce_mem=2GB/s";
-    const ucc::cost::Params p = params(spec);
-    const ucc::coll::Algorithm *dbt = find(UCC_COLL_TYPE_REDUCE, "dbt");
-    ASSERT_NE(dbt, nullptr);
-    ucc::coll::Args in_place = args(UCC_COLL_TYPE_REDUCE, 65536, ucc::coll::kSegmentAuto);
-    in_place.inplace = true;
-    const ucc::coll::Args out = args(UCC_COLL_TYPE_REDUCE, 65536, ucc::coll::kSegmentAuto);
-    EXPECT_EQ(ucc::cost::segment_for(*dbt, in_place, 61, p),
-              ucc::cost::segment_for(*dbt, out, 61, p));
-    ucc::testkit::Scenario s;
-    s.type = UCC_COLL_TYPE_REDUCE;
-    s.alg = "dbt";
-    s.dt = UCC_DT_FLOAT32;
-    s.count = 16384;
-    s.n = 61;
-    s.root = 3;
-    s.inplace = true;
-    s.network = spec;
-    EXPECT_GT(simulated(s), 0);
-}
