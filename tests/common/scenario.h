@@ -145,6 +145,17 @@ struct Outcome {
         }
         return t;
     }
+    // From the last rank's post `post` to the last completion: the
+    // collective's own time, what the cost formulas predict.
+    double span_s(size_t post = 0) const {
+        double first = 0;
+        double last = 0;
+        for (size_t r = 0; r < done_s.at(post).size(); ++r) {
+            first = std::max(first, post_s[post][r]);
+            last = std::max(last, done_s[post][r]);
+        }
+        return last - first;
+    }
 };
 
 // ---- one rank's lib, context and team (for tests that drive the C API themselves)

@@ -4,24 +4,18 @@
 // with auto is what it runs with that segment set.
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <cstring>
 #include <string>
 
 #include "lib/coll/algorithms.h"
 #include "lib/cost/cost.h"
 #include "lib/net/network_model.h"
+#include "lib/select/select.h"
 #include "tests/common/scenario.h"
 
 namespace {
 
 const ucc::coll::Algorithm *find(ucc_coll_type_t t, const char *name) {
-    for (const ucc::coll::Algorithm &a : ucc::coll::algorithms(t)) {
-        if (std::strcmp(a.name, name) == 0) {
-            return &a;
-        }
-    }
-    return nullptr;
+    return ucc::select::resolve_alg(t, name);
 }
 
 ucc::cost::Params params(const char *spec) {
@@ -44,16 +38,7 @@ ucc::coll::Args args(ucc_coll_type_t t, uint64_t bytes, uint64_t segment) {
 double simulated(const ucc::testkit::Scenario &s) {
     const ucc::testkit::Outcome o = ucc::testkit::run_scenario(s);
     EXPECT_EQ(o.failure, "") << ucc::testkit::describe(s);
-    if (!o.failure.empty()) {
-        return 0;
-    }
-    double post = 0;
-    double done = 0;
-    for (uint32_t r = 0; r < s.n; ++r) {
-        post = std::max(post, o.post_s[0][r]);
-        done = std::max(done, o.done_s[0][r]);
-    }
-    return done - post;
+    return o.failure.empty() ? o.span_s() : 0;
 }
 
 }  // namespace

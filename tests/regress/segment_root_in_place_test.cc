@@ -7,11 +7,9 @@
 // chosen out of place on every member.
 #include <gtest/gtest.h>
 
-#include <cstring>
-
-#include "lib/coll/algorithms.h"
 #include "lib/cost/cost.h"
 #include "lib/net/network_model.h"
+#include "lib/select/select.h"
 #include "tests/common/scenario.h"
 
 TEST(Regress, ARootInPlaceTakesItsMembersSegment) {
@@ -19,10 +17,7 @@ TEST(Regress, ARootInPlaceTakesItsMembersSegment) {
     ucc::net::NetworkModel net;
     ASSERT_EQ(ucc::net::parse_network(spec, &net, nullptr), UCC_OK);
     const ucc::cost::Params p = ucc::net::cost_params(net);
-    const ucc::coll::Algorithm *dbt = nullptr;
-    for (const ucc::coll::Algorithm &a : ucc::coll::algorithms(UCC_COLL_TYPE_REDUCE)) {
-        dbt = std::strcmp(a.name, "dbt") == 0 ? &a : dbt;
-    }
+    const ucc::coll::Algorithm *dbt = ucc::select::resolve_alg(UCC_COLL_TYPE_REDUCE, "dbt");
     ASSERT_NE(dbt, nullptr);
     ucc::coll::Args a;
     a.type = UCC_COLL_TYPE_REDUCE;

@@ -51,8 +51,7 @@ TEST(Regress, TracesRecordTheSegmentsOfThePipelinedTrees) {
     ASSERT_TRUE(ucc::traces::read_dir(dir.path(), &trace, &error)) << error;
     ASSERT_EQ(trace.ranks.size(), 3u);
     for (const ucc::traces::RankTrace &r : trace.ranks) {
-        std::map<std::string, std::string> config(r.header.config.begin(),
-                                                  r.header.config.end());
+        std::map<std::string, std::string> config(r.header.config.begin(), r.header.config.end());
         EXPECT_EQ(config["BCAST_SEGMENT"], "2K") << "rank " << r.header.rank;
         EXPECT_EQ(config["REDUCE_SEGMENT"], "auto") << "rank " << r.header.rank;
     }
