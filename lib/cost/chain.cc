@@ -18,13 +18,15 @@ struct Hop {
     double flight = 0;  // to the receiver
     double recv = 0;    // its receiver's CPU
     double ack = 0;     // a rendezvous's answer
+    double in = 0;      // the receiver's port, taking it in (port_in but the gap)
     Hop() = default;
     Hop(const Params &p, const Link &l, double b)
         : send(send_cpu(p, l, b)),
           space(spacing(p, l, b)),
           flight(cost::flight(p, l, b)),
           recv(recv_cpu(p, l, b)),
-          ack(cost::ack(p, l, b)) {}
+          ack(cost::ack(p, l, b)),
+          in(port_in(p, l, b) - p.gap) {}
 };
 
 // Every round on one link for every rank (one node), or on its average.
@@ -128,7 +130,12 @@ double multiply_chain(const Params &p, uint32_t n, uint32_t k, uint32_t ranks,
     }
     std::vector<double> next(ranks);
     std::vector<double> leave(uint64_t{ranks} * (k - 1));
-    std::vector<std::pair<double, double>> heard;  // a partner's message: in, its match
+    struct Heard {     // a partner's message
+        double in;     // when it is in, unhindered by the others
+        double wire;   // its bytes' time on the receiver's port
+        double match;  // its receive's CPU
+    };
+    std::vector<Heard> heard;
     heard.reserve(k - 1);
     std::vector<uint32_t> node(ranks);
     for (uint32_t r = 0; r < ranks; ++r) {
@@ -165,20 +172,18 @@ double multiply_chain(const Params &p, uint32_t n, uint32_t k, uint32_t ranks,
         auto hop = [&](uint64_t from, uint64_t to) -> const Hop & {
             return node[from] == node[to] ? near : far[node[from]];
         };
-        // Each rank's sends in group order: when each leaves its CPU.
+        // Each rank's sends, member mine + i i-th: when each leaves its CPU.
         each(w, [&](uint32_t r, uint32_t mine, uint64_t base) {
             double at = t[r];
             double *out = &leave[uint64_t{r} * (k - 1)];
-            for (uint32_t i = 0; i < k; ++i) {
-                if (i != mine) {
-                    const Hop &h = hop(r, base + i * w);
-                    at += out == &leave[uint64_t{r} * (k - 1)] ? h.send : h.space;
-                    *out++ = at;
-                }
+            for (uint32_t i = 1; i < k; ++i) {
+                const Hop &h = hop(r, base + ((mine + i) % k) * w);
+                at += i == 1 ? h.send : h.space;
+                *out++ = at;
             }
         });
-        // Then each partner's message as it comes in: r is the partner's
-        // mine-th send, or its (mine-1)-th when the partner comes first.
+        // Then each partner's message as it comes in: r is partner i's
+        // ((mine - i) mod k)-th send.
         each(w, [&](uint32_t r, uint32_t mine, uint64_t base) {
             double acks = 0;
             heard.clear();
@@ -186,15 +191,19 @@ double multiply_chain(const Params &p, uint32_t n, uint32_t k, uint32_t ranks,
                 if (i != mine) {
                     const uint64_t q = base + i * w;
                     const Hop &h = hop(q, r);
-                    const uint32_t place = i < mine ? mine - 1 : mine;
-                    heard.emplace_back(leave[q * (k - 1) + place] + h.flight, h.recv);
+                    const uint32_t place = (mine + k - i) % k - 1;
+                    heard.push_back({leave[q * (k - 1) + place] + h.flight, h.in, h.recv});
                     acks = std::max(acks, hop(r, q).ack);
                 }
             }
-            std::sort(heard.begin(), heard.end());
+            std::sort(heard.begin(), heard.end(),
+                      [](const Heard &a, const Heard &b) { return a.in < b.in; });
             double busy = leave[uint64_t{r} * (k - 1) + k - 2];
-            for (const auto &[in, match] : heard) {
-                busy = std::max(busy, in) + match;
+            double port_free = 0;  // r's port takes one message in at a time
+            for (const Heard &m : heard) {
+                const double in = std::max(m.in, port_free + m.wire);
+                port_free = in + p.gap;
+                busy = std::max(busy, in) + m.match;
             }
             next[r] = busy + acks + c.local;
         });

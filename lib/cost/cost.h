@@ -5,7 +5,9 @@
 // selector compares and ucc_info --explain prints.
 //
 // A message of b bytes between ranks a and b costs the sender o_send, its
-// port gap + b G, the wire L + b G and the receiver o_recv; a copy or a
+// port gap + b G, the wire L + b G, the receiver's port gap + b G (one
+// message at a time: loggp.h's port_in and take_in) and the receiver
+// o_recv; a copy or a
 // reduction of b bytes costs b / its bandwidth. L and G are the link's:
 // within a node (ranks a / ppn = b / ppn) or between nodes. A path's
 // protocols by size (Protocol: UCX's inline, buffered and zero-copy

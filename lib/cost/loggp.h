@@ -99,27 +99,55 @@ inline double fan_out(const Params &p, const Link &l, double b, uint32_t dests) 
            recv_cpu(p, l, b) + ack(p, l, b);
 }
 
+// How long a rank's port is busy taking in a message of b bytes on l: the
+// gap and its bytes on the rank's own links (LogGP's g and G at the
+// receiving end; a NIC's share, crossing's, spreads the messages before),
+// one message at a time.
+inline double port_in(const Params &p, const Link &l, double b) {
+    const Link own{l.L, (1 - l.across) * p.intra.G + l.across * p.inter.G, l.across};
+    return p.gap + wire(p, own, b);
+}
+
+// `count` messages of b bytes on l that reach one rank together, the first
+// at `first`: they come in one port time apart, and it matches them one
+// receive after another, from `busy` on: when it has matched the last.
+inline double take_in(const Params &p, const Link &l, double b, uint32_t count, double first,
+                      double busy = 0) {
+    if (count == 0) {
+        return busy;
+    }
+    const double cpu = recv_cpu(p, l, b);
+    return std::max(busy + count * cpu,
+                    first + cpu + (count - 1) * std::max(port_in(p, l, b), cpu));
+}
+
 // A round in which every rank of a group sends b bytes to each of `peers`
-// others and receives as much from each, all in the same order: the member
-// last in everyone's order gets its messages last and together, and matches
-// them one receive after another; the round ends with its sends' answers.
+// others and receives as much from each, member mine + i i-th: at every step
+// each member gets one message (its port takes them in as they come), the
+// i-th as its partners' i-th sends land; the rank's CPU posts its sends,
+// then matches each message from when it is in; the round ends with its
+// sends' answers.
 inline double round(const Params &p, const Link &l, double b, uint32_t peers) {
     if (peers == 0) {
         return 0;
     }
-    return send_cpu(p, l, b) + (peers - 1) * spacing(p, l, b) + flight(p, l, b) +
-           peers * recv_cpu(p, l, b) + ack(p, l, b);
+    const double cpu = recv_cpu(p, l, b);
+    double t = peers * send_cpu(p, l, b);
+    for (uint32_t i = 0; i < peers; ++i) {
+        t = std::max(t, send_cpu(p, l, b) + i * spacing(p, l, b) + flight(p, l, b)) + cpu;
+    }
+    return t + ack(p, l, b);
 }
 
 // A rank that receives b bytes from each of `srcs` sending at once, after
-// `busy` seconds of its own work: when it has matched them all (one receive
-// each; each sender's port is its own), and the last sender has its answer.
+// `busy` seconds of its own work: when it has taken them in and matched them
+// all (each sender's port is its own, the receiver's one), and the last
+// sender has its answer.
 inline double fan_in(const Params &p, const Link &l, double b, uint32_t srcs, double busy = 0) {
     if (srcs == 0) {
         return busy;
     }
-    return std::max(busy, send_cpu(p, l, b) + flight(p, l, b)) + srcs * recv_cpu(p, l, b) +
-           ack(p, l, b);
+    return take_in(p, l, b, srcs, send_cpu(p, l, b) + flight(p, l, b), busy) + ack(p, l, b);
 }
 
 // What a rank pays per byte it receives on l at the least (the bounds'):

@@ -1,7 +1,8 @@
 // Timing of a k-nomial tree (lib/coll/patterns/knomial.h) under cost.h's
 // model, walked as the algorithms walk it: a parent sends to (or receives
 // from) its children largest subtree first, one o_send each on its CPU and
-// one port time each on its port, and matches one o_recv each; each message
+// one port time each on its port, takes their messages in through its port
+// one at a time and matches one o_recv each; each message
 // on its pair's link (Params::link: within a node or between nodes, the
 // root's virtual rank 0 at the start of a node). Complete subtrees of one
 // size that sit alike on the nodes take the same time, so a walk costs

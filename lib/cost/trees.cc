@@ -70,14 +70,21 @@ double fanin_knomial(const Args &a, uint32_t n, const Params &p) {
 }
 
 // The root's n - 1 messages, its node's first (they arrive sooner), then
-// the others': one receive each in the order they arrive.
+// the others' behind them on its port: one receive each in the order they
+// arrive.
 double linear_in(const Params &p, uint32_t n, double b, double busy) {
     if (p.ppn == 0 || n <= p.ppn) {
         return fan_in(p, p.intra, b, n - 1, busy);
     }
     const uint32_t near = p.ppn - 1;
-    const double within = fan_in(p, p.intra, b, near, busy) - ack(p, p.intra, b);
-    return fan_in(p, p.inter, b, n - 1 - near, within);
+    const Link &in = p.intra;
+    const Link &out = p.inter;
+    const double first_in = send_cpu(p, in, b) + flight(p, in, b);
+    const double within = take_in(p, in, b, near, first_in, busy);
+    const double port_free = first_in - wire(p, in, b) + near * port_in(p, in, b);
+    const double first_out =
+        std::max(send_cpu(p, out, b) + flight(p, out, b), port_free + wire(p, out, b));
+    return take_in(p, out, b, n - 1 - near, first_out, within) + ack(p, out, b);
 }
 
 double fanin_linear(const Args &, uint32_t n, const Params &p) {

@@ -6,7 +6,11 @@
 // `bytes` bytes from rank a to rank b costs
 //   sender:   o_send (CPU), then the rank's port is busy for g + bytes * G
 //   wire:     L + bytes * G (+ a seeded jitter in [0, jitter_max])
-//   receiver: o_recv (CPU) when the message is matched
+//   receiver: its port takes the bytes in, one message at a time, busy
+//             g + bytes * G for each (LogGP's g and G at the receiving
+//             end: a message that finds it taking in another arrives that
+//             much later; a sender's messages to one receiver keep their
+//             order), then o_recv (CPU) when the message is matched
 // where L and G are the intra-node or inter-node latency and per-byte cost.
 // What the node's ranks share (each off when 0):
 //   between nodes: the node's NIC, one message at a time in each direction

@@ -70,5 +70,28 @@ TEST(SimCalendar, WorkAfterAnotherOwnersPaysTheSwitch) {
     EXPECT_EQ(d.bookings(), 1u);
 }
 
+TEST(SimCalendar, BookSpreadTakesTheFreeStretchesInOwnerOrder) {
+    Calendar c;
+    EXPECT_EQ(c.book_spread(0, 10, 0, 1), 10);   // [0, 10) 1
+    EXPECT_EQ(c.book_spread(30, 10, 0, 2), 40);  // [30, 40) 2
+    // 30 from 12: [12, 30) then [40, 52), interleaved with 2's.
+    EXPECT_EQ(c.book_spread(12, 30, 0, 3), 52);
+    // Owner 3's next starts after its own latest, whatever is free before.
+    EXPECT_EQ(c.book_spread(13, 5, 0, 3), 57);
+    EXPECT_EQ(c.book_spread(13, 5, 0, 4), 62);  // nothing free from 13 until 57
+    // Owner 1's next: from the end of its own [0, 10), [10, 12) and then 62.
+    EXPECT_EQ(c.book_spread(0, 5, 0, 1), 65);
+    // Bookings merged away count as everyone's.
+    Calendar d;
+    const auto n = static_cast<int64_t>(Calendar::kMaxBookings) + 1;
+    for (int64_t i = 0; i < n; ++i) {
+        d.book_spread(100 + 20 * i, 10, 0, 7);  // 7's, the earliest merged with the next
+    }
+    // [100, 130) is 7's first two joined: any owner's might be in it, so a
+    // booking that reaches into it goes after it.
+    EXPECT_EQ(d.book_spread(0, 5, 0, 8), 135);
+    EXPECT_EQ(d.book_spread(105, 5, 0, 9), 140);
+}
+
 }  // namespace
 }  // namespace ucc::sim

@@ -280,6 +280,13 @@ Measured measure(const SweepPlan &plan, const SweepWorld &w, ucc_team_h team, uc
             ucc_collective_finalize(r);
         }
     }
+    // Aligned, no rank goes on to the next count before every rank is done
+    // with this one: the next count's warm-up messages would reach this
+    // count's slowest ranks (a linear gather's sends at the root's port
+    // while it still takes in a tree's) and time what is not the collective's.
+    if (plan.aligned && m.err.empty() && (st = align(w.oob)) != UCC_OK) {
+        m.err = failed("the aligned end's OOB allgather", st);
+    }
     m.mean_s = timed / iters;
     return m;
 }

@@ -46,7 +46,8 @@ struct SweepPlan {
     uint32_t n_bufs = 1;
     uint32_t root_shift = 0;
     bool per_iteration = true;  // false: back to back (see above)
-    bool aligned = false;       // the barrier followed by SweepWorld::oob's exchange
+    bool aligned = false;       // the barrier followed by SweepWorld::oob's exchange,
+                                // and the exchange again after a count's last iteration
     bool check = false;         // check the last iteration's result of every count
 
     uint32_t warmup(uint64_t count) const;

@@ -83,16 +83,22 @@ bool CallbackSweep::step() {
             }
             return true;
         }
-        case Phase::kAlign: {
+        case Phase::kAlign:
+        case Phase::kAlignEnd: {
+            const bool start = phase_ == Phase::kAlign;
             const ucc_status_t st = align_.test();
             if (st == UCC_INPROGRESS) {
                 return false;
             }
             if (st != UCC_OK) {
-                fail(failed("the aligned start's OOB allgather", st));
-            } else {
+                fail(failed(
+                    start ? "the aligned start's OOB allgather" : "the aligned end's OOB allgather",
+                    st));
+            } else if (start) {
                 count_->start = w_.now();
                 post_collective();
+            } else {
+                next_count();
             }
             return true;
         }
@@ -243,6 +249,17 @@ void CallbackSweep::end_count() {
     }
     results_->add(k_, w_.rank, c.timed / c.iters, c.algorithm, c.wrong, c.why);
     count_.reset();
+    if (plan_.aligned) {  // no rank goes on before every rank is done (sweep.cc)
+        phase_ = Phase::kAlignEnd;
+        if (const ucc_status_t st = align_.post(w_.oob); st != UCC_OK) {
+            fail(failed("the aligned end's OOB allgather", st));
+        }
+        return;
+    }
+    next_count();
+}
+
+void CallbackSweep::next_count() {
     if (++k_ < plan_.counts.size()) {
         begin_count();
     } else {

@@ -33,7 +33,7 @@ class CallbackSweep {
 
   private:
     struct Count;
-    enum class Phase { kTeam, kBarrier, kAlign, kCollective, kTeardown, kDone };
+    enum class Phase { kTeam, kBarrier, kAlign, kCollective, kAlignEnd, kTeardown, kDone };
     static ucc_status_t hook(void *self);
     static void completed(void *self, ucc_status_t status);
     // One step of the sweep; false when it waits for a completion.
@@ -42,6 +42,7 @@ class CallbackSweep {
     void next_iteration();
     void post_collective();
     void end_count();
+    void next_count();  // the next count, or the teardown after the last
     void fail(const std::string &why);
     bool teardown();
 
@@ -56,7 +57,7 @@ class CallbackSweep {
     size_t k_ = 0;                  // the count
     std::unique_ptr<Count> count_;  // its iterations' state
     ucc_coll_req_h req_ = nullptr;  // in flight
-    OobAlign align_;                // an aligned start's exchange (Phase::kAlign)
+    OobAlign align_;                // an aligned start's and end's exchange (kAlign, kAlignEnd)
     bool done_ = false;             // req_'s callback has run
     ucc_status_t status_ = UCC_OK;  // ... with this status
     std::string err_;

@@ -14,7 +14,8 @@
 // Cost: a request at or after every booking (the usual case) is O(1); one
 // that falls among them, a search plus a shift of at most kMaxBookings.
 // Bookings that ended by the global time are forgotten (no request starts
-// before it); beyond kMaxBookings live ones, the two earliest merge, the
+// before it), their room given back (a calendar per rank stays small);
+// beyond kMaxBookings live ones, the two earliest merge, the
 // gap between them counted busy, so the memory per resource stays bounded.
 //
 // A core is such a resource with owners (book_as): each booking is one
@@ -70,11 +71,69 @@ class Calendar {
         return start + take;
     }
 
+    // A port taking in a stream's bytes: `hold` ps of the resource's free
+    // time from `at` on, in as many free stretches as it takes (packets of
+    // several messages interleave; a message that finds the port busy is not
+    // held back by a whole booking for a gap slightly too short), and no
+    // earlier than the end of `owner`'s latest live booking (one sender's
+    // messages into one port keep their order). Returns when the last
+    // stretch ends. Bookings merged away (beyond kMaxBookings) count as
+    // everyone's.
+    int64_t book_spread(int64_t at, int64_t hold, int64_t now, uint32_t owner) {
+        forget(now);
+        for (size_t i = busy_.size(); i > head_ && busy_[i - 1].end > at; --i) {
+            if (busy_[i - 1].owner == owner || (merged_ && i - 1 == head_)) {
+                at = busy_[i - 1].end;
+                break;
+            }
+        }
+        if (hold <= 0) {
+            return at;
+        }
+        // The first booking that ends after `at` (none: the usual case).
+        size_t i = busy_.size();
+        if (head_ < busy_.size() && at < busy_.back().end) {
+            i = static_cast<size_t>(
+                std::upper_bound(busy_.begin() + static_cast<std::ptrdiff_t>(head_), busy_.end(),
+                                 at, [](int64_t t, const Span &sp) { return t < sp.end; }) -
+                busy_.begin());
+        }
+        int64_t t = at;
+        while (i < busy_.size() && busy_[i].start < t + hold) {
+            if (busy_[i].start > t) {  // a free stretch before booking i: take it
+                const int64_t end = busy_[i].start;
+                hold -= end - t;
+                insert(busy_.begin() + static_cast<std::ptrdiff_t>(i), t, end, owner);
+                // Booking i again: the first that ends after the stretch
+                // (the stretch may have joined either neighbour).
+                i = std::max<size_t>(i, head_);
+                while (i < busy_.size() && busy_[i].end <= end) {
+                    ++i;
+                }
+                if (i > head_ && busy_[i - 1].end > end) {
+                    --i;
+                }
+                t = end;
+                if (i == busy_.size()) {
+                    break;
+                }
+            }
+            t = std::max(t, busy_[i].end);
+            ++i;
+        }
+        insert(busy_.begin() + static_cast<std::ptrdiff_t>(i), t, t + hold, owner);
+        return t + hold;
+    }
+
     // Live bookings (tests).
     size_t bookings() const { return busy_.size() - head_; }
 
   private:
     static constexpr uint32_t kAnyone = UINT32_MAX;  // book()'s owner: never switches
+    // Forgotten bookings are dropped once there are this many and no fewer
+    // than the live ones (amortised O(1)); an emptied calendar keeps room
+    // for this many.
+    static constexpr size_t kKeep = 16;
     struct Span {
         int64_t start;
         int64_t end;
@@ -87,9 +146,12 @@ class Calendar {
             ++head_;
         }
         if (head_ == busy_.size()) {
+            if (busy_.capacity() > kKeep) {
+                std::vector<Span>().swap(busy_);  // a burst's room, given back
+            }
             busy_.clear();
             head_ = 0;
-        } else if (head_ >= kMaxBookings) {
+        } else if (head_ >= kKeep && head_ >= busy_.size() - head_) {
             busy_.erase(busy_.begin(), busy_.begin() + static_cast<std::ptrdiff_t>(head_));
             head_ = 0;
         }
@@ -119,6 +181,7 @@ class Calendar {
         if (bookings() > kMaxBookings) {
             busy_[head_ + 1].start = busy_[head_].start;
             ++head_;
+            merged_ = true;
         }
     }
 
@@ -126,6 +189,7 @@ class Calendar {
     std::vector<Span> busy_;
     size_t head_ = 0;
     uint32_t before_ = kAnyone;  // the owner of the last booking forgotten
+    bool merged_ = false;        // bound() has merged bookings (book_spread)
 };
 
 }  // namespace ucc::sim

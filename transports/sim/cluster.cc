@@ -58,6 +58,7 @@ Cluster::Cluster(const ClusterParams &p, std::function<void(uint32_t)> program)
       thread_rng_(p.seed ^ 0x746872656164ull),
       ranks_(p.n_ranks),
       nodes_(p.net.shares_nic() || p.net.node_bw_bps != 0 ? p.net.nodes(p.n_ranks) : 0),
+      ports_in_(p.n_ranks),
       primary_(p.n_ranks, nullptr),
       stacks_(new StackPool(p.stack_bytes, p.n_ranks <= kGuardRanksMax)),
       hash_(0xcbf29ce484222325ull) {
@@ -297,6 +298,11 @@ void Cluster::send_packet(uint32_t src_rank, Message *m, uint64_t wire_bytes) {
     if (!nodes_.empty()) {
         arrival = shared_arrival(src_rank, dst_rank, wire_bytes, departure, latency, wire);
     }
+    // The receiver's port takes the bytes in with whatever else it is taking
+    // in (and after the sender's earlier messages to it: they never overtake).
+    arrival =
+        ports_in_[dst_rank].book_spread(arrival - wire, net.gap_ps + wire, now_ps_, src_rank) -
+        net.gap_ps;
     int64_t jitter = net.jitter_max_ps > 0 ? static_cast<int64_t>(rng_.upto(net.jitter_max_ps)) : 0;
     if (spike_ps_ > 0 && fault_rng_.next() < spike_threshold_) [[unlikely]] {
         jitter += spike_ps_;  // a delay spike (faults.h)

@@ -630,6 +630,9 @@ class Cluster {
         Calendar mem;
     };
     std::vector<NodeState> nodes_;
+    // Each rank's port, receiving: one message's bytes at a time (LogGP's
+    // g and G at the receiving end), booked as the NIC's are.
+    std::vector<Calendar> ports_in_;
     // A node of more ranks than cores (NetworkModel::cores) runs them in
     // turns: rank r's work books its core, the one of its index in the node
     // modulo cores; work after another rank's pays the switch (`wake`).

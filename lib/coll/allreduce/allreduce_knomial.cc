@@ -58,11 +58,13 @@ Task allreduce_knomial(Coll &c) {
         const uint32_t mine = (r / d) % k;
         const uint32_t base = r - mine * d;
         ReqList reqs = c.req_list(2 * (k - 1));
-        for (uint32_t j = 0, slot = 0; j < k; ++j) {
-            if (j != mine) {
-                reqs.push_back(c.send(base + j * d, step, cur, bytes));
-                reqs.push_back(c.recv(base + j * d, step, scratch + slot++ * bytes, bytes));
-            }
+        // Member mine + i first at step i: every member receives one
+        // message at a time, not all k - 1 at once at the first member.
+        for (uint32_t i = 1; i < k; ++i) {
+            const uint32_t j = (mine + i) % k;
+            const uint32_t slot = j < mine ? j : j - 1;
+            reqs.push_back(c.send(base + j * d, step, cur, bytes));
+            reqs.push_back(c.recv(base + j * d, step, scratch + slot * bytes, bytes));
         }
         UCC_CO_TRY(co_await c.wait_all(reqs));
         // v_0 op v_1 op ... in group order, into the other buffer.

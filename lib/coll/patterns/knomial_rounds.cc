@@ -17,17 +17,18 @@ uint64_t largest_part(const KnomialRuns &runs) {
 
 // One round's messages in a group {base + j d} of k: to every other member
 // j, the bytes out(j) under `step`, and from it into in(j); each returns
-// {pointer, bytes}.
+// {pointer, bytes}. Member mine + i comes i-th, so that at every step each
+// member receives one message (in one order for all, the first member would
+// get k - 1 at once and its port take them in one after another).
 template <class Out, class In>
 void exchange(Coll &c, ReqList &reqs, uint32_t base, uint32_t d, uint32_t k, uint32_t mine,
               uint32_t step, Out out, In in) {
-    for (uint32_t j = 0; j < k; ++j) {
-        if (j != mine) {
-            const auto [sbuf, sbytes] = out(j);
-            const auto [rbuf, rbytes] = in(j);
-            reqs.push_back(c.send(base + j * d, step, sbuf, sbytes));
-            reqs.push_back(c.recv(base + j * d, step, rbuf, rbytes));
-        }
+    for (uint32_t i = 1; i < k; ++i) {
+        const uint32_t j = (mine + i) % k;
+        const auto [sbuf, sbytes] = out(j);
+        const auto [rbuf, rbytes] = in(j);
+        reqs.push_back(c.send(base + j * d, step, sbuf, sbytes));
+        reqs.push_back(c.recv(base + j * d, step, rbuf, rbytes));
     }
 }
 

@@ -1,7 +1,7 @@
 // Node split (lib/coll/patterns/node_split.h).
 //
 // The blocks for ranks of other nodes are posted at once, one send and one
-// receive per peer (linear), and while they travel the node's ranks run a
+// receive per peer (linear, receives first), and while they travel the node's ranks run a
 // flat alltoallv among themselves (the algorithm the context selects for
 // the node's size) over the blocks they exchange with each other. The two
 // parts use disjoint pairs of ranks, so their messages never meet. In
@@ -58,37 +58,47 @@ Task node_split(Coll &c, bool v) {
         staged = c.scratch(staged_bytes(a, t, lay, me, n));
     }
 
-    // Across nodes: every block at once, peers in the order of a pairwise
-    // exchange (r + i), which spreads the load. In place, every outgoing
-    // block is staged before the first receive is posted (one may complete
-    // at once, over a block not yet staged).
-    auto remote = [&](uint32_t i) { return t.node_of((me + i) % n) != node; };
-    uint64_t at = 0;
-    if (staged != nullptr) {
-        for (uint32_t i = 1; i < n; ++i) {
-            const uint32_t to = (me + i) % n;
-            if (remote(i)) {
-                c.copy(staged + at, src + out_displ(to) * es, out_count(to) * es);
-                at += out_count(to) * es;
+    // Across nodes: every block at once, in an order that spreads the
+    // load: the d-th node after this one for d = 1, 2, ..., within it the
+    // ranks from this rank's local index on. At each step the ranks of a
+    // node send to distinct ranks of another (a plain pairwise order, r + i
+    // skipping the node's own ranks, would have every rank of a node send
+    // to the same rank first: each receiver would take its node's blocks
+    // all at once). In place, every outgoing block is staged before the
+    // first receive is posted (one may complete at once, over a block not
+    // yet staged).
+    const uint32_t nodes = t.nodes();
+    const uint32_t local = t.local_index(me);
+    auto each_remote = [&](auto &&f) {
+        for (uint32_t d = 1; d < nodes; ++d) {
+            const uint32_t other = (node + d) % nodes;
+            const uint32_t size = t.node_size(other);
+            for (uint32_t q = 0; q < size; ++q) {
+                f(t.member(other, (local + q) % size));
             }
         }
+    };
+    uint64_t at = 0;
+    if (staged != nullptr) {
+        each_remote([&](uint32_t to) {
+            c.copy(staged + at, src + out_displ(to) * es, out_count(to) * es);
+            at += out_count(to) * es;
+        });
     }
     ReqList inter = c.req_list(2 * (n - m));
-    at = 0;
-    for (uint32_t i = 1; i < n; ++i) {
-        const uint32_t to = (me + i) % n;
-        const uint32_t from = (me + n - i) % n;
-        if (remote(i)) {
-            const size_t bytes = out_count(to) * es;
-            const uint8_t *block = staged != nullptr ? staged + at : src + out_displ(to) * es;
-            at += bytes;
-            inter.push_back(c.send(to, 0, block, bytes));
-        }
+    for (uint32_t from = 0; from < n; ++from) {
         if (t.node_of(from) != node) {
             inter.push_back(
                 c.recv(from, 0, dst + lay.dst_displ(from) * es, lay.dst_count(from) * es));
         }
     }
+    at = 0;
+    each_remote([&](uint32_t to) {
+        const size_t bytes = out_count(to) * es;
+        const uint8_t *block = staged != nullptr ? staged + at : src + out_displ(to) * es;
+        at += bytes;
+        inter.push_back(c.send(to, 0, block, bytes));
+    });
 
     // Within the node: a flat alltoallv over the node's blocks.
     std::vector<uint64_t> arrays(4 * m);
