@@ -130,12 +130,7 @@ double multiply_chain(const Params &p, uint32_t n, uint32_t k, uint32_t ranks,
     }
     std::vector<double> next(ranks);
     std::vector<double> leave(uint64_t{ranks} * (k - 1));
-    struct Heard {     // a partner's message
-        double in;     // when it is in, unhindered by the others
-        double wire;   // its bytes' time on the receiver's port
-        double match;  // its receive's CPU
-    };
-    std::vector<Heard> heard;
+    std::vector<Arrival> heard;  // the partners' messages
     heard.reserve(k - 1);
     std::vector<uint32_t> node(ranks);
     for (uint32_t r = 0; r < ranks; ++r) {
@@ -196,16 +191,7 @@ double multiply_chain(const Params &p, uint32_t n, uint32_t k, uint32_t ranks,
                     acks = std::max(acks, hop(r, q).ack);
                 }
             }
-            std::sort(heard.begin(), heard.end(),
-                      [](const Heard &a, const Heard &b) { return a.in < b.in; });
-            double busy = leave[uint64_t{r} * (k - 1) + k - 2];
-            double port_free = 0;  // r's port takes one message in at a time
-            for (const Heard &m : heard) {
-                const double in = std::max(m.in, port_free + m.wire);
-                port_free = in + p.gap;
-                busy = std::max(busy, in) + m.match;
-            }
-            next[r] = busy + acks + c.local;
+            next[r] = match_all(p, heard, leave[uint64_t{r} * (k - 1) + k - 2]) + acks + c.local;
         });
         t.swap(next);
     }

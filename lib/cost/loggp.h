@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <span>
 
 #include "lib/cost/cost.h"
 
@@ -119,6 +120,30 @@ inline double take_in(const Params &p, const Link &l, double b, uint32_t count, 
     const double cpu = recv_cpu(p, l, b);
     return std::max(busy + count * cpu,
                     first + cpu + (count - 1) * std::max(port_in(p, l, b), cpu));
+}
+
+// A message reaching a rank (match_all): when it would be in, unhindered by
+// the others; its bytes' time on the rank's port (port_in but the gap); its
+// receive's CPU.
+struct Arrival {
+    double when;
+    double wire;
+    double cpu;
+};
+
+// A rank whose CPU is busy until `busy`, whose port takes `in` in one at a
+// time in the order they come, and which matches each once it is in: when
+// it has matched the last. Sorts `in`.
+inline double match_all(const Params &p, std::span<Arrival> in, double busy) {
+    std::sort(in.begin(), in.end(),
+              [](const Arrival &a, const Arrival &b) { return a.when < b.when; });
+    double port_free = 0;
+    for (const Arrival &a : in) {
+        const double at = std::max(a.when, port_free + a.wire);
+        port_free = at + p.gap;
+        busy = std::max(busy, at) + a.cpu;
+    }
+    return busy;
 }
 
 // A round in which every rank of a group sends b bytes to each of `peers`

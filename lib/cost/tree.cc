@@ -86,11 +86,6 @@ class Walk {
         const std::vector<Child> kids = children(pos, span, t_.k);
         double t = 0;
         if (!kids.empty()) {
-            struct Arrival {
-                double when;  // unhindered by the others
-                double wire;  // its bytes' time on its link
-                double cpu;   // its receive's
-            };
             std::vector<Arrival> arrivals;
             for (const Child &c : kids) {
                 const double b = t_.bytes(c.span);
@@ -99,15 +94,7 @@ class Walk {
                     {up(x + c.offset, c.pos, c.span) + send_cpu(p, l, b) + flight(p, l, b),
                      wire(p, l, b), recv_cpu(p, l, b)});
             }
-            std::sort(arrivals.begin(), arrivals.end(),
-                      [](const Arrival &a, const Arrival &b) { return a.when < b.when; });
-            t = t_.before ? t_.before(span) : 0;
-            double port_free = 0;  // this rank's port, taking in one message at a time
-            for (const Arrival &a : arrivals) {
-                const double in = std::max(a.when, port_free + a.wire);
-                port_free = in + p.gap;
-                t = std::max(t, in) + a.cpu;
-            }
+            t = match_all(p, arrivals, t_.before ? t_.before(span) : 0);
             if (t_.per_child) {
                 t += kids.size() * t_.per_child(span);
             }
