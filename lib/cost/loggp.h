@@ -157,9 +157,11 @@ inline double round(const Params &p, const Link &l, double b, uint32_t peers) {
         return 0;
     }
     const double cpu = recv_cpu(p, l, b);
+    const double first = send_cpu(p, l, b) + flight(p, l, b);
+    const double every = spacing(p, l, b);
     double t = peers * send_cpu(p, l, b);
     for (uint32_t i = 0; i < peers; ++i) {
-        t = std::max(t, send_cpu(p, l, b) + i * spacing(p, l, b) + flight(p, l, b)) + cpu;
+        t = std::max(t, first + i * every) + cpu;
     }
     return t + ack(p, l, b);
 }
