@@ -22,6 +22,9 @@ namespace ucc::ucx {
 namespace {
 
 constexpr uint32_t kAddressMagic = 0x55435832;  // "UCX2"
+// Progress calls a receive from a sender that can no longer be reached
+// spends looking for the message it sent before it left.
+constexpr int kLooksForAGoneSender = 64;
 
 // The head of an address: who the worker address after it belongs to.
 struct AddressHeader {
@@ -739,11 +742,14 @@ ucc_status_t UcxTransport::irecv(Peer peer, Tag tag, void *buf, size_t bytes, uc
         // An endpoint to the sender lets its failure be noticed; a sender
         // already known failed, or whose endpoint cannot be made (it closed
         // its context after sending), fails the receive unless its message is
-        // here already (it may still sit in shared memory: one more look).
+        // here already: it may still sit in shared memory, behind others a
+        // progress call does not all take in (a few more looks, bounded).
         ucp_ep_h ep = nullptr;
         if (const ucc_status_t st = endpoint(peer, &ep); st != UCC_OK) {
-            ucp_worker_progress(worker_);
-            arrived = ucp_tag_probe_nb(worker_, wire, ~uint64_t{0}, 1, &info);
+            for (int look = 0; look < kLooksForAGoneSender && arrived == nullptr; ++look) {
+                ucp_worker_progress(worker_);
+                arrived = ucp_tag_probe_nb(worker_, wire, ~uint64_t{0}, 1, &info);
+            }
             if (arrived == nullptr) {
                 return st;
             }
