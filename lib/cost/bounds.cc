@@ -7,8 +7,13 @@
 // LogP the fastest way to tell n ranks is the greedy broadcast tree
 // (Karp, Sahay, Santos and Schauser, 1993): every rank that knows sends to
 // a new one as often as its CPU and port allow (max(o_send, gap)), each
-// message arriving o_send + L + o_recv after its send, on the faster link;
-// a team over several nodes needs one message between nodes at least.
+// message arriving o_send + L + o_recv after its send. No hop is faster
+// than the faster link, so that tree over all n ranks on it bounds any
+// team; a team over several nodes also has to reach every node, over the
+// link between nodes: the greedy tree over the nodes, where a node's ranks
+// all know as soon as one does and send together (ppn messages per
+// max(o_send, gap), no faster than its NIC's message rate) bounds that part
+// (on a flat network, a rank per node, it is the rank tree on that link).
 // Bandwidth: the bytes some rank must receive (and reduce) whatever the
 // algorithm, on the team's ring link (the share of hops between nodes a
 // rank-order schedule needs): allreduce 2 (n-1)/n b, reduce and reduce
@@ -31,18 +36,18 @@ namespace ucc::cost {
 
 namespace {
 
-// The greedy LogP broadcast to n ranks on link l: when the last one knows.
-double logp_broadcast(const Params &p, const Link &l, uint32_t n) {
+// The greedy LogP broadcast to n members, each message taking `hop` from
+// its send to its receiver knowing, a member that knows sending a new one
+// every `every`: when the last one knows.
+double logp_broadcast(double hop, double every, uint64_t n) {
     if (n <= 1) {
         return 0;
     }
-    const double hop = p.o_send + l.L + p.o_recv;
-    const double every = std::max(p.o_send, p.gap);
     // Earliest time each rank that knows can send next.
     std::priority_queue<double, std::vector<double>, std::greater<>> free_at;
     free_at.push(0);
     double last = 0;
-    for (uint32_t told = 1; told < n; ++told) {
+    for (uint64_t told = 1; told < n; ++told) {
         const double t = free_at.top();
         free_at.pop();
         last = t + hop;
@@ -59,11 +64,15 @@ double lower_bound(const coll::Args &a, uint32_t n, const Params &net) {
     if (n <= 1) {
         return p.o_call;
     }
-    const Link &fast = p.intra.L <= p.inter.L ? p.intra : p.inter;
-    double latency = logp_broadcast(p, fast, n);
     const bool spans = p.ppn != 0 && n > p.ppn;
+    // The faster link any pair of the team has (a rank per node: none within).
+    const Link &fast = !spans ? p.intra : p.ppn == 1 || p.inter.L < p.intra.L ? p.inter : p.intra;
+    const double every = std::max(p.o_send, p.gap);
+    const double hop = p.o_send + p.inter.L + p.o_recv;
+    double latency = logp_broadcast(p.o_send + fast.L + p.o_recv, every, n);
     if (spans) {
-        latency = std::max(latency, p.o_send + p.inter.L + p.o_recv);
+        const uint64_t nodes = (n + p.ppn - 1) / p.ppn;
+        latency = std::max(latency, logp_broadcast(hop, std::max(every / p.ppn, p.nic_msg), nodes));
     }
     const double g = per_byte(p, p.ring(n));
     const double b = bytes_of(a);
