@@ -44,7 +44,8 @@ every other pull the other.
   copy, copy_mem        memcpy_bw at 256 KiB and at 4 MiB
   reduce, reduce_mem    memcpy_bw --reduce (the library's kernel) at 256 KiB
                         and at 4 MiB
-  o_call                the library's own time per collective (recorded)
+  o_call                the library's own time per collective (a persistent
+                        one on a team of one; recorded, FIT_NETWORK_TRACED=1)
   o_init                its time to initialise and finalize one (measured:
                         two processes' ucc_perftest iteration, init to
                         finalize, less a persistent one's)

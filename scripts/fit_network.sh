@@ -30,9 +30,13 @@
 #   yield_pingpong                     the switch between two processes on one
 #                                      CPU (what a rank waiting off its core pays)
 #   nproc                              the cores
-#   ucc_perftest, recorded             the library's own time per collective as
-#                                      a recording sees it: post to done of a
-#                                      4-byte allreduce on a team of one (median)
+#   ucc_perftest -p                    the library's own time per collective
+#                                      (o_call): a persistent 4-byte allreduce on
+#                                      a team of one, post to completion (median
+#                                      of 5 runs); with FIT_NETWORK_TRACED=1, as
+#                                      a recording sees it (UCC_TRACE on: post
+#                                      to done in the trace, the median call),
+#                                      for a replay of a trace recorded here
 #   ucc_run -n 2 ucc_perftest          the library's time to initialise and
 #                                      finalize a collective (o_init): a 4-byte
 #                                      allreduce timed from init to finalize less
@@ -80,9 +84,10 @@ reduce="$("$build/memcpy_bw" --min-bytes 256K --max-bytes 256K --reduce | gbps)"
 reduce_mem="$("$build/memcpy_bw" --min-bytes 4M --max-bytes 4M --reduce | gbps)"
 yields="$("$build/yield_pingpong" | python3 -c 'import json,sys; print(" ".join(str(json.loads(l)["one_way_us"]) for l in sys.stdin))')"
 calls="$(mktemp -d /tmp/fit_network.XXXXXX)"
-UCC_TRACE="$calls" "$build/ucc_perftest" -c allreduce -b 1 -e 1 -n 20000 -w 2000 --no-check \
-    --no-progress >/dev/null
-call_ns="$(python3 - "$calls/rank0.jsonl" <<'PY'
+if [[ "${FIT_NETWORK_TRACED:-0}" == 1 ]]; then
+    UCC_TRACE="$calls" "$build/ucc_perftest" -c allreduce -b 1 -e 1 -n 20000 -w 2000 --no-check \
+        --no-progress >/dev/null
+    call_ns="$(python3 - "$calls/rank0.jsonl" <<'PY'
 import json, statistics, sys
 post = {}
 spans = []
@@ -95,6 +100,18 @@ for line in open(sys.argv[1]):
 print(statistics.median(spans) if spans else 0)
 PY
 )"
+else
+    for i in 1 2 3 4 5; do
+        "$build/ucc_perftest" -c allreduce -b 1 -e 1 -n 20000 -w 2000 --no-check --no-progress -p \
+            --json "$calls/call.$i.json" >/dev/null
+    done
+    call_ns="$(python3 - "$calls" <<'PY'
+import glob, json, os, statistics, sys
+print(statistics.median(json.loads(open(f).readline())["avg_us"] * 1e3
+                        for f in glob.glob(os.path.join(sys.argv[1], "call.*.json"))))
+PY
+)"
+fi
 # The library's time to initialise and finalize a collective: two processes'
 # 4-byte allreduce timed by ucc_perftest from init to finalize, less the
 # same persistent (post to completion, init outside); the median of five

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # How well a replay predicts a real run: records traces/samples/train_loop.c
 # over UCX with NP processes on this host (UCC_TRACE), fits a network model to
-# this host (scripts/fit_network.sh: pulls of clean and of just-written
+# this host (scripts/fit_network.sh, FIT_NETWORK_TRACED=1: the library's time
+# per call as a recording sees it; pulls of clean and of just-written
 # data), replays the trace (ucc_replay's default --inputs written: train_loop
 # writes its buffers before each call, so every pull is of just-written data) at its
 # own size on that model, and prints per collective type the recorded and
@@ -17,7 +18,7 @@ steps="${3:-20}"
 export UCX_NET_DEVICES=lo
 work="$(mktemp -d /tmp/ucc_fidelity.XXXXXX)"
 trap 'rm -rf "$work"' EXIT
-"$here/fit_network.sh" "$build" "$work/host.net"
+FIT_NETWORK_TRACED=1 "$here/fit_network.sh" "$build" "$work/host.net"
 sed 's/^/# /' "$work/host.net" | grep -v '^# #' >&2 || true
 mkdir "$work/trace"
 UCC_TRACE="$work/trace" "$build/ucc_run" -n "$np" "$build/train_loop" --steps "$steps" >/dev/null

@@ -22,7 +22,9 @@
 // reducing may overlap (a pipelined ring), so the larger of the two counts;
 // a byte costs the wire and the cheaper of the protocols' copies (per_byte).
 // The bound is the larger of latency and bandwidth, the bandwidth term after
-// one message's latency.
+// one message's latency; for a bcast, reduce or allreduce whose bytes pass
+// the root's port, also that port's time for the vector before the last
+// byte's broadcast (below).
 #include <algorithm>
 #include <functional>
 #include <queue>
@@ -106,7 +108,23 @@ double lower_bound(const coll::Args &a, uint32_t n, const Params &net) {
             break;
     }
     const double first = p.o_send + (spans ? p.inter.L : fast.L) + p.o_recv;
-    return p.o_call + std::max(latency, bw > 0 ? first + bw : 0.0);
+    double bound = std::max(latency, bw > 0 ? first + bw : 0.0);
+    const bool mates = p.ppn != 1;  // some pair of the team shares a node
+    const bool through_port = !(mates && p.intra_msgs.pulled(b));
+    if (through_port && (a.type == UCC_COLL_TYPE_BCAST || a.type == UCC_COLL_TYPE_REDUCE ||
+                         a.type == UCC_COLL_TYPE_ALLREDUCE)) {
+        // The root's port moves the vector's bytes once at least, the last
+        // of them no sooner than b of the faster link's byte time, and that
+        // last byte then still has n ranks to reach (a reduce is the
+        // broadcast in reverse; an allreduce is a reduce to every rank).
+        // Not where the ranks of a node pull each other's bytes: those
+        // pulls bypass the port and run at once.
+        const double own = !mates   ? per_byte(p, p.inter)
+                           : !spans ? per_byte(p, p.intra)
+                                    : std::min(per_byte(p, p.intra), per_byte(p, p.inter));
+        bound = std::max(bound, b * own + latency);
+    }
+    return p.o_call + bound;
 }
 
 }  // namespace ucc::cost
