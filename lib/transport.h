@@ -58,7 +58,10 @@ class CompletionSink {
 
 // A transfer request, owned by the caller (usually a collective's coroutine frame).
 struct Xfer {
+    // (The members are laid out without padding: a collective holds one per
+    // message in flight, each a pool block of its own, lib/util/pool.h.)
     ucc_status_t status = UCC_OPERATION_INITIALIZED;  // UCC_INPROGRESS while posted
+    uint32_t peer_index = 0;         // the caller's name for the peer (e.g. team rank)
     size_t bytes = 0;                // bytes actually received (recv) / sent (send)
     void *owner = nullptr;           // for the sink: who waits on this transfer
     void *transport_priv = nullptr;  // private to the transport (for cancel)
@@ -68,33 +71,32 @@ struct Xfer {
     // and `peer_signature` holds the sender's (desync detection).
     uint64_t signature = 0;
     uint64_t peer_signature = 0;
-    uint32_t peer_index = 0;  // the caller's name for the peer (e.g. team rank)
+    // Receives: the length the caller expects (its buffer's capacity); a
+    // message of another length is a desync the caller reports (kNotRecv: a
+    // send or RMA).
+    static constexpr size_t kNotRecv = SIZE_MAX;
+    size_t expected = kNotRecv;
+    // A simulated world that models caches: the bytes of the rank's buffers
+    // of the collective this transfer belongs to (0: unknown).
+    uint64_t working_set = 0;
+    // Event trace (recording transports only): the request this transfer
+    // belongs to (0: none), and which user buffer `buf` lies in, at what offset.
+    uint64_t trace_req = 0;
+    uint64_t trace_offset = 0;
+    TraceBuffer trace_buffer = TraceBuffer::kNone;
     // The caller may cancel this transfer while its peer goes on (a collective
     // with a timeout) and then free the buffer: a transport that cannot stop a
     // transfer in flight (a UCX rendezvous, read or written by the peer's side
     // at any later time) copies through memory it owns and frees it when the
     // transfer ends. Host memory only.
     bool stage = false;
-    // Receives: the length the caller expects (its buffer's capacity); a
-    // message of another length is a desync the caller reports (kNotRecv: a
-    // send or RMA).
-    static constexpr size_t kNotRecv = SIZE_MAX;
-    size_t expected = kNotRecv;
     // The library's own data (a team split's membership): a simulated world
     // moves it even in a timing-only run, where payloads are not moved.
     bool carry = false;
-    // A simulated world that models caches: the bytes of the rank's buffers
-    // of the collective this transfer belongs to (0: unknown).
-    uint64_t working_set = 0;
     // A simulated world whose pulls of just-written data cost more (sends
     // only): the payload lies in the caller's input buffer (src), which the
     // collective does not write.
     bool input = false;
-    // Event trace (recording transports only): the request this transfer
-    // belongs to (0: none), and which user buffer `buf` lies in, at what offset.
-    uint64_t trace_req = 0;
-    uint64_t trace_offset = 0;
-    TraceBuffer trace_buffer = TraceBuffer::kNone;
     bool done() const { return status != UCC_INPROGRESS && status != UCC_OPERATION_INITIALIZED; }
 };
 

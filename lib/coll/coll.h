@@ -57,9 +57,15 @@ struct Args {
     ucc_coll_type_t type = UCC_COLL_TYPE_BARRIER;
     uint32_t root = 0;
     ucc_reduction_op_t op = UCC_OP_SUM;
+    // The flags side by side (a request holds two Args: its size counts, see
+    // lib/util/pool.h). counts64, displs64: the v-arrays' entries are 64-bit;
+    // mapped: the one-sided buffers (below).
+    bool inplace = false;
+    bool counts64 = false;
+    bool displs64 = false;
+    bool mapped = false;
     ucc_datatype_t dt = UCC_DT_INT8;  // element type
     size_t esize = 1;                 // bytes per element
-    bool inplace = false;
     void *src = nullptr;
     void *dst = nullptr;
     uint64_t src_count = 0;
@@ -71,8 +77,6 @@ struct Args {
     const void *src_displs = nullptr;
     const void *dst_counts = nullptr;
     const void *dst_displs = nullptr;
-    bool counts64 = false;
-    bool displs64 = false;
     // Main element count: vector length (allreduce, reduce, bcast), block
     // length (allgather, alltoall, gather, scatter), result block length
     // (reduce_scatter).
@@ -86,14 +90,30 @@ struct Args {
     // dst lie in memory the context mapped; `work` is the global work buffer
     // (completion counters, in mapped memory too; nullptr: none given), and
     // `round` the team's count of one-sided collectives before this one,
-    // which the core sets at each post.
-    bool mapped = false;
+    // which the core sets at each post (`mapped` above).
     uint64_t *work = nullptr;
     uint64_t round = 0;
     // Tuning the core passes down from the context's configuration. radix:
     // what the chosen algorithm runs with, resolved from `radixes` (the
     // context's radix variables, lib/coll/radix.h) once it is chosen.
     uint32_t radix = 4;
+    // In-network reduction (a network whose switches reduce, as SHARP: the
+    // sharp allreduce). net_reduce: on this team or level, every member on
+    // a node of its own. net_reduce_levels: on a hierarchical algorithm's
+    // node leaders (kNetReduceLeaders) or rails (kNetReduceRails), as
+    // UCC_CL_HIER_NODE_LEADERS_SBGP_TLS / _NET_SBGP_TLS name sharp. The core
+    // sets both when the transport's network reduces; run_on turns the
+    // second into the first for its level.
+    bool net_reduce = false;
+    uint8_t net_reduce_levels = 0;
+    static constexpr uint8_t kNetReduceLeaders = 1;
+    static constexpr uint8_t kNetReduceRails = 2;
+    // Where this collective's messages travel, for selection by cost
+    // (lib/cost/cost.h): as the team's ranks lie on the nodes, within one
+    // node (a hierarchical algorithm's node level), or between nodes, one
+    // rank on each (its leaders or rails). run_on sets it for a level.
+    enum class Span : uint8_t { kTeam, kNode, kNet };
+    Span span = Span::kTeam;
     const Radixes *radixes = nullptr;
     uint64_t chunk_bytes = 0;  // pipelined ring reductions (0: whole blocks)
     // alltoallv hybrid's settings (lib/coll/alltoallv/alltoallv.h; the
@@ -110,23 +130,6 @@ struct Args {
     // algorithms: set by the core when the context enables them (UCC_CLS
     // with hier), null otherwise and on every level of a hierarchical one.
     const Topology *topo = nullptr;
-    // In-network reduction (a network whose switches reduce, as SHARP: the
-    // sharp allreduce). net_reduce: on this team or level, every member on
-    // a node of its own. net_reduce_levels: on a hierarchical algorithm's
-    // node leaders (kNetReduceLeaders) or rails (kNetReduceRails), as
-    // UCC_CL_HIER_NODE_LEADERS_SBGP_TLS / _NET_SBGP_TLS name sharp. The core
-    // sets both when the transport's network reduces; run_on turns the
-    // second into the first for its level.
-    bool net_reduce = false;
-    uint8_t net_reduce_levels = 0;
-    // Where this collective's messages travel, for selection by cost
-    // (lib/cost/cost.h): as the team's ranks lie on the nodes, within one
-    // node (a hierarchical algorithm's node level), or between nodes, one
-    // rank on each (its leaders or rails). run_on sets it for a level.
-    enum class Span : uint8_t { kTeam, kNode, kNet };
-    Span span = Span::kTeam;
-    static constexpr uint8_t kNetReduceLeaders = 1;
-    static constexpr uint8_t kNetReduceRails = 2;
 
     uint64_t src_count_at(uint32_t i) const { return read_array(src_counts, counts64, i); }
     uint64_t dst_count_at(uint32_t i) const { return read_array(dst_counts, counts64, i); }

@@ -545,6 +545,10 @@ struct ActiveSetEnv final : coll::CollEnv {
 // From its context's pool (`new (ctx.pool)`), beside the context.
 struct CollRequest : PoolAllocated<CollRequest> {
     ucc_coll_req_t super{};  // must stay the first member: ucc_collective_test reads it
+    // The members are laid out without padding where it costs nothing: a
+    // request is a pool block (lib/util/pool.h), and a simulated rank holds
+    // one per live collective.
+    uint32_t set_rank = 0;  // this rank's index in the active set
 
     struct Owner final : TaskOwner {
         CollRequest *req = nullptr;
@@ -557,36 +561,36 @@ struct CollRequest : PoolAllocated<CollRequest> {
     const coll::Algorithm *alg = nullptr;
     uint64_t signature = 0;  // signature_of(nargs)
     // UCC_CHECK_ASYMMETRIC_DT: the members compare this before the algorithm
-    // runs (checked), alg being null when this member's selection failed.
-    bool checked = false;
+    // runs (`checked`, below), alg being null when this member's selection
+    // failed.
     coll::Fingerprint fingerprint;
     std::optional<coll::Coll> coll;            // while posted
     coll::ScratchCache scratch;                // kept across posts
     std::unique_ptr<ActiveSetEnv> active_set;  // set when the collective runs on a subset
-    uint32_t set_rank = 0;                     // this rank's index in the active set
     Task task;
     Owner owner;
     bool persistent = false;
     bool trivial = false;   // zero-size: completes at post without communication
     bool over_ipc = false;  // the current post runs over CUDA IPC (device_ipc.h)
     bool has_cb = false;
+    bool checked = false;
+    bool in_active = false;  // in the context's ActiveList
+    // On an ordered team a triggered post takes its sequence number when it
+    // is made (the program's order of posts), not when its trigger fires
+    // (reserved_seq, below).
+    bool seq_reserved = false;
+    bool counted_unposted = false;  // in its team's `unposted` (ordered, not an active set)
     ucc_coll_callback_t cb{};
     double timeout = 0;
     double deadline = std::numeric_limits<double>::infinity();
     SpanInfo span;  // for timelines
-    // In the context's ActiveList.
-    bool in_active = false;
     CollRequest *active_prev = nullptr;
     CollRequest *active_next = nullptr;
     uint64_t posts = 0;
     // The execution engine whose trigger this request waits for (a
     // triggered post not yet fired; lib/core/ee.h), else null.
     Ee *trigger = nullptr;
-    // On an ordered team a triggered post takes its sequence number when it
-    // is made (the program's order of posts), not when its trigger fires.
-    bool seq_reserved = false;
     uint32_t reserved_seq = 0;
-    bool counted_unposted = false;  // in its team's `unposted` (ordered, not an active set)
     // Triggered on a CUDA-stream engine and not yet ended: its ticket there
     // (lib/core/stream_gate.h), else 0.
     uint32_t stream_ticket = 0;

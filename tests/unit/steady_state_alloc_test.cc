@@ -80,23 +80,29 @@ TEST(Pool, ReusesBlocksOfAClassAndKeepsAtMostKKeep) {
     for (void *p : many) {
         pool.deallocate(p, 64);
     }
-    EXPECT_EQ(pool.kept(), Pool::kKeep + 2);  // 64 kept of class 0, a and b
+    EXPECT_EQ(pool.kept(), Pool::kKeep + 2);  // 64 kept of 64 B's class, a and b
     void *big = pool.allocate(Pool::block_bytes(Pool::kClasses - 1) + 1);
     pool.deallocate(big, Pool::block_bytes(Pool::kClasses - 1) + 1);
     EXPECT_EQ(pool.kept(), Pool::kKeep + 2);  // beyond the classes: the heap's
     EXPECT_EQ(Pool::size_class(1), 0u);
-    EXPECT_EQ(Pool::size_class(64), 0u);
-    EXPECT_EQ(Pool::size_class(65), 1u);
+    EXPECT_EQ(Pool::size_class(Pool::kStep), 0u);
+    EXPECT_EQ(Pool::size_class(Pool::kStep + 1), 1u);
     EXPECT_EQ(Pool::size_class(1024), Pool::kFine - 1);
     EXPECT_EQ(Pool::size_class(1025), Pool::kFine);
     EXPECT_EQ(Pool::size_class(4096), Pool::kClasses - 1);
     EXPECT_EQ(Pool::size_class(4097), Pool::kClasses);
-    for (size_t b = 1; b <= 4096; ++b) {  // every size fits its class, with under 64 B to spare
+    EXPECT_EQ(Pool::size_class(1280), Pool::kFine);
+    EXPECT_EQ(Pool::size_class(1281), Pool::kFine + 1);
+    // Every size fits its class, with under 64 B to spare up to 1 KiB and
+    // under 256 B up to 2 KiB.
+    for (size_t b = 1; b <= 4096; ++b) {
         const size_t c = Pool::size_class(b);
         ASSERT_GE(Pool::block_bytes(c), b);
         ASSERT_TRUE(c == 0 || Pool::block_bytes(c - 1) < b) << b;
         if (b <= 1024) {
-            ASSERT_LT(Pool::block_bytes(c) - b, 64u) << b;
+            ASSERT_LT(Pool::block_bytes(c) - b, Pool::kStep) << b;
+        } else if (b <= 2048) {
+            ASSERT_LT(Pool::block_bytes(c) - b, 256u) << b;
         }
     }
 }
@@ -114,14 +120,14 @@ TEST(Pool, ReservedRoomServesTheFirstBlocksInOrder) {
     void *c = pool.allocate(1000);  // 640 bytes left: from the heap
     EXPECT_TRUE(static_cast<char *>(c) < a || static_cast<char *>(c) >= a + 1024);
     auto *d = static_cast<char *>(pool.allocate(64));
-    EXPECT_EQ(d, b + 256);
+    EXPECT_EQ(d, b + Pool::block_bytes(Pool::size_class(200)));
     pool.deallocate(a, 100);
     EXPECT_EQ(pool.allocate(128), a);  // back from the free list
     pool.deallocate(a, 128);
     pool.deallocate(c, 1000);
     pool.deallocate(d, 64);
     pool.release();  // b is still out: the room stays until it comes back
-    b[255] = 1;
+    b[199] = 1;
     pool.deallocate(b, 200);
     void *e = pool.allocate(64);  // after a release: the heap
     pool.deallocate(e, 64);
