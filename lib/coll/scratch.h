@@ -67,7 +67,10 @@ class ScratchPool {
         size_t bytes = 0;
     };
     void drop(size_t i);
-    std::array<Kept, kMaxBufs> kept_;
+    // Made at the first give: a simulated rank's context keeps none (every
+    // request there allocates its own), and a million of them hold 8 bytes
+    // each instead of the list.
+    std::unique_ptr<std::array<Kept, kMaxBufs>> kept_;
     size_t n_ = 0;
     size_t bytes_ = 0;
     bool closed_ = false;
