@@ -188,20 +188,18 @@ void print_scores(const ucc::core::Tuning &t) {
         w = std::max(w, static_cast<int>(std::strlen(r.alg)));
     }
     for (const ucc::perf::CollDesc &cd : ucc::perf::colls()) {
-        const uint32_t bit = ucc::coll::type_index(cd.type);
-        if (t.forced[bit] != nullptr) {
-            w = std::max(w, static_cast<int>(t.forced[bit]->size()));
+        if (const std::string *forced = t.forced(cd.type); forced != nullptr) {
+            w = std::max(w, static_cast<int>(forced->size()));
         }
         w = std::max(w, static_cast<int>(std::strlen(ucc::coll::algorithms(cd.type)[0].name)));
     }
     for (const ucc::perf::CollDesc &cd : ucc::perf::colls()) {
         std::printf("  %s\n", capitalised(cd.name).c_str());
-        const uint32_t bit = ucc::coll::type_index(cd.type);
-        if (t.forced[bit] != nullptr) {
+        if (const std::string *forced = t.forced(cd.type); forced != nullptr) {
             std::string var = ucc::core::coll_type_name(cd.type);
             std::transform(var.begin(), var.end(), var.begin(),
                            [](unsigned char ch) { return static_cast<char>(std::toupper(ch)); });
-            std::printf("    %*s : forced by UCC_%s_ALG\n", w, t.forced[bit]->c_str(), var.c_str());
+            std::printf("    %*s : forced by UCC_%s_ALG\n", w, forced->c_str(), var.c_str());
             continue;
         }
         bool any = false;
@@ -369,8 +367,8 @@ int explain(int argc, char **argv, int first, const ucc::core::Tuning &t, bool h
     a.segment_bytes = q.type == UCC_COLL_TYPE_BCAST    ? t.bcast_segment
                       : q.type == UCC_COLL_TYPE_REDUCE ? t.reduce_segment
                                                        : 0;
-    const uint32_t bit = ucc::coll::type_index(cd->type);
-    ucc::select::Choice c = ucc::select::choose(q, t.thresholds, t.forced[bit], t.rules, &a, true);
+    ucc::select::Choice c =
+        ucc::select::choose(q, t.thresholds, t.forced(cd->type), t.rules, &a, true);
     std::printf("%s of %llu bytes (%llu x %s) per rank on %llu ranks, message size %llu: ",
                 cd->name, static_cast<unsigned long long>(q.count * q.esize),
                 static_cast<unsigned long long>(q.count), dt->name,

@@ -175,9 +175,21 @@ struct Tuning {
     // (coll::Args::net_reduce_levels): NODE_LEADERS_SBGP_TLS and
     // NET_SBGP_TLS with sharp.
     uint8_t net_reduce_levels = 0;
-    // <COLL>_ALG per collective type (by bit position), pointing into the
-    // configuration's values; nullptr for the default choice ("" or "auto").
-    const std::string *forced[16] = {};
+    // <COLL>_ALG of the collective types that set one (by bit position),
+    // pointing into the configuration's values: the few set, not a slot per
+    // type (a simulated rank's context holds this list empty).
+    std::vector<std::pair<uint32_t, const std::string *>> forced_algs;
+    // The <COLL>_ALG of a collective type; nullptr for the default choice
+    // ("" or "auto").
+    const std::string *forced(ucc_coll_type_t type) const {
+        const uint32_t bit = coll::type_index(type);
+        for (const auto &[b, v] : forced_algs) {
+            if (b == bit) {
+                return v;
+            }
+        }
+        return nullptr;
+    }
     // Every TUNE string's rules, in the order they apply.
     std::vector<select::TuneRule> rules;
     // SELECT: the cheapest predicted algorithm where the transport knows

@@ -72,9 +72,12 @@ void load_tuning(const Config &config, const Logger &log, Tuning *out) {
     if (list_allows(config.get("NET_SBGP_TLS"), "sharp")) {
         out->net_reduce_levels |= coll::Args::kNetReduceRails;
     }
+    out->forced_algs.clear();
     for (uint32_t bit = 0; bit < 16; ++bit) {
         const std::string &v = config.get(select::alg_var(static_cast<ucc_coll_type_t>(1u << bit)));
-        out->forced[bit] = v.empty() || v == "auto" ? nullptr : &v;
+        if (!v.empty() && v != "auto") {
+            out->forced_algs.emplace_back(bit, &v);
+        }
     }
     out->rules.clear();
     for (const Config::Setting &s : config.settings("TUNE")) {
@@ -211,9 +214,8 @@ const coll::Algorithm *select_algorithm(const Context &ctx, Team &t, const coll:
         q.net = &net;
         q.memo = ctx.memo;
     }
-    select::Choice c =
-        select::choose(q, ctx.tuning.thresholds, ctx.tuning.forced[coll::type_index(a.type)],
-                       ctx.tuning.rules, &a, false);
+    select::Choice c = select::choose(q, ctx.tuning.thresholds, ctx.tuning.forced(a.type),
+                                      ctx.tuning.rules, &a, false);
     if (c.alg == nullptr) {
         *why = c.error;
     }
