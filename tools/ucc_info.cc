@@ -362,8 +362,8 @@ int explain(int argc, char **argv, int first, const ucc::core::Tuning &t, bool h
     a.radix = t.radixes.fallback;
     a.radixes = &t.radixes;
     a.chunk_bytes = t.reduce_chunk;
-    a.hybrid = &t.hybrid;
-    a.pipelines = &t.pipelines;
+    a.hybrid = &t.hybrid();
+    a.pipelines = &t.pipelines();
     a.segment_bytes = q.type == UCC_COLL_TYPE_BCAST    ? t.bcast_segment
                       : q.type == UCC_COLL_TYPE_REDUCE ? t.reduce_segment
                                                        : 0;

@@ -373,8 +373,8 @@ ucc_status_t coll_init_checked(ucc_coll_args_t *coll_args, ucc_coll_req_h *reque
     r->nargs.radix = ctx.tuning.radixes.fallback;
     r->nargs.radixes = &ctx.tuning.radixes;
     r->nargs.chunk_bytes = ctx.tuning.reduce_chunk;
-    r->nargs.hybrid = &ctx.tuning.hybrid;
-    r->nargs.pipelines = &ctx.tuning.pipelines;
+    r->nargs.hybrid = &ctx.tuning.hybrid();
+    r->nargs.pipelines = &ctx.tuning.pipelines();
     r->nargs.segment_bytes = r->nargs.type == UCC_COLL_TYPE_BCAST    ? ctx.tuning.bcast_segment
                              : r->nargs.type == UCC_COLL_TYPE_REDUCE ? ctx.tuning.reduce_segment
                                                                      : 0;

@@ -166,8 +166,20 @@ struct Tuning {
     uint64_t reduce_chunk = 0;      // REDUCE_CHUNK
     uint64_t bcast_segment = 0;     // BCAST_SEGMENT
     uint64_t reduce_segment = 0;    // REDUCE_SEGMENT
-    coll::HybridSettings hybrid;    // ALLTOALLV_HYBRID_*
-    coll::Pipelines pipelines;      // <ALG>_PIPELINE (cl/hier's)
+    // ALLTOALLV_HYBRID_* and <ALG>_PIPELINE (cl/hier's), made only where
+    // they differ from the defaults (a simulated rank's context holds two
+    // null pointers, not 128 bytes): read them through hybrid() and
+    // pipelines().
+    std::unique_ptr<const coll::HybridSettings> hybrid_set;
+    std::unique_ptr<const coll::Pipelines> pipelines_set;
+    const coll::HybridSettings &hybrid() const {
+        static const coll::HybridSettings kDefaults;
+        return hybrid_set != nullptr ? *hybrid_set : kDefaults;
+    }
+    const coll::Pipelines &pipelines() const {
+        static const coll::Pipelines kDefaults;
+        return pipelines_set != nullptr ? *pipelines_set : kDefaults;
+    }
     // NODE_SIZE: nodes of this many consecutive context eps instead of the
     // transport's hosts (0: the hosts), for two-level runs on one host.
     uint32_t node_size = 0;

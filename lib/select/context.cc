@@ -44,7 +44,7 @@ void load_tuning(const Config &config, const Logger &log, Tuning *out) {
                                                   : static_cast<uint64_t>(config.get_int(name));
     };
     const coll::HybridSettings d;
-    coll::HybridSettings &h = out->hybrid;
+    coll::HybridSettings h;
     h.buff_bytes = number("ALLTOALLV_HYBRID_BUFF_SIZE", UINT64_MAX, d.buff_bytes);
     h.scratch_sends = static_cast<uint32_t>(
         number("ALLTOALLV_HYBRID_NUM_SCRATCH_SENDS", UINT32_MAX, d.scratch_sends));
@@ -53,6 +53,10 @@ void load_tuning(const Config &config, const Logger &log, Tuning *out) {
     h.posts =
         static_cast<uint32_t>(number("ALLTOALLV_HYBRID_PAIRWISE_NUM_POSTS", UINT32_MAX, d.posts));
     h.chunk_bytes = number("ALLTOALLV_HYBRID_CHUNK_BYTE_LIMIT", UINT64_MAX, d.chunk_bytes);
+    out->hybrid_set.reset();
+    if (!(h == d)) {
+        out->hybrid_set = std::make_unique<const coll::HybridSettings>(h);
+    }
     auto pipeline = [&](const char *name, coll::PipelineSetting *p) {
         std::string error;
         if (!select::parse_pipeline(config.get(name), p, &error)) {
@@ -61,10 +65,15 @@ void load_tuning(const Config &config, const Logger &log, Tuning *out) {
             *p = coll::PipelineSetting();
         }
     };
-    pipeline("ALLREDUCE_RAB_PIPELINE", &out->pipelines.rab);
-    pipeline("ALLREDUCE_SPLIT_RAIL_PIPELINE", &out->pipelines.split_rail);
-    pipeline("BCAST_2STEP_PIPELINE", &out->pipelines.bcast_2step);
-    pipeline("REDUCE_2STEP_PIPELINE", &out->pipelines.reduce_2step);
+    coll::Pipelines pipes;
+    pipeline("ALLREDUCE_RAB_PIPELINE", &pipes.rab);
+    pipeline("ALLREDUCE_SPLIT_RAIL_PIPELINE", &pipes.split_rail);
+    pipeline("BCAST_2STEP_PIPELINE", &pipes.bcast_2step);
+    pipeline("REDUCE_2STEP_PIPELINE", &pipes.reduce_2step);
+    out->pipelines_set.reset();
+    if (!(pipes == coll::Pipelines())) {
+        out->pipelines_set = std::make_unique<const coll::Pipelines>(pipes);
+    }
     out->net_reduce_levels = 0;
     if (list_allows(config.get("NODE_LEADERS_SBGP_TLS"), "sharp")) {
         out->net_reduce_levels |= coll::Args::kNetReduceLeaders;
@@ -154,8 +163,8 @@ ucc_status_t context_network(Context &ctx) {
         ctx.own_memos = std::make_unique<select::MemoBook>();
         book = ctx.own_memos.get();
     }
-    const select::MemoSettings settings{*ctx.net, ctx.tuning.radixes, ctx.tuning.pipelines,
-                                        ctx.tuning.hybrid};
+    const select::MemoSettings settings{*ctx.net, ctx.tuning.radixes, ctx.tuning.pipelines(),
+                                        ctx.tuning.hybrid()};
     ctx.memo = book->memo_for(settings);
     return UCC_OK;
 }
