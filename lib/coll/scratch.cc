@@ -11,23 +11,22 @@ namespace ucc::coll {
 std::unique_ptr<uint8_t[]> ScratchPool::take(size_t bytes, size_t *got) {
     size_t best = n_;
     for (size_t i = 0; i < n_; ++i) {
-        if ((*kept_)[i].bytes >= bytes &&
-            (best == n_ || (*kept_)[i].bytes < (*kept_)[best].bytes)) {
+        if (kept_[i].bytes >= bytes && (best == n_ || kept_[i].bytes < kept_[best].bytes)) {
             best = i;
         }
     }
     if (best == n_) {
         return nullptr;
     }
-    *got = (*kept_)[best].bytes;
-    std::unique_ptr<uint8_t[]> data = std::move((*kept_)[best].data);
+    *got = kept_[best].bytes;
+    std::unique_ptr<uint8_t[]> data = std::move(kept_[best].data);
     drop(best);
     return data;
 }
 
 void ScratchPool::drop(size_t i) {
-    bytes_ -= (*kept_)[i].bytes;
-    (*kept_)[i] = std::move((*kept_)[--n_]);  // frees the dropped buffer
+    bytes_ -= kept_[i].bytes;
+    kept_[i] = std::move(kept_[--n_]);  // frees the dropped buffer
 }
 
 void ScratchPool::give(std::unique_ptr<uint8_t[]> data, size_t bytes) {
@@ -35,7 +34,7 @@ void ScratchPool::give(std::unique_ptr<uint8_t[]> data, size_t bytes) {
         return;
     }
     if (kept_ == nullptr) {
-        kept_.reset(new (std::nothrow) std::array<Kept, kMaxBufs>());
+        kept_.reset(new (std::nothrow) Kept[kMaxBufs]);
         if (kept_ == nullptr) {
             return;  // no room for the list: `data` is freed
         }
@@ -45,16 +44,16 @@ void ScratchPool::give(std::unique_ptr<uint8_t[]> data, size_t bytes) {
     while (n_ == kMaxBufs || bytes_ + bytes > kMaxBytes) {
         size_t smallest = 0;
         for (size_t i = 1; i < n_; ++i) {
-            if ((*kept_)[i].bytes < (*kept_)[smallest].bytes) {
+            if (kept_[i].bytes < kept_[smallest].bytes) {
                 smallest = i;
             }
         }
-        if (n_ == 0 || (*kept_)[smallest].bytes > bytes) {
+        if (n_ == 0 || kept_[smallest].bytes > bytes) {
             return;  // everything kept is larger: `data` is freed
         }
         drop(smallest);
     }
-    (*kept_)[n_++] = Kept{std::move(data), bytes};
+    kept_[n_++] = Kept{std::move(data), bytes};
     bytes_ += bytes;
 }
 

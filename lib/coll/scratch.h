@@ -13,7 +13,6 @@
 // init, as the reference's memory pools do.
 #pragma once
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -70,7 +69,7 @@ class ScratchPool {
     // Made at the first give: a simulated rank's context keeps none (every
     // request there allocates its own), and a million of them hold 8 bytes
     // each instead of the list.
-    std::unique_ptr<std::array<Kept, kMaxBufs>> kept_;
+    std::unique_ptr<Kept[]> kept_;  // kMaxBufs of them
     size_t n_ = 0;
     size_t bytes_ = 0;
     bool closed_ = false;

@@ -66,15 +66,17 @@ double lower_bound(const coll::Args &a, uint32_t n, const Params &net) {
     if (n <= 1) {
         return p.o_call;
     }
+    // The links the team's pairs have: within a node (not on a network of a
+    // rank per node), between nodes (once the team spans them).
     const bool spans = p.ppn != 0 && n > p.ppn;
-    // The faster link any pair of the team has (a rank per node: none within).
-    const Link &fast = !spans ? p.intra : p.ppn == 1 || p.inter.L < p.intra.L ? p.inter : p.intra;
+    const bool within = p.ppn != 1;
+    const Link &fast = !spans ? p.intra : !within || p.inter.L < p.intra.L ? p.inter : p.intra;
     const double every = std::max(p.o_send, p.gap);
-    const double hop = p.o_send + p.inter.L + p.o_recv;
     double latency = logp_broadcast(p.o_send + fast.L + p.o_recv, every, n);
     if (spans) {
         const uint64_t nodes = (n + p.ppn - 1) / p.ppn;
-        latency = std::max(latency, logp_broadcast(hop, std::max(every / p.ppn, p.nic_msg), nodes));
+        latency = std::max(latency, logp_broadcast(p.o_send + p.inter.L + p.o_recv,
+                                                   std::max(every / p.ppn, p.nic_msg), nodes));
     }
     const double g = per_byte(p, p.ring(n));
     const double b = bytes_of(a);
@@ -109,8 +111,7 @@ double lower_bound(const coll::Args &a, uint32_t n, const Params &net) {
     }
     const double first = p.o_send + (spans ? p.inter.L : fast.L) + p.o_recv;
     double bound = std::max(latency, bw > 0 ? first + bw : 0.0);
-    const bool mates = p.ppn != 1;  // some pair of the team shares a node
-    const bool through_port = !(mates && p.intra_msgs.pulled(b));
+    const bool through_port = !(within && p.intra_msgs.pulled(b));
     if (through_port && (a.type == UCC_COLL_TYPE_BCAST || a.type == UCC_COLL_TYPE_REDUCE ||
                          a.type == UCC_COLL_TYPE_ALLREDUCE)) {
         // The root's port moves the vector's bytes once at least, the last
@@ -119,7 +120,7 @@ double lower_bound(const coll::Args &a, uint32_t n, const Params &net) {
         // broadcast in reverse; an allreduce is a reduce to every rank).
         // Not where the ranks of a node pull each other's bytes: those
         // pulls bypass the port and run at once.
-        const double own = !mates   ? per_byte(p, p.inter)
+        const double own = !within  ? per_byte(p, p.inter)
                            : !spans ? per_byte(p, p.intra)
                                     : std::min(per_byte(p, p.intra), per_byte(p, p.inter));
         bound = std::max(bound, b * own + latency);
