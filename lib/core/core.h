@@ -258,18 +258,6 @@ class Poller {
     virtual bool poll() = 0;
 };
 
-// What a context's pool reserves at creation (Pool::reserve), carved in the
-// order they are made: on a context over an OOB, room for the frames of its
-// first team's id agreement (api_team.cc: the team resolves an ep map and
-// agrees on an id); then room for its first request with its algorithm's
-// frame and first transfers (a log-round collective's). With the room set
-// aside for its first team's handle (Context::team_room), a simulated rank's
-// context, endpoint, team and first collective sit in one compact run of
-// memory, however far the heap has moved on while the context's OOB
-// exchange ran.
-constexpr size_t kContextAgreementBlocks = 1024;
-constexpr size_t kContextFirstBlocks = 1024 + 512;
-
 struct Context final : CompletionSink, coll::Scheduler, Drain {
     Context(Lib *lib, Config cfg);
     ~Context() override;
@@ -632,6 +620,23 @@ struct CollRequest : PoolAllocated<CollRequest> {
         team->ctx->record(e);
     }
 };
+
+// What a context's pool reserves at creation (Pool::reserve), carved in the
+// order they are made: on a context over an OOB, room for the frames of its
+// first team's id agreement (api_team.cc: the team resolves an ep map and
+// agrees on an id); then room for its first request with its algorithm's
+// frame and first transfers (a log-round collective's). With the room set
+// aside for its first team's handle (Context::team_room), a simulated rank's
+// context, endpoint, team and first collective sit in one compact run of
+// memory, however far the heap has moved on while the context's OOB
+// exchange ran.
+constexpr size_t kContextAgreementBlocks = 1024;
+// The first request's room is its pool block and 512 bytes more, so that the
+// frames and transfers of a log-round collective still fit when the request
+// grows (when it outgrew a block of 1 KiB, a 65,536-rank barrier's frames
+// and transfers went to the heap: 600 bytes more per rank).
+constexpr size_t kContextFirstBlocks =
+    Pool::block_bytes(Pool::size_class(sizeof(CollRequest) + Pool::kHeader)) + 512;
 
 void ActiveList::push_back(CollRequest *r) {
     r->active_prev = tail_;

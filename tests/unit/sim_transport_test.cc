@@ -215,6 +215,45 @@ TEST(SimTransport, SameTagNeverOvertakesUnderJitter) {
     }
 }
 
+// A send's booking of the receiver's port waits (Cluster::book_ports) until
+// something could tell: a run whose ranks force it at once after every send
+// (pending_events() books what waits) is the same run, on a network whose
+// ports are busy, with jitter and nodes that share their NIC.
+TEST(SimTransport, BookingPortsLaterChangesNothing) {
+    const uint32_t n = 12;
+    auto exchange = [&](bool flush_each) {
+        return run(params(n, "hdr,ppn=4,nic_bw=10GB/s,jitter=300ns", 7), [&](uint32_t r) {
+            auto t = make_transport();
+            std::vector<uint64_t> out(256, r), in(256 * n);
+            std::vector<Xfer> sends(n), recvs(n);
+            for (uint32_t k = 1; k < n; ++k) {
+                const uint32_t to = (r + k) % n;
+                const uint32_t from = (r + n - k) % n;
+                ASSERT_EQ(
+                    t->irecv(from, 9, &in[256 * from], 256 * 8, UCC_MEMORY_TYPE_HOST, &recvs[k]),
+                    UCC_OK);
+                ASSERT_EQ(
+                    t->isend(to, 9, out.data(), 8 * (k * 16), UCC_MEMORY_TYPE_HOST, &sends[k]),
+                    UCC_OK);
+                if (flush_each) {
+                    EXPECT_GT(Cluster::current()->pending_events(), 0u);
+                }
+            }
+            for (uint32_t k = 1; k < n; ++k) {
+                wait(t.get(), &recvs[k]);
+                wait(t.get(), &sends[k]);
+            }
+        });
+    };
+    const RunResult later = exchange(false);
+    const RunResult at_once = exchange(true);
+    ASSERT_EQ(later.status, UCC_OK) << later.report;
+    ASSERT_EQ(at_once.status, UCC_OK) << at_once.report;
+    EXPECT_EQ(later.trace_hash, at_once.trace_hash);
+    EXPECT_EQ(later.virtual_time_s, at_once.virtual_time_s);
+    EXPECT_EQ(later.events, at_once.events);
+}
+
 TEST(SimTransport, DifferentTagsMayReorder) {
     // Tag A is sent before tag B; with a jitter far above the sending gap some
     // seed delivers B first.

@@ -14,9 +14,12 @@
 // Cost: a request at or after every booking (the usual case) is O(1); one
 // that falls among them, a search plus a shift of at most kMaxBookings.
 // Bookings that ended by the global time are forgotten (no request starts
-// before it), their room given back (a calendar per rank stays small);
-// beyond kMaxBookings live ones, the two earliest merge, the
+// before it), their room reused before the list grows (a calendar per rank
+// stays small); beyond kMaxBookings live ones, the two earliest merge, the
 // gap between them counted busy, so the memory per resource stays bounded.
+// The first kInline bookings live inside the calendar (SpanList): a rank's
+// receiving port usually holds one or two, and a list on the heap cost a
+// million-rank barrier a cache miss per message and 190 bytes per rank.
 //
 // A core is such a resource with owners (book_as): each booking is one
 // rank's work, and work that follows another rank's pays a switch first.
@@ -25,10 +28,105 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <iterator>
-#include <vector>
 
 namespace ucc::sim {
+
+// One resource's bookings: [start, end) of `owner`'s.
+struct Span {
+    int64_t start;
+    int64_t end;
+    uint32_t owner;
+};
+
+// A growable array of spans whose first kInline sit inside it (the
+// calendar's list: a vector's interface, pointers for iterators).
+class SpanList {
+  public:
+    static constexpr uint32_t kInline = 2;
+
+    SpanList() = default;
+    SpanList(SpanList &&o) noexcept { take(o); }
+    SpanList &operator=(SpanList &&o) noexcept {
+        if (this != &o) {
+            drop_room();
+            take(o);
+        }
+        return *this;
+    }
+    SpanList(const SpanList &) = delete;
+    SpanList &operator=(const SpanList &) = delete;
+    ~SpanList() { drop_room(); }
+
+    Span *begin() { return data_; }
+    Span *end() { return data_ + size_; }
+    const Span *begin() const { return data_; }
+    const Span *end() const { return data_ + size_; }
+    size_t size() const { return size_; }
+    size_t capacity() const { return cap_; }
+    Span &operator[](size_t i) { return data_[i]; }
+    const Span &operator[](size_t i) const { return data_[i]; }
+    Span &back() { return data_[size_ - 1]; }
+
+    // Inserts `sp` before `at`; returns where it went. Throws
+    // std::bad_alloc like a vector when the list must grow.
+    Span *insert(Span *at, const Span &sp) {
+        const size_t i = static_cast<size_t>(at - data_);
+        if (size_ == cap_) {
+            grow();
+        }
+        std::memmove(data_ + i + 1, data_ + i, (size_ - i) * sizeof(Span));
+        data_[i] = sp;
+        ++size_;
+        return data_ + i;
+    }
+    void erase(Span *first, Span *last) {
+        std::memmove(first, last, static_cast<size_t>(end() - last) * sizeof(Span));
+        size_ -= static_cast<uint32_t>(last - first);
+    }
+    void erase(Span *at) { erase(at, at + 1); }
+    void clear() { size_ = 0; }
+    // Empties the list and gives its heap room back (inline again).
+    void release() {
+        drop_room();
+        data_ = inline_;
+        size_ = 0;
+        cap_ = kInline;
+    }
+
+  private:
+    void grow() {
+        auto *room = new Span[static_cast<size_t>(cap_) * 2];
+        std::memcpy(room, data_, size_ * sizeof(Span));
+        drop_room();
+        data_ = room;
+        cap_ *= 2;
+    }
+    void drop_room() {
+        if (data_ != inline_) {
+            delete[] data_;
+        }
+    }
+    void take(SpanList &o) {
+        size_ = o.size_;
+        cap_ = o.cap_;
+        if (o.data_ == o.inline_) {
+            std::memcpy(inline_, o.inline_, sizeof(inline_));
+            data_ = inline_;
+        } else {
+            data_ = o.data_;
+        }
+        o.data_ = o.inline_;
+        o.size_ = 0;
+        o.cap_ = kInline;
+    }
+
+    Span inline_[kInline];
+    Span *data_ = inline_;
+    uint32_t size_ = 0;
+    uint32_t cap_ = kInline;
+};
 
 class Calendar {
   public:
@@ -54,7 +152,7 @@ class Calendar {
                       ? busy_.end()
                       : std::upper_bound(live, busy_.end(), at,
                                          [](int64_t t, const Span &s) { return t < s.end; });
-        auto need = [&](std::vector<Span>::iterator next) {
+        auto need = [&](Span *next) {
             const uint32_t before = next == live ? before_ : std::prev(next)->owner;
             return hold + (before == kAnyone || before == owner ? 0 : switch_ps);
         };
@@ -103,7 +201,7 @@ class Calendar {
             if (busy_[i].start > t) {  // a free stretch before booking i: take it
                 const int64_t end = busy_[i].start;
                 hold -= end - t;
-                insert(busy_.begin() + static_cast<std::ptrdiff_t>(i), t, end, owner);
+                i -= insert(busy_.begin() + static_cast<std::ptrdiff_t>(i), t, end, owner);
                 // Booking i again: the first that ends after the stretch
                 // (the stretch may have joined either neighbour).
                 i = std::max<size_t>(i, head_);
@@ -127,18 +225,14 @@ class Calendar {
 
     // Live bookings (tests).
     size_t bookings() const { return busy_.size() - head_; }
+    // Bookings it has room for, inside or on the heap (tests).
+    size_t room() const { return busy_.capacity(); }
 
   private:
     static constexpr uint32_t kAnyone = UINT32_MAX;  // book()'s owner: never switches
-    // Forgotten bookings are dropped once there are this many and no fewer
-    // than the live ones (amortised O(1)); an emptied calendar keeps room
-    // for this many.
-    static constexpr size_t kKeep = 16;
-    struct Span {
-        int64_t start;
-        int64_t end;
-        uint32_t owner;
-    };
+    // An emptied calendar keeps heap room for this many bookings (a burst's
+    // larger room goes back).
+    static constexpr size_t kKeep = 8;
 
     void forget(int64_t now) {
         while (head_ < busy_.size() && busy_[head_].end <= now) {
@@ -147,19 +241,28 @@ class Calendar {
         }
         if (head_ == busy_.size()) {
             if (busy_.capacity() > kKeep) {
-                std::vector<Span>().swap(busy_);  // a burst's room, given back
+                busy_.release();  // a burst's room, given back
             }
             busy_.clear();
             head_ = 0;
-        } else if (head_ >= kKeep && head_ >= busy_.size() - head_) {
-            busy_.erase(busy_.begin(), busy_.begin() + static_cast<std::ptrdiff_t>(head_));
+        }
+    }
+    // Before the list grows, the forgotten bookings' room, when they are at
+    // least as many as the live ones (amortised O(1): a compaction moves
+    // no more bookings than it drops). Returns how far they moved.
+    size_t compact() {
+        const size_t dropped = head_;
+        if (busy_.size() == busy_.capacity() && head_ > 0 && head_ >= busy_.size() - head_) {
+            busy_.erase(busy_.begin(), busy_.begin() + head_);
             head_ = 0;
         }
+        return dropped - head_;
     }
 
     // Before `it` (the first booking that starts at or after `end`), joined
-    // to the bookings it touches.
-    void insert(std::vector<Span>::iterator it, int64_t start, int64_t end, uint32_t owner) {
+    // to the bookings it touches. Returns how far the bookings from `it` on
+    // moved towards the front (compact()).
+    size_t insert(Span *it, int64_t start, int64_t end, uint32_t owner) {
         const bool joins_next = it != busy_.end() && it->start == end && it->owner == owner;
         const bool joins_prev = it != busy_.begin() + static_cast<std::ptrdiff_t>(head_) &&
                                 std::prev(it)->end == start && std::prev(it)->owner == owner;
@@ -171,9 +274,12 @@ class Calendar {
         } else if (joins_next) {
             it->start = start;
         } else {
-            busy_.insert(it, Span{start, end, owner});
+            const size_t moved = compact();
+            busy_.insert(it - moved, Span{start, end, owner});
             bound();
+            return moved;
         }
+        return 0;
     }
 
     // At most kMaxBookings live: the two earliest become one.
@@ -186,8 +292,8 @@ class Calendar {
     }
 
     // Sorted, disjoint, touching only where their owners differ; live from head_.
-    std::vector<Span> busy_;
-    size_t head_ = 0;
+    SpanList busy_;
+    uint32_t head_ = 0;
     uint32_t before_ = kAnyone;  // the owner of the last booking forgotten
     bool merged_ = false;        // bound() has merged bookings (book_spread)
 };

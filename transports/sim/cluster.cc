@@ -10,6 +10,7 @@
 #include <cmath>
 #include <limits>
 #include <new>
+#include <utility>
 
 #include "transports/sim/cluster_internal.h"
 #include "transports/sim/fiber_switch.h"
@@ -256,12 +257,14 @@ void Cluster::free_message(Message *m) {
 }
 
 void Cluster::push_event(Event e) {
+    flush_sends();
     e.tie = rng_.next();
     e.seq = seq_++;
     events_.push(e);
 }
 
 void Cluster::schedule_arrival(Message *m, int64_t arrival_ps) {
+    flush_sends();
     // Non-overtaking per (src, dst, tag, channel): strictly after the previous
     // packet on the same key that is still in flight (nothing to do when the
     // NIC already orders them).
@@ -299,15 +302,31 @@ void Cluster::send_packet(uint32_t src_rank, Message *m, uint64_t wire_bytes) {
         arrival = shared_arrival(src_rank, dst_rank, wire_bytes, departure, latency, wire);
     }
     // The receiver's port takes the bytes in with whatever else it is taking
-    // in (and after the sender's earlier messages to it: they never overtake).
-    arrival =
-        ports_in_[dst_rank].book_spread(arrival - wire, net.gap_ps + wire, now_ps_, src_rank) -
-        net.gap_ps;
-    int64_t jitter = net.jitter_max_ps > 0 ? static_cast<int64_t>(rng_.upto(net.jitter_max_ps)) : 0;
-    if (spike_ps_ > 0 && fault_rng_.next() < spike_threshold_) [[unlikely]] {
-        jitter += spike_ps_;  // a delay spike (faults.h)
+    // in (and after the sender's earlier messages to it: they never
+    // overtake): booked by book_ports, soon.
+    const char *port = reinterpret_cast<const char *>(&ports_in_[dst_rank]);
+    __builtin_prefetch(port);
+    __builtin_prefetch(port + sizeof(Calendar) - 1);
+    if (n_pending_ == kPendingSends) {
+        book_ports();
     }
-    schedule_arrival(m, arrival + jitter);
+    pending_[n_pending_++] = PendingSend{m, arrival - wire, net.gap_ps + wire, src_rank, dst_rank};
+}
+
+void Cluster::book_ports() {
+    const NetworkModel &net = params_.net;
+    const uint32_t n = std::exchange(n_pending_, 0);  // (schedule_arrival flushes nothing)
+    for (uint32_t i = 0; i < n; ++i) {
+        const PendingSend &p = pending_[i];
+        const int64_t arrival =
+            ports_in_[p.dst].book_spread(p.start, p.hold, now_ps_, p.src) - net.gap_ps;
+        int64_t jitter =
+            net.jitter_max_ps > 0 ? static_cast<int64_t>(rng_.upto(net.jitter_max_ps)) : 0;
+        if (spike_ps_ > 0 && fault_rng_.next() < spike_threshold_) [[unlikely]] {
+            jitter += spike_ps_;  // a delay spike (faults.h)
+        }
+        schedule_arrival(p.m, arrival + jitter);
+    }
 }
 
 // Through what the nodes share: across nodes the sender's NIC, then the
@@ -336,6 +355,7 @@ int64_t Cluster::shared_arrival(uint32_t src, uint32_t dst, uint64_t bytes, int6
 }
 
 void Cluster::send_reply(Message *m, uint64_t wire_bytes) {
+    flush_sends();  // (its jitter's draw comes after theirs)
     const NetworkModel &net = params_.net;
     uint32_t src_rank = rank_of_endpoint(m->src);
     uint32_t dst_rank = rank_of_endpoint(m->dst);
@@ -501,6 +521,7 @@ void Cluster::announce_death(uint32_t r) {
 }
 
 void Cluster::deliver_packet(Message *m) {
+    flush_sends();  // (order_)
     if (m->kind != PacketKind::kPeerDown && !nic_orders(m->channel)) {
         auto it = order_.find(OrderKey{m->src, m->dst, m->tag, m->channel});
         if (it != order_.end() && --it->second.in_flight == 0) {
@@ -853,6 +874,7 @@ void Cluster::event_loop() {
             asan_switch_finish(fake, nullptr, nullptr);
             running_ = kNoRank;
         }
+        flush_sends();
         if (finished_ == n_) {
             break;
         }

@@ -455,8 +455,14 @@ class Cluster {
     const OobFault *oob_fault(uint32_t r) const;
 
     // Ordering keys with packets in flight (bounded memory check).
-    size_t order_keys() const { return order_.size(); }
-    size_t pending_events() const { return events_.size(); }
+    size_t order_keys() {
+        flush_sends();
+        return order_.size();
+    }
+    size_t pending_events() {
+        flush_sends();
+        return events_.size();
+    }
 
     // Event trace: whether it is kept, and one event (rank and time stamped here).
     bool recording() const { return params_.record_events && !params_.timing_only; }
@@ -633,6 +639,29 @@ class Cluster {
     // Each rank's port, receiving: one message's bytes at a time (LogGP's
     // g and G at the receiving end), booked as the NIC's are.
     std::vector<Calendar> ports_in_;
+    // Sends whose receiving port is still to be booked (flush_sends). The
+    // receiver's port is memory no one has touched lately (a cache miss per
+    // message of a big run): send_packet prefetches it and leaves the
+    // booking, and what follows it (the jitter's draw, the arrival's event),
+    // to flush_sends, which runs them in the order of the sends before
+    // anything that could tell the difference: an event pushed, a draw from
+    // rng_, a look at order_ or at the queue. A run is the same either way.
+    struct PendingSend {
+        Message *m;
+        int64_t start;  // when the bytes reach the port
+        int64_t hold;   // the port's time for them
+        uint32_t src;
+        uint32_t dst;
+    };
+    static constexpr uint32_t kPendingSends = 8;
+    PendingSend pending_[kPendingSends];
+    uint32_t n_pending_ = 0;
+    void flush_sends() {
+        if (n_pending_ != 0) {
+            book_ports();
+        }
+    }
+    void book_ports();
     // A node of more ranks than cores (NetworkModel::cores) runs them in
     // turns: rank r's work books its core, the one of its index in the node
     // modulo cores; work after another rank's pays the switch (`wake`).

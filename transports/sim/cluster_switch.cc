@@ -20,6 +20,7 @@
 namespace ucc::sim {
 
 void Cluster::send_to_switch(uint32_t src_rank, Message *m) {
+    flush_sends();  // (its jitter's draw comes after theirs)
     const NetworkModel &net = params_.net;
     RankState &rs = ranks_[src_rank];
     advance(src_rank, net.o_send_ps);
