@@ -29,6 +29,9 @@ uint64_t padded(uint64_t n) {
 
 ucc_status_t MappedMemory::map(Transport &t, std::span<const ucc_mem_map_t> segs,
                                std::string *why) {
+    if (!segs.empty() && s_ == nullptr) {
+        s_ = std::make_unique<Lists>();
+    }
     for (size_t i = 0; i < segs.size(); ++i) {
         MemRegion region;
         const ucc_status_t st = t.mem_register(segs[i].address, segs[i].len, &region);
@@ -39,28 +42,29 @@ ucc_status_t MappedMemory::map(Transport &t, std::span<const ucc_mem_map_t> segs
             unmap(t);
             return st;
         }
-        regions_.push_back(region);
-        mine_.push_back(
+        s_->regions.push_back(region);
+        s_->mine.push_back(
             {reinterpret_cast<uintptr_t>(segs[i].address), segs[i].len, t.rkey_pack(region)});
     }
     return UCC_OK;
 }
 
 void MappedMemory::unmap(Transport &t) {
-    for (MemRegion &r : regions_) {
+    if (s_ == nullptr) {
+        return;
+    }
+    for (MemRegion &r : s_->regions) {
         t.mem_deregister(&r);
     }
-    regions_.clear();
-    mine_.clear();
-    peers_.clear();
+    s_.reset();
 }
 
 void MappedMemory::append_to(std::vector<uint8_t> *address) const {
-    if (mine_.empty()) {
+    if (empty()) {
         return;
     }
     const size_t start = address->size();
-    for (const Segment &s : mine_) {
+    for (const Segment &s : s_->mine) {
         put_u64(address, s.base);
         put_u64(address, s.length);
         put_u64(address, s.key.size());
@@ -69,13 +73,15 @@ void MappedMemory::append_to(std::vector<uint8_t> *address) const {
         std::memcpy(address->data() + at, s.key.data(), s.key.size());
     }
     const uint64_t bytes = address->size() - start + 2 * sizeof(uint64_t);
-    put_u64(address, (bytes << 32) | mine_.size());
+    put_u64(address, (bytes << 32) | s_->mine.size());
     put_u64(address, kTrailerMagic);
 }
 
 ucc_status_t MappedMemory::learn(Peer peer, const uint8_t *address, size_t len) {
     if (len < 2 * sizeof(uint64_t) || get_u64(address + len - 8) != kTrailerMagic) {
-        peers_.erase(peer);
+        if (s_ != nullptr) {
+            s_->peers.erase(peer);
+        }
         return UCC_OK;
     }
     const uint64_t head = get_u64(address + len - 16);
@@ -103,15 +109,22 @@ ucc_status_t MappedMemory::learn(Peer peer, const uint8_t *address, size_t len) 
         p += padded(klen);
         segs.push_back(std::move(s));
     }
-    peers_[peer] = std::move(segs);
+    if (s_ == nullptr) {
+        s_ = std::make_unique<Lists>();
+    }
+    s_->peers[peer] = std::move(segs);
     return UCC_OK;
 }
 
 int MappedMemory::segment_of(const void *p, size_t bytes) const {
+    if (s_ == nullptr) {
+        return -1;
+    }
     const auto a = reinterpret_cast<uintptr_t>(p);
-    for (size_t i = 0; i < mine_.size(); ++i) {
-        if (a >= mine_[i].base && a - mine_[i].base <= mine_[i].length &&
-            bytes <= mine_[i].length - (a - mine_[i].base)) {
+    const std::vector<Segment> &mine = s_->mine;
+    for (size_t i = 0; i < mine.size(); ++i) {
+        if (a >= mine[i].base && a - mine[i].base <= mine[i].length &&
+            bytes <= mine[i].length - (a - mine[i].base)) {
             return static_cast<int>(i);
         }
     }
@@ -131,13 +144,14 @@ ucc_status_t MappedMemory::remote(Peer peer, const void *local, size_t bytes, ui
                " are not inside a segment this context mapped (mem_params)";
         return UCC_ERR_NOT_FOUND;
     }
-    auto it = peers_.find(peer);
-    if (it == peers_.end() || it->second.size() <= static_cast<size_t>(i)) {
+    auto it = s_->peers.find(peer);  // (segment_of found one: s_ is there)
+    if (it == s_->peers.end() || it->second.size() <= static_cast<size_t>(i)) {
         *why = "the peer mapped no segment " + std::to_string(i);
         return UCC_ERR_NOT_FOUND;
     }
     const Segment &theirs = it->second[static_cast<size_t>(i)];
-    const uint64_t offset = reinterpret_cast<uintptr_t>(local) - mine_[static_cast<size_t>(i)].base;
+    const uint64_t offset =
+        reinterpret_cast<uintptr_t>(local) - s_->mine[static_cast<size_t>(i)].base;
     if (offset > theirs.length || bytes > theirs.length - offset) {
         *why = std::to_string(bytes) + " bytes at offset " + std::to_string(offset) +
                " pass the end of the peer's segment " + std::to_string(i) + " (" +

@@ -13,10 +13,14 @@
 // the same offset in the peer's segment of the same index (the reference's
 // rule: every member maps its segments in the same order, as an OpenSHMEM
 // symmetric heap).
+//
+// A context that maps nothing (most, and every simulated rank's) holds a
+// null pointer: the lists are made at the first segment, mapped or learnt.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -39,7 +43,7 @@ class MappedMemory {
     ucc_status_t map(Transport &t, std::span<const ucc_mem_map_t> segs, std::string *why);
     // Deregisters what map() registered (before the transport goes).
     void unmap(Transport &t);
-    bool empty() const { return mine_.empty(); }
+    bool empty() const { return s_ == nullptr || s_->mine.empty(); }
 
     // Appends the trailer to a context address (nothing when empty()).
     void append_to(std::vector<uint8_t> *address) const;
@@ -59,9 +63,12 @@ class MappedMemory {
 
   private:
     int segment_of(const void *p, size_t bytes) const;
-    std::vector<Segment> mine_;
-    std::vector<MemRegion> regions_;
-    std::map<Peer, std::vector<Segment>> peers_;
+    struct Lists {
+        std::vector<Segment> mine;
+        std::vector<MemRegion> regions;
+        std::map<Peer, std::vector<Segment>> peers;
+    };
+    std::unique_ptr<Lists> s_;  // null: nothing mapped or learnt
 };
 
 }  // namespace ucc::core
