@@ -302,7 +302,7 @@ ucc_status_t coll_init(ucc_coll_args_t *coll_args, ucc_coll_req_h *request, ucc_
                 t.state == TeamState::kCreating ? "creation not complete" : "creation failed");
         return UCC_ERR_INVALID_PARAM;
     }
-    if (!ctx.dead_peers.empty()) [[unlikely]] {
+    if (ctx.has_dead_peers()) [[unlikely]] {
         ctx.check_team_members(t);
     }
     if (t.error != UCC_OK) {
@@ -556,7 +556,7 @@ void reserve_sequence(CollRequest &r) {
 ucc_status_t fail_on_team_error(CollRequest &r, const char *fn) {
     Team &t = *r.team;
     Context &ctx = *t.ctx;
-    if (!ctx.dead_peers.empty()) [[unlikely]] {
+    if (ctx.has_dead_peers()) [[unlikely]] {
         ctx.check_team_members(t);
     }
     if (t.error != UCC_OK) {
@@ -740,10 +740,11 @@ ucc_status_t start_request(CollRequest *r, double deadline) {
             dev = ucc::core::sim_ipc_device(*ctx.sim, ctx.log);
         } else {
             auto &ds = static_cast<ucc::core::DeviceStaging &>(*r->staging);
-            if (!ctx.ipc) {
-                ctx.ipc = std::make_shared<ucc::core::IpcCache>(ds.ops);
+            std::shared_ptr<ucc::core::IpcCache> &ipc_cache = ctx.rare().ipc;
+            if (!ipc_cache) {
+                ipc_cache = std::make_shared<ucc::core::IpcCache>(ds.ops);
             }
-            dev = ucc::core::stream_ipc_device(ds, ctx.ipc);
+            dev = ucc::core::stream_ipc_device(ds, ipc_cache);
         }
         r->task = ucc::core::run_device_ipc(*r->coll, r->alg->run, std::move(dev), &r->scratch,
                                             r->timeout > 0 && ctx.timeout_copy);

@@ -90,7 +90,9 @@ bool context_destroyed(const ucc_context *context, const char *fn) {
 
 void release_context(Context &ctx) {
     ctx.join.reset();  // gives up an exchange still running, through the transport
-    ctx.ipc.reset();   // (every request completed: nothing pins a mapping)
+    if (ctx.rare_state != nullptr) {
+        ctx.rare_state->ipc.reset();  // (every request completed: nothing pins a mapping)
+    }
     if (ctx.team_room != nullptr) {
         Pool::deallocate_in(std::exchange(ctx.team_room, nullptr), sizeof(ucc_team));
     }
@@ -102,15 +104,16 @@ void release_context(Context &ctx) {
     ctx.tl_recording = false;
     ctx.peers = PeerMap();
     ucc::free_storage(ctx.address);
-    ucc::free_storage(ctx.mem_segments);
     ctx.tuning = Tuning();  // points into the configuration: first
     ctx.config.release();
     ctx.pool.release();
     ctx.runq = RunQueue();
     ucc::free_storage(ctx.pollers);
     ucc::free_storage(ctx.live_teams);
-    ucc::free_storage(ctx.failed_peers);
-    ucc::free_storage(ctx.dead_peers);
+    if (ctx.rare_state != nullptr) {  // (its tombstones stay)
+        ucc::free_storage(ctx.rare_state->failed_peers);
+        ucc::free_storage(ctx.rare_state->dead_peers);
+    }
 }
 
 void Context::on_complete(Xfer *x) {
@@ -187,7 +190,7 @@ bool Context::pass(double *next_deadline, ucc_status_t *result, bool *polled) {
         worked = true;
     }
     // After the run queue is empty: failing a collective destroys its frames.
-    if (!failed_peers.empty()) [[unlikely]] {
+    if (has_failed_peers()) [[unlikely]] {
         fail_collectives_of_failed_peers();
         worked = true;
     }
@@ -248,7 +251,7 @@ Drain::Step Context::step() {
     ucc_status_t result = UCC_OK;
     bool polled = false;
     pass(&s.deadline, &result, &polled);
-    s.again = polled || !runq.empty() || !failed_peers.empty();
+    s.again = polled || !runq.empty() || has_failed_peers();
     if (sim->aborted()) {
         abort_all(UCC_ERR_NO_MESSAGE);
         s.again = false;
@@ -273,13 +276,13 @@ bool Context::drain() {
     }
     // Nothing that drainable() asks for can appear in a pass (no request is
     // posted, no team created): only a completion ends the wait.
-    return completions != before || !failed_peers.empty() || sim->aborted();
+    return completions != before || has_failed_peers() || sim->aborted();
 }
 
 void Context::fail_collectives_of_failed_peers() {
     std::vector<Peer> peers;
-    peers.swap(failed_peers);
-    dead_peers.insert(dead_peers.end(), peers.begin(), peers.end());
+    peers.swap(rare().failed_peers);
+    rare().dead_peers.insert(rare().dead_peers.end(), peers.begin(), peers.end());
     // Every team with a failed member fails, also one with no collective in
     // flight (its next collective would wait on members that gave up on the
     // current one: they saw the failure during it) and one still being
@@ -313,8 +316,8 @@ void Context::fail_collectives_of_failed_peers() {
 }
 
 ucc_status_t Context::check_team_members(Team &t) {
-    if (t.error == UCC_OK) {
-        for (Peer p : dead_peers) {
+    if (t.error == UCC_OK && rare_state != nullptr) {
+        for (Peer p : rare_state->dead_peers) {
             if (t.peers.index_of(p) >= 0) {
                 t.error = UCC_ERR_NO_MESSAGE;
                 UCC_LOG(log, kError, "team %u failed: a member's process failed", t.id);
@@ -551,15 +554,15 @@ UCC_EXPORT ucc_status_t ucc_context_create(ucc_lib_h lib_handle, const ucc_conte
         if (params->mask & UCC_CONTEXT_PARAM_FIELD_ID) {
             ctx.ctx_id = params->ctx_id;
         }
+        std::span<const ucc_mem_map_t> segments;
         if (params->mask & UCC_CONTEXT_PARAM_FIELD_MEM_PARAMS) {
             const ucc_mem_map_params_t &mp = params->mem_params;
-            ctx.mem_segments.assign(mp.segments, mp.segments + mp.n_segments);
+            segments = {mp.segments, mp.n_segments};
         }
         ucc::core::trace_open(ctx, has_oob ? &params->oob : nullptr);
-        if (!ctx.mem_segments.empty()) {
+        if (!segments.empty()) {
             std::string why;
-            if (ucc_status_t st = ctx.mapped.map(*ctx.transport, ctx.mem_segments, &why);
-                st != UCC_OK) {
+            if (ucc_status_t st = ctx.mapped.map(*ctx.transport, segments, &why); st != UCC_OK) {
                 log_error("ucc_context_create: %s", why.c_str());
                 return st;
             }

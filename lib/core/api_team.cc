@@ -256,7 +256,7 @@ void retire_team(ucc_team *team) {
     t.topo.reset();  // no request of the team is left to read it
     t.create_task.reset();
     t.create_poller.reset();
-    ctx->dead_teams.emplace_back(team);
+    ctx->rare().dead_teams.emplace_back(team);
     if (created && ctx->trace && t.trace_number != 0) [[unlikely]] {
         trace_team_destroy(t);
     }

@@ -271,7 +271,7 @@ struct Context final : CompletionSink, coll::Scheduler, Drain {
 
     // CompletionSink
     void on_complete(Xfer *x) override;
-    void on_peer_failed(Peer peer) override { failed_peers.push_back(peer); }
+    void on_peer_failed(Peer peer) override { rare().failed_peers.push_back(peer); }
     // Fails the active collectives and the teams that hold a peer in failed_peers.
     void fail_collectives_of_failed_peers();
     // Fails `t` if a member's process failed (dead_peers); its error status.
@@ -364,8 +364,7 @@ struct Context final : CompletionSink, coll::Scheduler, Drain {
     // team's handle stays (a tombstone) and must not hold the pool's room.
     void *team_room = nullptr;
     std::vector<uint8_t> address;
-    std::vector<ucc_mem_map_t> mem_segments;
-    // mem_segments registered, and the segments the peers mapped.
+    // The segments of mem_params registered, and the segments the peers mapped.
     MappedMemory mapped;
 
     RunQueue runq;
@@ -379,22 +378,39 @@ struct Context final : CompletionSink, coll::Scheduler, Drain {
     std::vector<ucc_team *> live_teams;  // created and not destroyed (the user holds them)
     // Execution engines of live teams, linked through Ee::next (lib/core/ee.h).
     Ee *ees = nullptr;
-    // Peers' device allocations mapped through CUDA IPC (lib/core/device_ipc.h),
-    // made at the first collective that maps one; requests pin entries.
-    std::shared_ptr<IpcCache> ipc;
     uint64_t next_team_id = 0;  // proposal counter for internal team ids
     uint64_t n_mem_maps = 0;
     bool team_create_in_progress = false;
-    uint64_t progress_events = 0;    // completions seen by the sink in this pass
-    std::vector<Peer> failed_peers;  // reported by the transport, not yet acted on
-    std::vector<Peer> dead_peers;    // every failed peer reported so far (a team
-                                     // made after the news fails its first init)
+    uint64_t progress_events = 0;  // completions seen by the sink in this pass
+    // What few contexts need: made at its first use (rare()), a null pointer
+    // on the others (every simulated rank's: 88 bytes fewer per rank).
+    struct Rare {
+        std::vector<Peer> failed_peers;  // reported by the transport, not yet acted on
+        std::vector<Peer> dead_peers;    // every failed peer reported so far (a team
+                                         // made after the news fails its first init)
+        std::vector<std::unique_ptr<ucc_team>> dead_teams;  // tombstones (Lib::dead_contexts)
+        // Peers' device allocations mapped through CUDA IPC
+        // (lib/core/device_ipc.h), made at the first collective that maps
+        // one; requests pin entries.
+        std::shared_ptr<IpcCache> ipc;
+    };
+    std::unique_ptr<Rare> rare_state;
+    // Throws std::bad_alloc the first time, like the vectors it holds.
+    Rare &rare() {
+        if (rare_state == nullptr) {
+            rare_state = std::make_unique<Rare>();
+        }
+        return *rare_state;
+    }
+    bool has_failed_peers() const {
+        return rare_state != nullptr && !rare_state->failed_peers.empty();
+    }
+    bool has_dead_peers() const { return rare_state != nullptr && !rare_state->dead_peers.empty(); }
     bool destroyed = false;
     // Requests initialised and not finalized, on every team: a context
     // destroyed with some keeps its resources until the last is finalized.
     uint64_t unfinalized = 0;
-    std::vector<std::unique_ptr<ucc_team>> dead_teams;  // tombstones (see Lib::dead_contexts)
-    uint64_t next_req = 0;                              // request numbers for the event trace
+    uint64_t next_req = 0;  // request numbers for the event trace
     // The trace of this context's calls (TRACE, traces/FORMAT.md) and its
     // clocks (lib/core/trace_record.h); null: not recorded.
     std::unique_ptr<TraceState> trace;
