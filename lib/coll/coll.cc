@@ -106,15 +106,15 @@ uint64_t dst_extent_elems(const Args &a, uint32_t size, uint32_t rank) {
 }
 
 uint64_t Coll::src_extent() const {
-    return mul_sat(src_extent_elems(args_, size_), args_.esize);
+    return mul_sat(src_extent_elems(*args_, size_), args_->esize);
 }
 
 uint64_t Coll::dst_extent() const {
-    return mul_sat(dst_extent_elems(args_, size_, rank_), args_.esize);
+    return mul_sat(dst_extent_elems(*args_, size_, rank_), args_->esize);
 }
 
 uint64_t Coll::working_set() const {
-    return add_sat(args_.inplace ? 0 : src_extent(), dst_extent());
+    return add_sat(args_->inplace ? 0 : src_extent(), dst_extent());
 }
 
 Coll::Range Coll::range_of(const void *p, uint64_t bytes) {
@@ -128,8 +128,8 @@ void Coll::ask_world() {
     if (sim_->wants_working_set()) {
         working_set_ = working_set();
     }
-    if (sim_->wants_inputs() && !args_.inplace && args_.src != nullptr) {
-        input_range_ = range_of(args_.src, src_extent());
+    if (sim_->wants_inputs() && !args_->inplace && args_->src != nullptr) {
+        input_range_ = range_of(args_->src, src_extent());
     }
 }
 
@@ -152,11 +152,11 @@ void Coll::enable_trace(uint64_t req, TraceBuffer which, const void *unused,
     // The ignored buffer's description is not validated (it may be poison with
     // an absurd count): watch at most as many bytes as the buffer in use has.
     unused_bytes = std::min(unused_bytes, which == TraceBuffer::kSrc ? dst_extent() : src_extent());
-    dst_range_ = args_.dst != nullptr || which != TraceBuffer::kDst
-                     ? range_of(args_.dst, dst_extent())
+    dst_range_ = args_->dst != nullptr || which != TraceBuffer::kDst
+                     ? range_of(args_->dst, dst_extent())
                      : range_of(unused, unused_bytes);
-    src_range_ = args_.src != nullptr || which != TraceBuffer::kSrc
-                     ? range_of(args_.src, src_extent())
+    src_range_ = args_->src != nullptr || which != TraceBuffer::kSrc
+                     ? range_of(args_->src, src_extent())
                      : range_of(unused, unused_bytes);
 }
 
@@ -223,14 +223,14 @@ Req Coll::reduce_in_network(uint32_t step, const void *src, uint64_t count) {
     if (trace_req_ != 0) [[unlikely]] {
         tag_xfer(*x, src);  // a message to this rank itself, through the switches
     }
-    if (reduce_fn_ == nullptr && args_.generic == nullptr) {
-        reduce_fn_ = dt::reduce_fn(args_.dt, args_.op == UCC_OP_AVG ? UCC_OP_SUM : args_.op);
+    if (reduce_fn_ == nullptr && args_->generic == nullptr) {
+        reduce_fn_ = dt::reduce_fn(args_->dt, args_->op == UCC_OP_AVG ? UCC_OP_SUM : args_->op);
     }
     const ucc_status_t st =
         sim_ == nullptr || reduce_fn_ == nullptr
             ? UCC_ERR_NOT_SUPPORTED
             : sim_->reduce_in_network(env_.peer_of(0), tag(step), rank_, size_, src, count,
-                                      count * args_.esize, reduce_fn_, x);
+                                      count * args_->esize, reduce_fn_, x);
     if (st < 0) {
         x->status = st;
     }
@@ -307,11 +307,11 @@ Req Coll::recv_on(uint32_t peer, uint32_t step, void *buf, size_t bytes, ucc_mem
 }
 
 Req Coll::send(uint32_t peer, uint32_t step, const void *buf, size_t bytes) {
-    return send_on(peer, step, buf, bytes, args_.src_mem);
+    return send_on(peer, step, buf, bytes, args_->src_mem);
 }
 
 Req Coll::recv(uint32_t peer, uint32_t step, void *buf, size_t bytes) {
-    return recv_on(peer, step, buf, bytes, args_.dst_mem);
+    return recv_on(peer, step, buf, bytes, args_->dst_mem);
 }
 
 Req Coll::send_host(uint32_t peer, uint32_t step, const void *buf, size_t bytes) {
@@ -336,22 +336,22 @@ WaitAll Coll::wait_all(std::span<Req> reqs) {
 
 ucc_status_t Coll::reduce(void *dst, const void *a, const void *b, size_t count) {
     if (sim_ != nullptr) {
-        sim_->charge(Work::kReduce, count * args_.esize, working_set_);
+        sim_->charge(Work::kReduce, count * args_->esize, working_set_);
     }
     if (timing_only_ || count == 0) {
         return UCC_OK;
     }
     if (trace_req_ != 0) [[unlikely]] {
-        note_access(a, count * args_.esize, false);
-        note_access(b, count * args_.esize, false);
-        note_access(dst, count * args_.esize, true);
+        note_access(a, count * args_->esize, false);
+        note_access(b, count * args_->esize, false);
+        note_access(dst, count * args_->esize, true);
     }
-    if (args_.generic != nullptr) {
-        return dt::reduce_generic(*static_cast<const dt::Generic *>(args_.generic), dst, a, b,
+    if (args_->generic != nullptr) {
+        return dt::reduce_generic(*static_cast<const dt::Generic *>(args_->generic), dst, a, b,
                                   count);
     }
     if (reduce_fn_ == nullptr) [[unlikely]] {
-        reduce_fn_ = dt::reduce_fn(args_.dt, args_.op == UCC_OP_AVG ? UCC_OP_SUM : args_.op);
+        reduce_fn_ = dt::reduce_fn(args_->dt, args_->op == UCC_OP_AVG ? UCC_OP_SUM : args_->op);
         UCC_ASSERT(reduce_fn_ != nullptr);
         if (reduce_fn_ == nullptr) {
             return UCC_ERR_NOT_SUPPORTED;  // validation admits no such combination
@@ -362,26 +362,26 @@ ucc_status_t Coll::reduce(void *dst, const void *a, const void *b, size_t count)
 }
 
 void Coll::finalize_result(void *buf, size_t count) {
-    const bool avg = args_.op == UCC_OP_AVG;
-    const bool f128 = args_.dt == UCC_DT_FLOAT128 || args_.dt == UCC_DT_FLOAT128_COMPLEX;
-    if ((!avg && !f128) || count == 0 || args_.generic != nullptr) {
+    const bool avg = args_->op == UCC_OP_AVG;
+    const bool f128 = args_->dt == UCC_DT_FLOAT128 || args_->dt == UCC_DT_FLOAT128_COMPLEX;
+    if ((!avg && !f128) || count == 0 || args_->generic != nullptr) {
         return;
     }
     if (trace_req_ != 0) [[unlikely]] {
-        note_access(buf, count * args_.esize, true);
+        note_access(buf, count * args_->esize, true);
     }
     if (avg) {
         // Charged in timing-only runs too: timing must not depend on the mode.
         if (sim_ != nullptr) {
-            sim_->charge(Work::kReduce, count * args_.esize, working_set_);
+            sim_->charge(Work::kReduce, count * args_->esize, working_set_);
         }
         if (!timing_only_) {
-            dt::avg_finalize(args_.dt, buf, count, size_);
+            dt::avg_finalize(args_->dt, buf, count, size_);
         }
     } else if (!timing_only_) {
         // 10 value bytes per 16-byte long double, the rest zero.
         auto *p = static_cast<uint8_t *>(buf);
-        for (size_t i = 0; i < count * args_.esize; i += 16) {
+        for (size_t i = 0; i < count * args_->esize; i += 16) {
             std::memset(p + i + 10, 0, 6);
         }
     }
@@ -475,6 +475,10 @@ uint8_t *Coll::scratch(size_t bytes) {
     if (timing_only() && bytes > kTimingOnlyScratchBytes) {
         // Nothing is read or written in timing-only runs; keep a token buffer.
         bytes = kTimingOnlyScratchBytes;
+    }
+    if (scratch_ == nullptr) {  // (throws std::bad_alloc like the buffer's own allocation)
+        own_scratch_ = std::make_unique<ScratchCache>();
+        scratch_ = own_scratch_.get();
     }
     return scratch_->get(n_scratch_++, bytes);
 }

@@ -387,19 +387,22 @@ std::string describe_signature(uint64_t sig);
 // from the environment's pool (it is their FrameSource).
 class Coll : public FrameSource {
   public:
+    // `args` must outlive the instance (it is not copied: a request holds
+    // one per post, a simulated rank one per live collective);
     // `signature`: signature_of(args) when the caller has it (0: computed);
-    // `scratch`: where scratch buffers live (nullptr: this instance).
+    // `scratch`: where scratch buffers live (nullptr: this instance's own,
+    // made at the first one).
     Coll(CollEnv &env, const Args &args, uint32_t rank, uint32_t size, Tag tag_base,
          uint64_t signature = 0, ScratchCache *scratch = nullptr)
         : env_(env),
-          args_(args),
+          args_(&args),
           rank_(rank),
           size_(size),
           tag_base_(tag_base),
           signature_(signature != 0 ? signature : signature_of(args)),
           alg_space_(tag::type_bits(static_cast<uint64_t>(args.type))),
           step_space_(alg_space_),
-          scratch_(scratch != nullptr ? scratch : &own_scratch_),
+          scratch_(scratch),
           transport_(&env.transport()),
           sim_(transport_->simulated()),
           timing_only_(sim_ != nullptr && sim_->timing_only()),
@@ -409,6 +412,9 @@ class Coll : public FrameSource {
             ask_world();
         }
     }
+    // Not from a temporary: it would be gone before the instance.
+    Coll(CollEnv &env, Args &&args, uint32_t rank, uint32_t size, Tag tag_base,
+         uint64_t signature = 0, ScratchCache *scratch = nullptr) = delete;
     Coll(const Coll &) = delete;
     Coll &operator=(const Coll &) = delete;
     CollEnv &env() { return env_; }
@@ -421,8 +427,7 @@ class Coll : public FrameSource {
 
     uint32_t rank() const { return rank_; }
     uint32_t size() const { return size_; }
-    const Args &args() const { return args_; }
-    Args &mutable_args() { return args_; }
+    const Args &args() const { return *args_; }
     bool timing_only() const { return timing_only_; }
     // Set by run_checked when the members refused together before the
     // algorithm ran: the team stays usable.
@@ -533,16 +538,16 @@ class Coll : public FrameSource {
                 bool carry = false);
 
     CollEnv &env_;
-    Args args_;
+    const Args *args_;
     uint32_t rank_;
     uint32_t size_;
     Tag tag_base_;
     uint64_t signature_;
     uint32_t alg_space_;  // the type field of the algorithm's messages
     uint32_t step_space_;
-    ScratchCache own_scratch_;
-    ScratchCache *scratch_;
-    size_t n_scratch_ = 0;  // buffers handed out in this run
+    std::unique_ptr<ScratchCache> own_scratch_;
+    ScratchCache *scratch_;  // the caller's, or own_scratch_ once made
+    size_t n_scratch_ = 0;   // buffers handed out in this run
     // Read once from the transport (fixed for its lifetime).
     Transport *transport_;
     SimulatedWorld *sim_;  // null on a real transport (no charges, no event trace)

@@ -169,7 +169,7 @@ ucc_status_t start_via_ep_map(Team *t, const ucc_team_params_t &p, bool has_map,
     auto ag = std::make_unique<IdAgreement>();
     ag->t = t;
     ag->value = ctx.next_team_id;
-    ucc::coll::Args a;
+    ucc::coll::Args &a = ag->args;
     a.type = UCC_COLL_TYPE_ALLREDUCE;
     ag->coll = std::make_unique<ucc::coll::Coll>(*t, a, t->rank, t->size,
                                                  ucc::tag::make(ucc::tag::kCreationTeamId, key));

@@ -133,9 +133,9 @@ ucc::Task run_device_pipeline(ucc::coll::Coll &whole, ucc::coll::AlgFn alg, Devi
     for (uint32_t k = 0; k < chunks; ++k) {
         ucc::coll::Req in = whole.watch(s.arrived(), k + 1);
         UCC_CO_TRY(co_await whole.wait(in));
+        const ucc::coll::Args chunk = chunk_of(a, s.plan, k);  // (outlives part)
         std::optional<ucc::coll::Coll> part;
-        part.emplace(whole.env(), chunk_of(a, s.plan, k), whole.rank(), whole.size(),
-                     whole.tag_base(), 0, scratch);
+        part.emplace(whole.env(), chunk, whole.rank(), whole.size(), whole.tag_base(), 0, scratch);
         part->set_may_end_early(may_end_early);
         UCC_CO_TRY(co_await alg(*part));
         UCC_CO_TRY(s.deliver_chunk(k));

@@ -63,6 +63,7 @@ class OobExchange final : public Poller {
 struct IdAgreement final : TaskOwner {
     Team *t = nullptr;
     uint64_t value = 0;
+    coll::Args args;  // coll's
     std::unique_ptr<coll::Coll> coll;
     void on_task_done(ucc_status_t st) override;
 };

@@ -32,6 +32,7 @@ struct Split final : TaskOwner {
     Team *child = nullptr;
     SplitRecord mine{};
     std::vector<SplitRecord> all;
+    coll::Args args;  // coll's
     std::unique_ptr<coll::Coll> coll;
 
     void on_task_done(ucc_status_t st) override {
@@ -126,7 +127,7 @@ UCC_EXPORT ucc_status_t ucc_team_create_from_parent(uint64_t my_ep, uint32_t inc
         sp.child = &t;
         sp.mine = {included != 0 ? 1u : 0u, ctx.next_team_id};
         sp.all.resize(p.size);
-        ucc::coll::Args a;
+        ucc::coll::Args &a = sp.args;
         a.type = UCC_COLL_TYPE_ALLGATHER;
         a.dt = UCC_DT_UINT8;
         a.esize = 1;

@@ -699,8 +699,8 @@ TEST(Drift, SimulatorCyclesUnderOneLibraryGrowOnlyByTombstones) {
 
 // What a live rank holds on the heap (its library, context, team, endpoint
 // and the simulator's record of it), measured when every rank has created its
-// team: at most kHeapPerRankBytes (measured: 5.9 KB, the simulator's share
-// included, 80 B of it the calendar of the rank's receiving port; 2.75 KiB
+// team: at most kHeapPerRankBytes (measured: 5.7 KB, the simulator's share
+// included, 80 B of it the calendar of the rank's receiving port; 2.5 KiB
 // of it the room a context over an OOB reserves for its team's id
 // agreement and its first collective's request, frames and transfers,
 // which the rank's barrier then uses: see lib/core/core.h
@@ -762,12 +762,12 @@ TEST(Drift, ALiveRankHoldsLittleHeap) {
 
 // The same ranks at their heap's peak, in the barrier (every rank's request
 // live at once): at most kPeakPerRankBytes more than before the run
-// (measured: 6,619 B). A regression test: a rank's receiving port kept its
+// (measured: 6,363 B). A regression test: a rank's receiving port kept its
 // bookings in a heap vector with room for 16 (184 B more per rank); and a
 // request that outgrew its 1 KiB block left the context's reserved room
 // too small for the barrier's frames and transfers, which went to the heap
 // (a 65,536-rank barrier: 2 more blocks of 128 B and one of 384 per rank).
-constexpr int64_t kPeakPerRankBytes = 6750;
+constexpr int64_t kPeakPerRankBytes = 6500;
 
 TEST(Drift, ARankInItsFirstCollectiveHoldsLittleHeap) {
     g_state = StateRun{};
