@@ -592,6 +592,11 @@ struct CollRequest : PoolAllocated<CollRequest> {
     // runs (`checked`, below), alg being null when this member's selection
     // failed.
     coll::Fingerprint fingerprint;
+    // Copies the algorithm runs on instead of the user's buffers (pack/unpack
+    // datatypes, CUDA device memory): lib/core/staging.h. Declared before
+    // coll, so destroyed after it: a Coll refers to its arguments (nargs,
+    // above, or staging->run).
+    std::unique_ptr<Staging> staging;
     std::optional<coll::Coll> coll;            // while posted
     coll::ScratchCache scratch;                // kept across posts
     std::unique_ptr<ActiveSetEnv> active_set;  // set when the collective runs on a subset
@@ -622,10 +627,7 @@ struct CollRequest : PoolAllocated<CollRequest> {
     // Triggered on a CUDA-stream engine and not yet ended: its ticket there
     // (lib/core/stream_gate.h), else 0.
     uint32_t stream_ticket = 0;
-    uint64_t number = 0;  // per-context request number (event trace)
-    // Copies the algorithm runs on instead of the user's buffers (pack/unpack
-    // datatypes, CUDA device memory): lib/core/staging.h.
-    std::unique_ptr<Staging> staging;
+    uint64_t number = 0;     // per-context request number (event trace)
     uint32_t view_size = 0;  // participants (the team's or the active set's size)
     uint32_t view_rank = 0;  // this rank's index among them
 
