@@ -280,9 +280,10 @@ bool Context::drain() {
 }
 
 void Context::fail_collectives_of_failed_peers() {
+    Rare &rs = rare();
     std::vector<Peer> peers;
-    peers.swap(rare().failed_peers);
-    rare().dead_peers.insert(rare().dead_peers.end(), peers.begin(), peers.end());
+    peers.swap(rs.failed_peers);
+    rs.dead_peers.insert(rs.dead_peers.end(), peers.begin(), peers.end());
     // Every team with a failed member fails, also one with no collective in
     // flight (its next collective would wait on members that gave up on the
     // current one: they saw the failure during it) and one still being

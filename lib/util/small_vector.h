@@ -1,9 +1,13 @@
 // SmallVector: a vector of trivially copyable values that keeps up to N of
 // them inline and goes to the heap only beyond that, for the short lists on a
-// collective's hot path (a tree node's children) that must not allocate.
+// collective's hot path (a tree node's children) that must not allocate, and
+// for state kept per simulated rank (a port's bookings: transports/sim/
+// calendar.h), where a list of its own on the heap costs memory and a cache
+// miss.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <type_traits>
@@ -33,6 +37,23 @@ class SmallVector {
         }
         data()[size_++] = v;
     }
+    // Inserts `v` before `at` (a position in it); returns where it went.
+    T *insert(T *at, T v) {
+        const size_t i = static_cast<size_t>(at - data());
+        if (size_ == capacity_) {
+            reserve(capacity_ * 2);
+        }
+        T *d = data();
+        std::memmove(d + i + 1, d + i, (size_ - i) * sizeof(T));
+        d[i] = v;
+        ++size_;
+        return d + i;
+    }
+    void erase(T *first, T *last) {
+        std::memmove(first, last, static_cast<size_t>(end() - last) * sizeof(T));
+        size_ -= static_cast<uint32_t>(last - first);
+    }
+    void erase(T *at) { erase(at, at + 1); }
     void reserve(size_t n) {
         if (n <= capacity_) {
             return;
@@ -40,17 +61,25 @@ class SmallVector {
         auto grown = std::make_unique_for_overwrite<T[]>(n);
         std::memcpy(grown.get(), data(), size_ * sizeof(T));
         heap_ = std::move(grown);
-        capacity_ = n;
+        capacity_ = static_cast<uint32_t>(n);
     }
 
     // Empties it, keeping its capacity (inline or on the heap).
     void clear() { size_ = 0; }
+    // Empties it and gives its heap room back (inline again).
+    void release() {
+        heap_.reset();
+        size_ = 0;
+        capacity_ = N;
+    }
     size_t size() const { return size_; }
+    size_t capacity() const { return capacity_; }
     bool empty() const { return size_ == 0; }
     T *data() { return heap_ ? heap_.get() : inline_; }
     const T *data() const { return heap_ ? heap_.get() : inline_; }
     T &operator[](size_t i) { return data()[i]; }
     const T &operator[](size_t i) const { return data()[i]; }
+    T &back() { return data()[size_ - 1]; }
     T *begin() { return data(); }
     T *end() { return data() + size_; }
     const T *begin() const { return data(); }
@@ -59,8 +88,8 @@ class SmallVector {
   private:
     T inline_[N];
     std::unique_ptr<T[]> heap_;
-    size_t size_ = 0;
-    size_t capacity_ = N;
+    uint32_t size_ = 0;
+    uint32_t capacity_ = N;
 };
 
 }  // namespace ucc

@@ -742,7 +742,10 @@ void state_main(void *) {
     }
 }
 
-TEST(Drift, ALiveRankHoldsLittleHeap) {
+// Runs kStateRanks ranks through state_main; per rank, the operator new
+// bytes when rank 0 had its team (*live) and at the run's peak (*peak), over
+// what was live before.
+void run_state_ranks(int64_t *live, int64_t *peak) {
     g_state = StateRun{};
     ucc_sim_params_t p{};
     p.mask = UCC_SIM_PARAM_FIELD_N_RANKS | UCC_SIM_PARAM_FIELD_SEED | UCC_SIM_PARAM_FIELD_FLAGS |
@@ -752,9 +755,16 @@ TEST(Drift, ALiveRankHoldsLittleHeap) {
     p.flags = UCC_SIM_FLAG_QUIET;
     p.timing_only = 1;
     const int64_t before = g_new_bytes.load();
+    g_new_peak.store(before);
     ASSERT_EQ(ucc_sim_run(&p, state_main, nullptr), UCC_OK);
     ASSERT_EQ(g_state.error, "");
-    const int64_t per_rank = (g_state.at_peak - before) / kStateRanks;
+    *live = (g_state.at_peak - before) / kStateRanks;
+    *peak = (g_new_peak.load() - before) / kStateRanks;
+}
+
+TEST(Drift, ALiveRankHoldsLittleHeap) {
+    int64_t per_rank = 0, peak = 0;
+    ASSERT_NO_FATAL_FAILURE(run_state_ranks(&per_rank, &peak));
     std::printf("[drift]   %lld operator new bytes per live rank (%u ranks)\n",
                 static_cast<long long>(per_rank), kStateRanks);
     EXPECT_LE(per_rank, kHeapPerRankBytes);
@@ -770,19 +780,8 @@ TEST(Drift, ALiveRankHoldsLittleHeap) {
 constexpr int64_t kPeakPerRankBytes = 6500;
 
 TEST(Drift, ARankInItsFirstCollectiveHoldsLittleHeap) {
-    g_state = StateRun{};
-    ucc_sim_params_t p{};
-    p.mask = UCC_SIM_PARAM_FIELD_N_RANKS | UCC_SIM_PARAM_FIELD_SEED | UCC_SIM_PARAM_FIELD_FLAGS |
-             UCC_SIM_PARAM_FIELD_TIMING_ONLY;
-    p.n_ranks = kStateRanks;
-    p.seed = 3;
-    p.flags = UCC_SIM_FLAG_QUIET;
-    p.timing_only = 1;
-    const int64_t before = g_new_bytes.load();
-    g_new_peak.store(before);
-    ASSERT_EQ(ucc_sim_run(&p, state_main, nullptr), UCC_OK);
-    ASSERT_EQ(g_state.error, "");
-    const int64_t per_rank = (g_new_peak.load() - before) / kStateRanks;
+    int64_t live = 0, per_rank = 0;
+    ASSERT_NO_FATAL_FAILURE(run_state_ranks(&live, &per_rank));
     std::printf("[drift]   %lld operator new bytes per rank at the peak (%u ranks)\n",
                 static_cast<long long>(per_rank), kStateRanks);
     EXPECT_LE(per_rank, kPeakPerRankBytes);

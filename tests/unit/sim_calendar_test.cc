@@ -2,7 +2,6 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <utility>
 
 #include "transports/sim/calendar.h"
 
@@ -59,46 +58,41 @@ TEST(SimCalendar, AFewBookingsStayInside) {
         c.book_spread(t, 50, now, static_cast<uint32_t>(t % 7));
         now = t;  // the last booking ended before the next one
     }
-    EXPECT_EQ(c.room(), SpanList::kInline);
+    EXPECT_EQ(c.room(), Calendar::kInline);
     // A burst takes heap room, given back once it has all ended.
     for (int64_t i = 0; i < 100; ++i) {
         c.book_spread(200000 + 1000 * i, 50, now, static_cast<uint32_t>(i));
     }
     EXPECT_EQ(c.bookings(), 101u);  // and the last of the first ones
-    EXPECT_GT(c.room(), SpanList::kInline);
+    EXPECT_GT(c.room(), Calendar::kInline);
     c.book_spread(10000000, 50, 9000000, 0);
     EXPECT_EQ(c.bookings(), 1u);
-    EXPECT_EQ(c.room(), SpanList::kInline);
+    EXPECT_EQ(c.room(), Calendar::kInline);
 }
 
-// The list: inserts, erases and moves keep the spans in order, inside and
-// on the heap.
-TEST(SimCalendar, SpanListKeepsItsOrderInsideAndOnTheHeap) {
-    SpanList a;
-    for (uint32_t i = 0; i < 10; ++i) {  // 0, 2, ..., 18 inserted from the back
-        a.insert(a.begin(), Span{static_cast<int64_t>(18 - 2 * i), 0, i});
+// The calendar's list (lib/util/small_vector.h): inserts and erases keep the order, inside and on
+// the heap; release gives the heap room back.
+TEST(SmallVector, InsertsEraseAndGivesItsRoomBack) {
+    SmallVector<int64_t, 2> v;
+    for (int64_t i = 0; i < 10; ++i) {  // 0, 2, ..., 18, each inserted at the front
+        v.insert(v.begin(), 18 - 2 * i);
     }
-    a.insert(a.begin() + 1, Span{1, 0, 99});
-    ASSERT_EQ(a.size(), 11u);
-    EXPECT_EQ(a[0].start, 0);
-    EXPECT_EQ(a[1].start, 1);
-    EXPECT_EQ(a[10].start, 18);
-    a.erase(a.begin(), a.begin() + 2);
-    EXPECT_EQ(a[0].start, 2);
-    SpanList b(std::move(a));  // heap room moves
-    EXPECT_EQ(a.size(), 0u);
-    EXPECT_EQ(a.capacity(), SpanList::kInline);
-    ASSERT_EQ(b.size(), 9u);
-    EXPECT_EQ(b.back().start, 18);
-    SpanList c;
-    c.insert(c.end(), Span{5, 6, 1});
-    SpanList d;
-    d = std::move(c);  // inline spans are copied
-    ASSERT_EQ(d.size(), 1u);
-    EXPECT_EQ(d[0].end, 6);
-    b = std::move(d);  // b's heap room is freed
-    ASSERT_EQ(b.size(), 1u);
-    EXPECT_EQ(b.capacity(), SpanList::kInline);
+    v.insert(v.begin() + 1, 1);
+    ASSERT_EQ(v.size(), 11u);
+    EXPECT_EQ(v[0], 0);
+    EXPECT_EQ(v[1], 1);
+    EXPECT_EQ(v.back(), 18);
+    v.erase(v.begin(), v.begin() + 2);
+    v.erase(v.end() - 1);
+    ASSERT_EQ(v.size(), 8u);
+    EXPECT_EQ(v[0], 2);
+    EXPECT_EQ(v.back(), 16);
+    EXPECT_GT(v.capacity(), 2u);
+    v.release();
+    EXPECT_TRUE(v.empty());
+    EXPECT_EQ(v.capacity(), 2u);
+    v.insert(v.end(), 5);
+    EXPECT_EQ(v[0], 5);
 }
 
 // A core (book_as): each booking one rank's work; after another rank's, a

@@ -17,7 +17,7 @@
 // before it), their room reused before the list grows (a calendar per rank
 // stays small); beyond kMaxBookings live ones, the two earliest merge, the
 // gap between them counted busy, so the memory per resource stays bounded.
-// The first kInline bookings live inside the calendar (SpanList): a rank's
+// The first kInline bookings live inside the calendar (a SmallVector): a rank's
 // receiving port usually holds one or two, and a list on the heap cost a
 // million-rank barrier a cache miss per message and 190 bytes per rank.
 //
@@ -28,8 +28,9 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <iterator>
+
+#include "lib/util/small_vector.h"
 
 namespace ucc::sim {
 
@@ -40,97 +41,10 @@ struct Span {
     uint32_t owner;
 };
 
-// A growable array of spans whose first kInline sit inside it (the
-// calendar's list: a vector's interface, pointers for iterators).
-class SpanList {
-  public:
-    static constexpr uint32_t kInline = 2;
-
-    SpanList() = default;
-    SpanList(SpanList &&o) noexcept { take(o); }
-    SpanList &operator=(SpanList &&o) noexcept {
-        if (this != &o) {
-            drop_room();
-            take(o);
-        }
-        return *this;
-    }
-    SpanList(const SpanList &) = delete;
-    SpanList &operator=(const SpanList &) = delete;
-    ~SpanList() { drop_room(); }
-
-    Span *begin() { return data_; }
-    Span *end() { return data_ + size_; }
-    const Span *begin() const { return data_; }
-    const Span *end() const { return data_ + size_; }
-    size_t size() const { return size_; }
-    size_t capacity() const { return cap_; }
-    Span &operator[](size_t i) { return data_[i]; }
-    const Span &operator[](size_t i) const { return data_[i]; }
-    Span &back() { return data_[size_ - 1]; }
-
-    // Inserts `sp` before `at`; returns where it went. Throws
-    // std::bad_alloc like a vector when the list must grow.
-    Span *insert(Span *at, const Span &sp) {
-        const size_t i = static_cast<size_t>(at - data_);
-        if (size_ == cap_) {
-            grow();
-        }
-        std::memmove(data_ + i + 1, data_ + i, (size_ - i) * sizeof(Span));
-        data_[i] = sp;
-        ++size_;
-        return data_ + i;
-    }
-    void erase(Span *first, Span *last) {
-        std::memmove(first, last, static_cast<size_t>(end() - last) * sizeof(Span));
-        size_ -= static_cast<uint32_t>(last - first);
-    }
-    void erase(Span *at) { erase(at, at + 1); }
-    void clear() { size_ = 0; }
-    // Empties the list and gives its heap room back (inline again).
-    void release() {
-        drop_room();
-        data_ = inline_;
-        size_ = 0;
-        cap_ = kInline;
-    }
-
-  private:
-    void grow() {
-        auto *room = new Span[static_cast<size_t>(cap_) * 2];
-        std::memcpy(room, data_, size_ * sizeof(Span));
-        drop_room();
-        data_ = room;
-        cap_ *= 2;
-    }
-    void drop_room() {
-        if (data_ != inline_) {
-            delete[] data_;
-        }
-    }
-    void take(SpanList &o) {
-        size_ = o.size_;
-        cap_ = o.cap_;
-        if (o.data_ == o.inline_) {
-            std::memcpy(inline_, o.inline_, sizeof(inline_));
-            data_ = inline_;
-        } else {
-            data_ = o.data_;
-        }
-        o.data_ = o.inline_;
-        o.size_ = 0;
-        o.cap_ = kInline;
-    }
-
-    Span inline_[kInline];
-    Span *data_ = inline_;
-    uint32_t size_ = 0;
-    uint32_t cap_ = kInline;
-};
-
 class Calendar {
   public:
     static constexpr size_t kMaxBookings = 1024;
+    static constexpr size_t kInline = 2;  // bookings inside the calendar
 
     // Books the resource for `hold` ps from the earliest time >= `at` at
     // which it is free that long, and returns that time. `now` is the
@@ -292,7 +206,7 @@ class Calendar {
     }
 
     // Sorted, disjoint, touching only where their owners differ; live from head_.
-    SpanList busy_;
+    SmallVector<Span, kInline> busy_;
     uint32_t head_ = 0;
     uint32_t before_ = kAnyone;  // the owner of the last booking forgotten
     bool merged_ = false;        // bound() has merged bookings (book_spread)
