@@ -20,6 +20,13 @@
 // four x both modes, 1,024 ranks barrier + allreduce 8 B and 4,096 ranks
 // barrier, timing-only (a CI smoke test).
 //
+// The barrier is the classic dissemination barrier (radix 2: one message
+// each way a round), the workload these figures have measured since
+// 2026-11, unless UCC_BARRIER_DISSEMINATION_RADIX says otherwise: the
+// library's own choice by cost (k - 1 messages a round, up to 7) models a
+// faster barrier but costs the simulator k - 1 messages in flight per rank
+// (a million ranks: 147 s and 9.4 GB instead of about 50 s and 5.2 GB).
+//
 // Each run is a forked child, so its peak RSS is its own; the parent watches
 // the child's resident memory and stops it (status "over_memory_limit") before
 // it exceeds --mem-limit-gb (default: 80% of MemAvailable), and after
@@ -366,6 +373,7 @@ bool supervised_run(const Run &run, uint64_t seed, const char *network, double m
 
 int main(int argc, char **argv) {
     ucc::perf::reexec_on_huge_pages(argv);
+    setenv("UCC_BARRIER_DISSEMINATION_RADIX", "2", 0);  // the classic barrier (above)
     bool quick = false;
     bool replay = false;
     uint64_t seed = 1;

@@ -63,7 +63,8 @@ XML
     ours=()
     theirs=()
     for ((i = 0; i < reps; ++i)); do
-        ours+=("$(UCC_BARRIER_ALG=dissemination UCC_ALLREDUCE_ALG=recursive_doubling \
+        ours+=("$(UCC_BARRIER_ALG=dissemination UCC_BARRIER_DISSEMINATION_RADIX=2 \
+            UCC_ALLREDUCE_ALG=recursive_doubling \
             wall "$build/ucc_sim" -np "$n" --program "$work/ucc_program.so")")
         grep -q "ucc: .*Success" "$work/last.out" || { cat "$work/last.out" >&2; exit 1; }
         theirs+=("$(wall smpirun -np "$n" -platform "$work/platform.xml" \

@@ -265,7 +265,7 @@ bool load_network(const char *network, uint32_t ppn, ucc::cost::Params *out) {
 }
 
 // Every flat algorithm's predicted time for `a` on `n` ranks of network
-// `p`, the chosen one marked.
+// `p` (with the radix it runs with, where it reads one), the chosen one marked.
 void print_costs(const ucc::coll::Args &a, uint32_t n, const char *network,
                  const ucc::cost::Params &p, const ucc::coll::Algorithm *chosen) {
     std::printf("  predicted on %s, %u ranks per node (uncontended; lib/cost):\n", network, p.ppn);
@@ -285,6 +285,9 @@ void print_costs(const ucc::coll::Args &a, uint32_t n, const char *network,
         } else if (!alg.supports(a, n)) {
             std::printf("    %-20s %9.2f us  (cannot run these arguments)%s\n", alg.name, s * 1e6,
                         mark);
+        } else if (ucc::coll::reads_radix(alg)) {
+            std::printf("    %-20s %9.2f us  (radix %u)%s\n", alg.name, s * 1e6,
+                        ucc::cost::radix_for(alg, a, n, p), mark);
         } else {
             std::printf("    %-20s %9.2f us%s\n", alg.name, s * 1e6, mark);
         }
@@ -388,8 +391,18 @@ int explain(int argc, char **argv, int first, const ucc::core::Tuning &t, bool h
         for (const ucc::coll::Radixes::Set &s : t.radixes.set) {
             set = set || s.var == index;
         }
-        std::printf("  radix: %u (UCC_%s%s)\n", ucc::coll::radix_for(*c.alg, a, q.team_size),
-                    v->var, set ? "" : " is auto: UCC_KNOMIAL_RADIX");
+        const bool fallback = t.radixes.fallback != ucc::coll::kRadixAuto;
+        const bool by_cost = t.by_cost && ucc::cost::chooses_radix(net);
+        const uint32_t k = t.by_cost         ? ucc::cost::radix_for(*c.alg, a, q.team_size, net)
+                           : set || fallback ? ucc::coll::radix_for(*c.alg, a, q.team_size)
+                                             : ucc::coll::kDefaultRadix;
+        std::printf("  radix: %u (UCC_%s%s)\n", k, v->var,
+                    set        ? ""
+                    : fallback ? " is auto: UCC_KNOMIAL_RADIX"
+                    : by_cost  ? " and UCC_KNOMIAL_RADIX are auto: the cheapest predicted"
+                    : t.by_cost
+                        ? " and UCC_KNOMIAL_RADIX are auto: the default where nodes share a NIC"
+                        : " and UCC_KNOMIAL_RADIX are auto: the default without a network");
     }
     if (ucc::cost::reads_segment(*c.alg)) {
         const char *var = q.type == UCC_COLL_TYPE_BCAST ? "BCAST_SEGMENT" : "REDUCE_SEGMENT";

@@ -369,6 +369,10 @@ class CollEnv {
     // where that is kSegmentAuto the cheapest predicted on the team's network
     // (kDefaultSegment where none is known). The same on every member.
     virtual uint64_t segment_for(const Algorithm &alg, const Args &a, uint32_t size);
+    // The radix `alg` runs `a` with on `size` ranks: radix_for (radix.h), or
+    // where that is auto the cheapest predicted on the team's network
+    // (kDefaultRadix where none is known). The same on every member.
+    virtual uint32_t radix_for(const Algorithm &alg, const Args &a, uint32_t size);
 };
 
 // Extents of participant `rank`'s user buffers in elements (v: the furthest

@@ -2,8 +2,10 @@
 // variables (tl/ucp's <COLL>_KN_RADIX, <COLL>_SRA/SAG/SRG_KN_RADIX; the
 // ranged ones by message size and memory type), KN_RADIX over the plain
 // ones as the reference's, and KNOMIAL_RADIX where none is set ("auto").
-// The core resolves it once an algorithm is chosen (Args::radix), and the
-// cost formulas predict with it.
+// Where KNOMIAL_RADIX is auto too (its default), the radix is the one the
+// cost formulas predict cheapest on the team's network (cost::radix_for),
+// kDefaultRadix where no network is known. The core resolves it once an
+// algorithm is chosen (Args::radix), and the cost formulas predict with it.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +20,11 @@ namespace ucc::coll {
 struct Algorithm;
 struct Args;
 
+// A radix left to the library (KNOMIAL_RADIX auto), and what it becomes
+// where no network is known.
+constexpr uint32_t kRadixAuto = 0;
+constexpr uint32_t kDefaultRadix = 4;
+
 // One variable: the algorithm it sets, and its kind.
 struct RadixVar {
     ucc_coll_type_t type;
@@ -31,7 +38,7 @@ struct RadixVar {
     bool kn;
 };
 std::span<const RadixVar> radix_vars();
-constexpr size_t kRadixVars = 13;
+constexpr size_t kRadixVars = 14;
 
 // A ranged value's range: bytes lo..hi (both included, as the
 // reference's), the memory types (bit per ucc_memory_type_t).
@@ -58,7 +65,7 @@ struct Radixes {
         RadixSetting setting;
         bool operator==(const Set &) const = default;
     };
-    uint32_t fallback = 4;
+    uint32_t fallback = kRadixAuto;  // KNOMIAL_RADIX
     std::vector<Set> set;
     bool operator==(const Radixes &) const = default;
 };
@@ -69,8 +76,14 @@ const RadixVar *radix_var(const Algorithm &alg);
 
 // The radix `alg` runs `a` with on `size` ranks: the setting of its
 // variable for a's bytes (count x element size, times the team size where
-// count is a per-rank block) and memory type, else KNOMIAL_RADIX. a.radixes
-// null: a.radix.
+// count is a per-rank block) and memory type, else KNOMIAL_RADIX;
+// kRadixAuto where that is auto too (the caller chooses: cost::radix_for).
+// a.radixes null: a.radix.
 uint32_t radix_for(const Algorithm &alg, const Args &a, uint32_t size);
+
+// Whether `alg` reads a radix (has a radix variable).
+inline bool reads_radix(const Algorithm &alg) {
+    return radix_var(alg) != nullptr;
+}
 
 }  // namespace ucc::coll

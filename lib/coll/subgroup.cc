@@ -19,6 +19,11 @@ uint64_t CollEnv::segment_for(const Algorithm &, const Args &a, uint32_t) {
     return a.segment_bytes == kSegmentAuto ? kDefaultSegment : a.segment_bytes;
 }
 
+uint32_t CollEnv::radix_for(const Algorithm &alg, const Args &a, uint32_t size) {
+    const uint32_t k = coll::radix_for(alg, a, size);
+    return k == kRadixAuto ? kDefaultRadix : k;
+}
+
 Args level_args(const Args &parent, ucc_coll_type_t type) {
     Args a;
     a.type = type;
@@ -48,7 +53,7 @@ Task run_on(Coll &c, Group g, Args a) {
     if (alg == nullptr) {
         co_return UCC_ERR_NOT_SUPPORTED;
     }
-    a.radix = radix_for(*alg, a, g.size());
+    a.radix = c.env().radix_for(*alg, a, g.size());
     a.segment_bytes = c.env().segment_for(*alg, a, g.size());
     SubgroupEnv env(c.env(), g);
     Coll level(env, a, g.index_of(c.rank()), g.size(), c.tag_base());

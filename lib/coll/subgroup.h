@@ -37,6 +37,9 @@ class SubgroupEnv final : public CollEnv {
     uint64_t segment_for(const Algorithm &alg, const Args &a, uint32_t size) override {
         return parent_.segment_for(alg, a, size);
     }
+    uint32_t radix_for(const Algorithm &alg, const Args &a, uint32_t size) override {
+        return parent_.radix_for(alg, a, size);
+    }
 
   private:
     CollEnv &parent_;
@@ -64,6 +67,9 @@ class RotatedEnv final : public CollEnv {
     }
     uint64_t segment_for(const Algorithm &alg, const Args &a, uint32_t size) override {
         return parent_.segment_for(alg, a, size);
+    }
+    uint32_t radix_for(const Algorithm &alg, const Args &a, uint32_t size) override {
+        return parent_.radix_for(alg, a, size);
     }
 
   private:

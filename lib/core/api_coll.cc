@@ -443,7 +443,7 @@ ucc_status_t coll_init_checked(ucc_coll_args_t *coll_args, ucc_coll_req_h *reque
     if (!r->trivial) {
         r->alg = ucc::core::select_algorithm(ctx, t, r->nargs, view_size, &why);
         if (r->alg != nullptr) {
-            r->nargs.radix = ucc::coll::radix_for(*r->alg, r->nargs, view_size);
+            r->nargs.radix = ucc::core::radix_for(ctx, t, *r->alg, r->nargs, view_size);
             r->nargs.segment_bytes = ucc::core::segment_for(ctx, t, *r->alg, r->nargs, view_size);
         }
         if (r->alg == nullptr) {

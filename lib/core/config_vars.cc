@@ -33,10 +33,6 @@ bool valid_size(const std::string &v) {
 bool valid_size_or_auto(const std::string &v) {
     return strcasecmp(v.c_str(), "auto") == 0 || valid_size(v);
 }
-bool valid_radix(const std::string &v) {
-    int64_t x;
-    return parse_size(v, &x) && x >= 2 && x <= 64;
-}
 bool valid_kn_radix(const std::string &v) {
     int64_t x;
     return parse_size(v, &x) && (x == 0 || (x >= 2 && x <= 64));
@@ -219,11 +215,13 @@ constexpr ConfigVar kContextVars[] = {
     {"REDUCE_SCATTERV_ALG", "auto", kAlgDoc, nullptr, kUsed},
     {"SCATTER_ALG", "auto", kAlgDoc, nullptr, kUsed},
     {"SCATTERV_ALG", "auto", kAlgDoc, nullptr, kUsed},
-    {"KNOMIAL_RADIX", "4",
+    {"KNOMIAL_RADIX", "auto",
      "Radix of the k-nomial trees and exchanges (bcast, reduce, barrier, fanin, fanout, gather, "
      "scatter; allreduce knomial and sra_knomial, allgather and reduce_scatter knomial), 2..64, "
-     "where the algorithm's own radix variable (BCAST_KN_RADIX, ...) is auto.",
-     valid_radix, kUsed},
+     "where the algorithm's own radix variable (BCAST_KN_RADIX, ...) is auto; auto: the radix the "
+     "cost formulas predict cheapest (2..8) on the team's network (4 where none is known or its "
+     "nodes share a NIC).",
+     valid_radix_or_auto, kUsed},
     {"KN_RADIX", "0",
      "The reference's convenience radix: when positive (2..64) it replaces BARRIER, "
      "REDUCE_SCATTER, BCAST, REDUCE, GATHER and SCATTER_KN_RADIX (not the fanin, fanout and "
@@ -231,6 +229,10 @@ constexpr ConfigVar kContextVars[] = {
      valid_kn_radix, kUsed},
     {"BARRIER_KN_RADIX", "auto",
      "Radix of barrier knomial: auto (KNOMIAL_RADIX) or 2..64; KN_RADIX replaces it when set.",
+     valid_radix_or_auto, kUsed},
+    {"BARRIER_DISSEMINATION_RADIX", "auto",
+     "Radix of barrier dissemination (k - 1 partners a round; ours, the reference has no such "
+     "barrier): auto (KNOMIAL_RADIX) or 2..64.",
      valid_radix_or_auto, kUsed},
     {"FANIN_KN_RADIX", "auto", "Radix of fanin knomial: auto (KNOMIAL_RADIX) or 2..64.",
      valid_radix_or_auto, kUsed},
@@ -527,9 +529,6 @@ const char *config_syntax(const ConfigVar &v) {
     }
     if (v.valid == valid_size) {
         return "memory units: <number>[b|k|m|g] (binary multiples)";
-    }
-    if (v.valid == valid_radix) {
-        return "integer 2..64";
     }
     if (v.valid == valid_kn_radix) {
         return "0 or integer 2..64";

@@ -489,6 +489,7 @@ struct Team final : coll::CollEnv {
                            const std::vector<uint8_t> **key) override;
     const coll::Algorithm *select_flat(const coll::Args &a, uint32_t size) override;
     uint64_t segment_for(const coll::Algorithm &alg, const coll::Args &a, uint32_t size) override;
+    uint32_t radix_for(const coll::Algorithm &alg, const coll::Args &a, uint32_t size) override;
 
     Context *ctx;
     TeamState state = TeamState::kCreating;
@@ -722,6 +723,13 @@ const coll::Algorithm *select_algorithm(const Context &ctx, Team &t, const coll:
 // the network is unknown; a hierarchical algorithm keeps auto for its levels.
 uint64_t segment_for(const Context &ctx, Team &t, const coll::Algorithm &alg, const coll::Args &a,
                      uint32_t size);
+// The radix `alg` runs `a` with on `size` members of `t`: its setting
+// (coll::radix_for), or where that and KNOMIAL_RADIX are auto the cheapest
+// predicted on the network as the team sees it (lib/cost: radix_for),
+// coll::kDefaultRadix where the network is unknown; a hierarchical algorithm
+// keeps auto for its levels.
+uint32_t radix_for(const Context &ctx, Team &t, const coll::Algorithm &alg, const coll::Args &a,
+                   uint32_t size);
 
 // The team's topology (built at its first call; lib/core/team_topology.cc).
 const coll::Topology *team_topology(Team &t);

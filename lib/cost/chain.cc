@@ -29,11 +29,49 @@ struct Hop {
           in(port_in(p, l, b) - p.gap) {}
 };
 
+// When each message arrives, and its receive's CPU.
+using Arrivals = std::vector<std::pair<double, double>>;
+
+// A round of `ways` partners a side: rank r (free at `self`) sends in turn
+// to r - d, r - 2d, ... (hop_out(j)), then takes in the messages of r + d,
+// r + 2d, ... (their senders free at from(j), each its j-th send: hop_in(j))
+// as they arrive; when it is done. `arrivals`: scratch.
+template <class FromAt, class HopOf, class OutOf>
+double partners_round(double self, uint32_t ways, FromAt from, HopOf hop_in, OutOf hop_out,
+                      Arrivals &arrivals) {
+    double cpu = self;
+    double ack = 0;
+    for (uint32_t j = 0; j < ways; ++j) {
+        const Hop &out = hop_out(j);
+        cpu += j == 0 ? out.send : out.space;
+        ack = std::max(ack, out.ack);
+    }
+    if (ways == 1) {
+        const Hop &in = hop_in(0);
+        return std::max(cpu, from(0) + in.send + in.flight) + in.recv + ack;
+    }
+    arrivals.clear();
+    for (uint32_t j = 0; j < ways; ++j) {
+        const Hop &in = hop_in(j);
+        arrivals.push_back({from(j) + j * in.space + in.send + in.flight, in.recv});
+    }
+    std::sort(arrivals.begin(), arrivals.end());
+    for (const auto &[at, recv] : arrivals) {
+        cpu = std::max(cpu, at) + recv;
+    }
+    return cpu + ack;
+}
+
 // Every round on one link for every rank (one node), or on its average.
 double averaged(const Params &p, uint32_t n, std::span<const ChainRound> rounds) {
     double t = 0;
+    Arrivals arrivals;
     for (const ChainRound &c : rounds) {
-        t += step(p, p.distance_round(n, c.d), c.bytes) + c.local;
+        const Hop h(p, p.distance_round(n, c.d), c.bytes);
+        auto same = [&](uint32_t) -> const Hop & { return h; };
+        t = partners_round(
+                t, c.ways, [t](uint32_t) { return t; }, same, same, arrivals) +
+            c.local;
     }
     return t;
 }
@@ -53,18 +91,31 @@ double distance_chain(const Params &p, uint32_t n, std::span<const ChainRound> r
     const uint32_t m = full ? p.ppn : n;
     std::vector<double> t(m, 0.0);
     std::vector<double> next(m);
+    std::vector<Hop> far;
+    Arrivals arrivals;
     for (const ChainRound &c : rounds) {
-        const uint64_t d = c.d % n;
         const Hop near(p, p.intra, c.bytes);
-        const Hop far(p, p.crossing(static_cast<double>(std::min<uint64_t>({d, n - d, p.ppn}))),
-                      c.bytes);
+        far.clear();
+        for (uint32_t j = 1; j <= c.ways; ++j) {
+            const uint64_t d = j * c.d % n;
+            far.emplace_back(
+                p, p.crossing(static_cast<double>(std::min<uint64_t>({d, n - d, p.ppn}))), c.bytes);
+        }
         for (uint32_t r = 0; r < m; ++r) {
-            const auto from = static_cast<uint32_t>((r + d) % n);
-            const auto to = static_cast<uint32_t>((r + n - d) % n);
-            const Hop &in = p.same_node(r, from) ? near : far;
-            const Hop &out = p.same_node(r, to) ? near : far;
-            next[r] = std::max(t[r] + out.send, t[from % m] + in.send + in.flight) + in.recv +
-                      out.ack + c.local;
+            auto from = [&](uint32_t j) { return static_cast<uint32_t>((r + (j + 1) * c.d) % n); };
+            auto to = [&](uint32_t j) {
+                return static_cast<uint32_t>((r + n - (j + 1) * c.d % n) % n);
+            };
+            next[r] = partners_round(
+                          t[r], c.ways, [&](uint32_t j) { return t[from(j) % m]; },
+                          [&](uint32_t j) -> const Hop & {
+                              return p.same_node(r, from(j)) ? near : far[j];
+                          },
+                          [&](uint32_t j) -> const Hop & {
+                              return p.same_node(r, to(j)) ? near : far[j];
+                          },
+                          arrivals) +
+                      c.local;
         }
         t.swap(next);
     }

@@ -3,7 +3,7 @@
 //   distance_chain  rounds at doubling distances (Bruck's allgather and
 //                   alltoall, the dissemination barrier): in the round at
 //                   distance d rank r sends to r - d and receives from
-//                   r + d (mod n);
+//                   r + d (mod n), or to several partners at d, 2d, ...;
 //   multiply_chain  recursive multiplying (the k-nomial exchanges,
 //                   recursive doubling): in the round of stride w the k
 //                   ranks {b + j w} each send to the others in group order
@@ -30,6 +30,10 @@ struct ChainRound {
     uint64_t d = 1;    // rank r hears from r + d (multiply_chain: the stride)
     double bytes = 0;  // of each message
     double local = 0;  // the rank's own work after the round (packing)
+    // distance_chain: the partners each way, at d, 2d, ... ways d (the
+    // k-ary dissemination barrier): a rank sends to them in that order,
+    // then takes their messages in as they arrive.
+    uint32_t ways = 1;
 };
 
 inline constexpr uint32_t kExactRanks = 4096;

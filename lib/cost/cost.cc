@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 #include "lib/coll/coll_types.h"
 #include "lib/coll/radix.h"
@@ -115,25 +116,90 @@ uint64_t segment_for(const coll::Algorithm &alg, const coll::Args &a, uint32_t n
     return best;
 }
 
-double predict(const coll::Algorithm &alg, const coll::Args &a, uint32_t n, const Params &p) {
-    if (n == 0) {
-        return -1;
-    }
+namespace {
+
+// The formula of `alg`; nullptr: none.
+const Formula *formula_of(const coll::Algorithm &alg) {
     for (auto family : {reduction_formulas, tree_formulas, exchange_formulas, pipeline_formulas,
                         level_formulas}) {
         for (const Formula &f : family()) {
             if (f.type == alg.type && std::strcmp(f.name, alg.name) == 0) {
-                const Params q = for_collective(p, a, n);
-                if (a.radixes == nullptr) {
-                    return q.o_call + f.fn(a, n, q);
-                }
-                coll::Args b = a;  // with the radix this algorithm runs with
-                b.radix = coll::radix_for(alg, a, n);
-                return q.o_call + f.fn(b, n, q);
+                return &f;
             }
         }
     }
-    return -1;
+    return nullptr;
+}
+
+// Up to 8, the largest of the reference's defaults (BARRIER_KN_RADIX): on
+// the selection sweep's grid radixes of 16, 32 and 64 made the chosen
+// collectives 0.2 % faster (geometric mean) and a simulated rank hold k - 1
+// messages at once (a 1,024-rank timing-only sweep of allreduce: twice the
+// memory and the wall time).
+constexpr uint32_t kRadixCandidates[] = {2, 3, 4, 5, 6, 7, 8};
+
+// The cheapest candidate radix for f running `a` on n ranks (q: the
+// collective's terms), and its time (negative: none predicted).
+std::pair<uint32_t, double> cheapest_radix(const Formula &f, const coll::Args &a, uint32_t n,
+                                           const Params &q) {
+    coll::Args b = a;
+    b.radixes = nullptr;
+    std::pair<uint32_t, double> best{coll::kDefaultRadix, -1.0};
+    for (uint32_t k : kRadixCandidates) {
+        if (k > 2 && k > n) {
+            break;  // the algorithms lower a radix to the team size
+        }
+        b.radix = k;
+        const double t = f.fn(b, n, q);
+        if (t >= 0 && (best.second < 0 || t < best.second)) {
+            best = {k, t};
+        }
+    }
+    return best;
+}
+
+}  // namespace
+
+// Not where a node's ranks share its NIC: the formulas do not follow its
+// queues at k - 1 messages a round per rank closely enough to rank radixes
+// (on networks/hdr-32x40.net the radix they predicted cheapest ran up to 16
+// times slower than 4 in the simulator).
+bool chooses_radix(const Params &p) {
+    return p.nic_G == 0 && p.nic_msg == 0;
+}
+
+uint32_t radix_for(const coll::Algorithm &alg, const coll::Args &a, uint32_t n, const Params &p) {
+    const uint32_t set = a.radixes == nullptr ? a.radix : coll::radix_for(alg, a, n);
+    if (set != coll::kRadixAuto) {
+        return set;
+    }
+    const Formula *f = coll::reads_radix(alg) && chooses_radix(p) ? formula_of(alg) : nullptr;
+    if (f == nullptr || n == 0) {
+        return coll::kDefaultRadix;
+    }
+    return cheapest_radix(*f, a, n, for_collective(p, a, n)).first;
+}
+
+double predict(const coll::Algorithm &alg, const coll::Args &a, uint32_t n, const Params &p) {
+    const Formula *f = n == 0 ? nullptr : formula_of(alg);
+    if (f == nullptr) {
+        return -1;
+    }
+    const Params q = for_collective(p, a, n);
+    if (a.radixes == nullptr) {
+        return q.o_call + f->fn(a, n, q);
+    }
+    coll::Args b = a;  // with the radix this algorithm runs with
+    b.radix = coll::radix_for(alg, a, n);
+    if (b.radix != coll::kRadixAuto) {
+        return q.o_call + f->fn(b, n, q);
+    }
+    if (!coll::reads_radix(alg) || !chooses_radix(p)) {
+        b.radix = coll::kDefaultRadix;
+        return q.o_call + f->fn(b, n, q);
+    }
+    const double t = cheapest_radix(*f, b, n, q).second;
+    return t < 0 ? t : q.o_call + t;
 }
 
 }  // namespace ucc::cost

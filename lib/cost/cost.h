@@ -161,11 +161,22 @@ struct Params {
 };
 
 // Predicted seconds of `alg` running `a` on a team of `n` ranks (v-variants
-// without count arrays: every block of a.count elements); negative when the
+// without count arrays: every block of a.count elements), with the radix it
+// runs with (a.radix where a.radixes is null, else radix_for); negative when the
 // algorithm has no formula (the one-sided ones) or,
 // hierarchical, no levels on this layout (p.ppn: within one node, or one
 // rank per node).
 double predict(const coll::Algorithm &alg, const coll::Args &a, uint32_t n, const Params &p);
+
+// The radix `alg` runs `a` with on n ranks: its setting (coll::radix_for)
+// unless that is auto, then for an algorithm that reads a radix the
+// candidate (2..8; none above n but 2) with the cheapest
+// prediction, the smaller on a tie; coll::kDefaultRadix for one that reads
+// none, and on a network whose nodes share a NIC (nic_G, nic_msg; cost.cc).
+
+uint32_t radix_for(const coll::Algorithm &alg, const coll::Args &a, uint32_t n, const Params &p);
+// Whether an auto radix is chosen by cost on network p (else kDefaultRadix).
+bool chooses_radix(const Params &p);
 
 // Whether `alg` runs in segments (Args::segment_bytes): the pipelined trees.
 bool reads_segment(const coll::Algorithm &alg);

@@ -98,7 +98,13 @@ void load_tuning(const Config &config, const Logger &log, Tuning *out) {
 }
 
 void load_radixes(const Config &config, const Logger &log, coll::Radixes *out) {
-    out->fallback = static_cast<uint32_t>(config.get_int("KNOMIAL_RADIX"));
+    coll::RadixSetting fallback;  // auto: kRadixAuto (0)
+    std::string bad;
+    if (!select::parse_radix(config.get("KNOMIAL_RADIX"), false, &fallback, &bad)) {
+        // The configuration's check refuses these; never reached.
+        UCC_LOG(log, kError, "KNOMIAL_RADIX: %s; auto instead", bad.c_str());
+    }
+    out->fallback = fallback.value;
     out->set.clear();
     const int64_t kn = config.get_int("KN_RADIX");
     const std::span<const coll::RadixVar> vars = coll::radix_vars();
@@ -257,6 +263,36 @@ uint64_t segment_for(const Context &ctx, Team &t, const coll::Algorithm &alg, co
 
 uint64_t Team::segment_for(const coll::Algorithm &alg, const coll::Args &a, uint32_t size) {
     return core::segment_for(*ctx, *this, alg, a, size);
+}
+
+uint32_t radix_for(const Context &ctx, Team &t, const coll::Algorithm &alg, const coll::Args &a,
+                   uint32_t size) {
+    const uint32_t set = coll::radix_for(alg, a, size);
+    if (set != coll::kRadixAuto || alg.hierarchical) {
+        return set;  // a hierarchical algorithm's levels choose their own
+    }
+    if (ctx.net == nullptr || !coll::reads_radix(alg)) {
+        return coll::kDefaultRadix;
+    }
+    const cost::Params net = team_cost_params(ctx, t, a, size);
+    select::Query q{a.type, a.count, a.esize, size, a.src_mem, a.topo, a.net_reduce};
+    q.net = &net;
+    coll::Args same = a;  // as every member passes it (a root alone may be in place)
+    same.inplace = false;
+    const select::MemoKey key = select::memo_key(q, same);
+    uint32_t k = 0;
+    if (ctx.memo == nullptr || !ctx.memo->find_radix(key, alg, &k)) {
+        k = cost::radix_for(alg, same, size, net);
+        if (ctx.memo != nullptr) {
+            ctx.memo->remember_radix(key, alg, k);
+        }
+    }
+    return k;
+}
+
+uint32_t Team::radix_for(const coll::Algorithm &alg, const coll::Args &a, uint32_t size) {
+    const uint32_t k = core::radix_for(*ctx, *this, alg, a, size);
+    return k == coll::kRadixAuto ? coll::kDefaultRadix : k;
 }
 
 // A level of a hierarchical collective: the context's choice (TUNE rules

@@ -126,4 +126,36 @@ Memo *MemoBook::memo_for(const MemoSettings &s) {
     return &entries_.back()->memo;
 }
 
+namespace {
+
+// k for the radix of `alg`: its radix field (the setting, auto) replaced by
+// the algorithm's place in its type's catalogue, past every radix.
+MemoKey radix_key(MemoKey k, const coll::Algorithm &alg) {
+    const std::span<const coll::Algorithm> all = coll::algorithms(alg.type);
+    k.radix = 1000 + static_cast<uint32_t>(&alg - all.data());
+    return k;
+}
+
+}  // namespace
+
+bool Memo::find_radix(const MemoKey &k, const coll::Algorithm &alg, uint32_t *radix) const {
+    const auto it = radixes_.find(radix_key(k, alg));
+    if (it == radixes_.end()) {
+        return false;
+    }
+    *radix = it->second;
+    return true;
+}
+
+void Memo::remember_radix(const MemoKey &k, const coll::Algorithm &alg, uint32_t radix) {
+    if (radixes_.size() >= kMaxEntries) {
+        radixes_.clear();
+    }
+    try {
+        radixes_.emplace(radix_key(k, alg), radix);
+    } catch (const std::bad_alloc &) {
+        // Not remembered: predicted again next time.
+    }
+}
+
 }  // namespace ucc::select

@@ -1,6 +1,6 @@
 // What selection by cost found, remembered: the cheapest predicted
-// algorithm (by_cost.cc's cheapest) and segment (cost::segment_for) per
-// arguments, so that a collective
+// algorithm (by_cost.cc's cheapest), segment (cost::segment_for) and radix
+// (cost::radix_for) per arguments, so that a collective
 // initialised again with what it had before (every iteration of a benchmark,
 // a training loop's allreduce) costs a look-up instead of the catalogue's
 // formulas, whose walks (lib/cost/chain.h, tree.h) grow with the team.
@@ -76,11 +76,17 @@ class Memo {
     // REDUCE_SEGMENT auto (cost::segment_for).
     bool find_segment(const MemoKey &k, uint64_t *segment) const;
     void remember_segment(const MemoKey &k, uint64_t segment);
-    size_t size() const { return map_.size() + segments_.size(); }
+    // The same for the radix of `alg` (one that reads a radix), chosen with
+    // its radix variable and KNOMIAL_RADIX auto (cost::radix_for).
+    bool find_radix(const MemoKey &k, const coll::Algorithm &alg, uint32_t *radix) const;
+    void remember_radix(const MemoKey &k, const coll::Algorithm &alg, uint32_t radix);
+    size_t size() const { return map_.size() + segments_.size() + radixes_.size(); }
 
   private:
     std::unordered_map<MemoKey, const coll::Algorithm *, MemoKeyHash> map_;
     std::unordered_map<MemoKey, uint64_t, MemoKeyHash> segments_;
+    // Keyed by k with its radix field the algorithm's place in its catalogue.
+    std::unordered_map<MemoKey, uint32_t, MemoKeyHash> radixes_;
 };
 
 // What a context's selections by cost depend on beyond their arguments.

@@ -756,7 +756,12 @@ void run_state_ranks(int64_t *live, int64_t *peak) {
     p.timing_only = 1;
     const int64_t before = g_new_bytes.load();
     g_new_peak.store(before);
-    ASSERT_EQ(ucc_sim_run(&p, state_main, nullptr), UCC_OK);
+    // The classic dissemination barrier, one message each way a round (a
+    // radix-k one holds k - 1 at once: at radix 7, 8,891 B per rank).
+    setenv("UCC_BARRIER_DISSEMINATION_RADIX", "2", 1);
+    const ucc_status_t st = ucc_sim_run(&p, state_main, nullptr);
+    unsetenv("UCC_BARRIER_DISSEMINATION_RADIX");
+    ASSERT_EQ(st, UCC_OK);
     ASSERT_EQ(g_state.error, "");
     *live = (g_state.at_peak - before) / kStateRanks;
     *peak = (g_new_peak.load() - before) / kStateRanks;

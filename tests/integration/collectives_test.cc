@@ -4,6 +4,8 @@
 // model (guards, src and non-root buffers included).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "lib/dt/dt.h"
 #include "tests/common/scenario.h"
 
@@ -80,6 +82,31 @@ TEST(Collectives, EveryRootAndRadix) {
                     expect_ok(s);
                 }
             }
+        }
+    }
+}
+
+// The k-ary dissemination barrier at every radix (lowered to the team size
+// above it), ranks posting at scattered times: no rank completes before the
+// last one posted.
+TEST(Collectives, DisseminationBarrierAtEveryRadix) {
+    for (uint32_t n : {2u, 3u, 4u, 5u, 7u, 9u, 16u, 17u, 26u, 61u, 64u}) {
+        for (uint32_t radix : {2u, 3u, 4u, 5u, 8u, 64u}) {
+            Scenario s;
+            s.type = UCC_COLL_TYPE_BARRIER;
+            s.alg = "dissemination";
+            s.n = n;
+            s.radix = radix;
+            s.count = 0;
+            s.seed = n * 67 + radix;
+            s.skew_ps = 20'000'000;  // 20 us of scattered posts
+            const ucc::testkit::Outcome o = ucc::testkit::run_scenario(s);
+            ASSERT_TRUE(o.failure.empty()) << ucc::testkit::describe(s) << "\n" << o.failure;
+            const auto &post = o.post_s.at(0);
+            const auto &done = o.done_s.at(0);
+            const double last_post = *std::max_element(post.begin(), post.end());
+            const double first_done = *std::min_element(done.begin(), done.end());
+            EXPECT_GE(first_done, last_post) << "n=" << n << " radix=" << radix;
         }
     }
 }

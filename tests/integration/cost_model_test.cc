@@ -166,6 +166,31 @@ TEST(CostModel, FormulasPredictTheSimulatorWithinTenPercent) {
     EXPECT_GT(cells, 0u);
 }
 
+// The k-ary dissemination barrier at radixes 2 to 16 on one node, across
+// nodes of 8 and of 40: the rounds of k - 1 partners, each rank's chain
+// waiting on its partners' (chain.h), within 5 % of the simulator.
+TEST(CostModel, DisseminationAtEveryRadix) {
+    const ucc::coll::Algorithm *alg = nullptr;
+    for (const ucc::coll::Algorithm &a : ucc::coll::algorithms(UCC_COLL_TYPE_BARRIER)) {
+        alg = std::strcmp(a.name, "dissemination") == 0 ? &a : alg;
+    }
+    ASSERT_NE(alg, nullptr);
+    for (const char *spec : {"hdr,ppn=1,jitter=0", "hdr,ppn=8,jitter=0", "hdr,ppn=40,jitter=0"}) {
+        ucc::net::NetworkModel net;
+        ASSERT_EQ(ucc::net::parse_network(spec, &net, nullptr), UCC_OK);
+        const ucc::cost::Params p = ucc::net::cost_params(net);
+        for (uint32_t n : {7u, 16u, 61u, 64u}) {
+            for (uint32_t k : {2u, 3u, 4u, 8u, 16u}) {
+                Scenario s = cell(*alg, n, 0, spec);
+                s.radix = k;
+                const double ratio =
+                    ratio_to_simulator(s, ucc::cost::predict(*alg, args_of(s), n, p), false);
+                EXPECT_NEAR(ratio, 1.0, 0.05) << spec << " n=" << n << " radix " << k;
+            }
+        }
+    }
+}
+
 // UCX's protocols by size (inline, buffered copies on both sides, then
 // zero-copy: within a node the receiver's pull, between nodes the NIC's
 // read; rendezvous above a threshold), on one node and across nodes, at

@@ -4,7 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <cstring>
 
+#include "lib/coll/coll.h"
+#include "lib/coll/radix.h"
+#include "lib/cost/cost.h"
+#include "lib/net/network_model.h"
 #include "tests/common/scenario.h"
 
 using ucc::testkit::Scenario;
@@ -71,4 +76,54 @@ TEST(RadixVars, ARangedVariableTakesTheMessagesRange) {
     unsetenv("UCC_TL_UCP_ALLREDUCE_SRA_KN_RADIX");
     unsetenv("UCC_ALLREDUCE_SRA_KN_RADIX");
     EXPECT_EQ(ranged, hash_of(s));
+}
+
+// Every radix variable and KNOMIAL_RADIX auto (the defaults) on the
+// simulator: the algorithm runs with the radix the formulas predict
+// cheapest on the simulated network, exactly as if KNOMIAL_RADIX said it.
+TEST(RadixVars, AutoRunsTheCheapestPredicted) {
+    ucc::net::NetworkModel m;
+    ASSERT_TRUE(ucc::net::network_preset("hdr", &m));  // 8 ranks per node
+    const ucc::cost::Params net = ucc::net::cost_params(m);
+    struct Case {
+        ucc_coll_type_t type;
+        const char *alg;
+        uint32_t n;
+        uint64_t count;
+    };
+    int not_four = 0;
+    for (const Case &c : {Case{UCC_COLL_TYPE_BARRIER, "knomial", 16, 0},
+                          Case{UCC_COLL_TYPE_BCAST, "knomial", 24, 1024},
+                          Case{UCC_COLL_TYPE_ALLREDUCE, "sra_knomial", 12, 16384},
+                          Case{UCC_COLL_TYPE_ALLGATHER, "knomial", 16, 64}}) {
+        const ucc::coll::Algorithm *alg = nullptr;
+        for (const ucc::coll::Algorithm &x : ucc::coll::algorithms(c.type)) {
+            alg = std::strcmp(x.name, c.alg) == 0 ? &x : alg;
+        }
+        ASSERT_NE(alg, nullptr) << c.alg;
+        const ucc::coll::Radixes autos;
+        ucc::coll::Args a;
+        a.type = c.type;
+        a.count = c.count;
+        a.esize = 4;
+        a.dt = UCC_DT_INT32;
+        a.radixes = &autos;
+        a.radix = autos.fallback;
+        const uint32_t k = ucc::cost::radix_for(*alg, a, c.n, net);
+        Scenario s;
+        s.type = c.type;
+        s.alg = c.alg;
+        s.n = c.n;
+        s.count = c.count;
+        s.radix = 0;  // the default: auto
+        const uint64_t chosen = hash_of(s);
+        s.radix = k;
+        EXPECT_EQ(chosen, hash_of(s)) << c.alg << " on " << c.n << ": radix " << k;
+        if (k != 4) {
+            ++not_four;
+            s.radix = 4;
+            EXPECT_NE(chosen, hash_of(s)) << c.alg;
+        }
+    }
+    EXPECT_GT(not_four, 0);
 }

@@ -19,8 +19,8 @@ export UCC_CONFIG_FILE=
 "$info" -v | grep -c "^# UCC version=[0-9.]* revision " >/dev/null || fail "-v"
 "$info" -b | grep -c "^#define UCC_WITH_UCX" >/dev/null || fail "-b"
 "$info" -c | grep -c "^UCC_LOG_LEVEL=WARN$" >/dev/null || fail "-c"
-"$info" -c | grep -c "^UCC_KNOMIAL_RADIX=4$" >/dev/null || fail "-c (context)"
-"$info" -c -f | grep -c "^# syntax:  integer 2..64$" >/dev/null || fail "-c -f"
+"$info" -c | grep -c "^UCC_KNOMIAL_RADIX=auto$" >/dev/null || fail "-c (context)"
+"$info" -c -f | grep -c "^# syntax:  auto or integer 2..64$" >/dev/null || fail "-c -f"
 "$info" -c -a | grep -c "^# UCC_TL_UCP_TUNE: alias of UCC_TUNE$" >/dev/null || fail "-c -a"
 "$info" -A >"$work/algs"
 for c in Allreduce Bcast Reduce_scatterv Fanout; do
@@ -68,14 +68,22 @@ grep -q "disabled by TUNE token 'bcast:\[8-inf\]:0'" <<<"$out" || fail "--explai
 UCC_SELECT=rules UCC_TUNE='bcast:[8-inf]:0' "$info" --explain bcast 8 4 | grep -c ": knomial$" >/dev/null ||
     fail "team range"
 # The radix a k-nomial choice runs with, and the variable that sets it.
-"$info" --explain bcast 1k 64 | grep -q "^  radix: 4 (UCC_BCAST_KN_RADIX is auto: UCC_KNOMIAL_RADIX)$" ||
+# Both auto (the default): the cheapest predicted, the radix the costs show.
+out="$("$info" --explain bcast 1k 64)"
+k="$(sed -n 's/^  radix: \([0-9]*\) (UCC_BCAST_KN_RADIX and UCC_KNOMIAL_RADIX are auto: the cheapest predicted)$/\1/p' <<<"$out")"
+[ -n "$k" ] || fail "--explain radix by cost: $out"
+grep -Eq "^    knomial +[0-9.]+ us  \(radix $k\)" <<<"$out" || fail "--explain radix of the costs: $out"
+UCC_SELECT=rules "$info" --explain bcast 1k 64 |
+    grep -q "^  radix: 4 (UCC_BCAST_KN_RADIX and UCC_KNOMIAL_RADIX are auto: the default without a network)$" ||
+    fail "--explain radix without a network"
+UCC_KNOMIAL_RADIX=4 "$info" --explain bcast 1k 64 | grep -q "^  radix: 4 (UCC_BCAST_KN_RADIX is auto: UCC_KNOMIAL_RADIX)$" ||
     fail "--explain radix auto"
 UCC_TL_UCP_BCAST_KN_RADIX=8 "$info" --explain bcast 1k 64 | grep -q "^  radix: 8 (UCC_BCAST_KN_RADIX)$" ||
     fail "--explain radix set"
 # The predicted time of every flat algorithm on a network, the chosen one marked.
 out="$("$info" --explain allreduce 1M 16 -n slow -p 2)"
 grep -q "predicted on slow, 2 ranks per node" <<<"$out" || fail "--explain costs: $out"
-grep -Eq "^    [a-z_]+ +[0-9]+\.[0-9]+ us  <- chosen$" <<<"$out" || fail "--explain chosen cost: $out"
+grep -Eq "^    [a-z_]+ +[0-9]+\.[0-9]+ us(  \(radix [0-9]+\))?  <- chosen$" <<<"$out" || fail "--explain chosen cost: $out"
 grep -Eq "^    rab +[0-9.]+ us  \(with UCC_CLS=basic,hier\)$" <<<"$out" || fail "--explain levels: $out"
 "$info" --explain allreduce 1M 16 -n nosuch >/dev/null 2>&1 && fail "--explain bad network"
 # A string that does not parse is reported and left out.

@@ -391,7 +391,7 @@ TEST(LifecycleLibConfig, ConfigFile) {
         std::string missing = ::testing::TempDir() + "ucc_lifecycle_no_such_ctx_file.conf";
         std::remove(missing.c_str());
         ASSERT_EQ(ucc_context_config_read(lib, missing.c_str(), &cc), UCC_OK);
-        EXPECT_TRUE(has_line(print_ctx_config(cc), "UCC_KNOMIAL_RADIX=4"));
+        EXPECT_TRUE(has_line(print_ctx_config(cc), "UCC_KNOMIAL_RADIX=auto"));
         ucc_context_config_release(cc);
         EXPECT_EQ(ucc_finalize(lib), UCC_OK);
     }
@@ -572,7 +572,7 @@ TEST_F(LifecycleWithLib, ContextConfigModifyAndPrint) {
     ucc_context_config_h cc = nullptr;
     ASSERT_EQ(ucc_context_config_read(lib_, nullptr, &cc), UCC_OK);
     ASSERT_NE(cc, nullptr);
-    EXPECT_TRUE(has_line(print_ctx_config(cc), "UCC_KNOMIAL_RADIX=4"));
+    EXPECT_TRUE(has_line(print_ctx_config(cc), "UCC_KNOMIAL_RADIX=auto"));
 
     EXPECT_EQ(ucc_context_config_modify(cc, nullptr, "KNOMIAL_RADIX", "8"), UCC_OK);
     EXPECT_TRUE(has_line(print_ctx_config(cc), "UCC_KNOMIAL_RADIX=8"));

@@ -12,6 +12,8 @@
 #include "lib/coll/radix.h"
 #include "lib/core/config.h"
 #include "lib/core/core.h"
+#include "lib/cost/cost.h"
+#include "lib/net/network_model.h"
 #include "lib/select/select.h"
 
 namespace {
@@ -157,12 +159,14 @@ TEST(RadixVars, KnRadixReplacesThePlainOnes) {
     a.type = UCC_COLL_TYPE_BCAST;
     EXPECT_EQ(ucc::coll::radix_for(alg(UCC_COLL_TYPE_BCAST, "knomial"), a, 8), 3u);
     EXPECT_EQ(ucc::coll::radix_for(alg(UCC_COLL_TYPE_BCAST, "sag_knomial"), a, 8), 2u);
-    a.count = 1 << 20;  // outside the range: auto
-    EXPECT_EQ(ucc::coll::radix_for(alg(UCC_COLL_TYPE_BCAST, "sag_knomial"), a, 8), 4u);
+    a.count = 1 << 20;  // outside the range: auto, and KNOMIAL_RADIX auto too
+    EXPECT_EQ(ucc::coll::radix_for(alg(UCC_COLL_TYPE_BCAST, "sag_knomial"), a, 8),
+              ucc::coll::kRadixAuto);
     a.type = UCC_COLL_TYPE_FANIN;
     EXPECT_EQ(ucc::coll::radix_for(alg(UCC_COLL_TYPE_FANIN, "knomial"), a, 8), 6u);
     a.type = UCC_COLL_TYPE_FANOUT;
-    EXPECT_EQ(ucc::coll::radix_for(alg(UCC_COLL_TYPE_FANOUT, "knomial"), a, 8), 4u);
+    EXPECT_EQ(ucc::coll::radix_for(alg(UCC_COLL_TYPE_FANOUT, "knomial"), a, 8),
+              ucc::coll::kRadixAuto);
     a.type = UCC_COLL_TYPE_SCATTER;
     EXPECT_EQ(ucc::coll::radix_for(alg(UCC_COLL_TYPE_SCATTER, "knomial"), a, 8), 3u);
 }
@@ -176,4 +180,66 @@ TEST(RadixVars, AValueOutsideTheGrammarIsRefused) {
     EnvVar v("UCC_ALLREDUCE_SRA_KN_RADIX", "0-4k:host:2:2");
     ucc::core::Config c(ucc::core::context_config_table(), "UCC_");
     EXPECT_EQ(c.load(nullptr), UCC_ERR_INVALID_PARAM);
+}
+
+// KNOMIAL_RADIX auto (the default) under the algorithm's own auto: the
+// radix whose prediction is the cheapest (none above the team size but 2,
+// the smaller on a tie), what predict() takes; a setting wins, and an
+// algorithm without a radix takes the default.
+TEST(RadixVars, AutoIsTheCheapestPrediction) {
+    ucc::net::NetworkModel m;
+    ASSERT_TRUE(ucc::net::network_preset("hdr", &m));
+    const ucc::cost::Params p = ucc::net::cost_params(m);
+    ucc::coll::Radixes r;
+    ASSERT_EQ(r.fallback, ucc::coll::kRadixAuto);
+    const std::pair<ucc_coll_type_t, const char *> algs[] = {
+        {UCC_COLL_TYPE_ALLREDUCE, "sra_knomial"}, {UCC_COLL_TYPE_ALLREDUCE, "knomial"},
+        {UCC_COLL_TYPE_BCAST, "knomial"},         {UCC_COLL_TYPE_BARRIER, "knomial"},
+        {UCC_COLL_TYPE_ALLGATHER, "knomial"},     {UCC_COLL_TYPE_REDUCE_SCATTER, "knomial"},
+        {UCC_COLL_TYPE_GATHER, "knomial"},        {UCC_COLL_TYPE_REDUCE, "srg"}};
+    int not_four = 0;
+    for (const auto &[type, name] : algs) {
+        const ucc::coll::Algorithm &k_alg = alg(type, name);
+        for (uint32_t n : {2u, 3u, 7u, 16u, 61u, 256u}) {
+            for (uint64_t count : {1ull, 1024ull, 1ull << 18}) {
+                ucc::coll::Args a;
+                a.type = type;
+                a.count = type == UCC_COLL_TYPE_BARRIER ? 0 : count;
+                a.esize = 4;
+                a.dt = UCC_DT_FLOAT32;
+                a.radixes = &r;
+                a.radix = r.fallback;
+                ucc::coll::Args b = a;
+                b.radixes = nullptr;
+                uint32_t want = 0;
+                double best = -1;
+                for (uint32_t k : {2u, 3u, 4u, 5u, 6u, 7u, 8u}) {
+                    if (k > 2 && k > n) {
+                        break;
+                    }
+                    b.radix = k;
+                    const double t = ucc::cost::predict(k_alg, b, n, p);
+                    if (t >= 0 && (best < 0 || t < best)) {
+                        best = t;
+                        want = k;
+                    }
+                }
+                const uint32_t got = ucc::cost::radix_for(k_alg, a, n, p);
+                EXPECT_EQ(got, want) << name << " n=" << n << " count=" << count;
+                EXPECT_DOUBLE_EQ(ucc::cost::predict(k_alg, a, n, p), best) << name << " n=" << n;
+                not_four += got != 4 ? 1 : 0;
+            }
+        }
+    }
+    EXPECT_GT(not_four, 0);  // the choice matters somewhere
+    ucc::coll::Args a;
+    a.type = UCC_COLL_TYPE_ALLREDUCE;
+    a.count = 1024;
+    a.esize = 4;
+    a.radixes = &r;
+    r.fallback = 5;  // set: it wins
+    EXPECT_EQ(ucc::cost::radix_for(alg(UCC_COLL_TYPE_ALLREDUCE, "sra_knomial"), a, 256, p), 5u);
+    r.fallback = ucc::coll::kRadixAuto;
+    EXPECT_EQ(ucc::cost::radix_for(alg(UCC_COLL_TYPE_ALLREDUCE, "ring"), a, 256, p),
+              ucc::coll::kDefaultRadix);
 }

@@ -9,8 +9,9 @@ namespace ucc::coll {
 std::span<const Algorithm> barrier_algorithms() {
     static constexpr Algorithm kTable[] = {
         {UCC_COLL_TYPE_BARRIER, "dissemination",
-         "dissemination (recursive doubling for any n); ceil(log2 n) rounds", barrier_dissemination,
-         supports_any},
+         "k-ary dissemination, k-1 partners a round (radix BARRIER_DISSEMINATION_RADIX); "
+         "ceil(log_k n) rounds",
+         barrier_dissemination, supports_any},
         {UCC_COLL_TYPE_BARRIER, "knomial",
          "k-nomial fan-in + fan-out (radix KNOMIAL_RADIX); fewest messages", barrier_knomial,
          supports_any},
