@@ -12,11 +12,12 @@ namespace ucc::coll {
 namespace {
 
 // The reference's tl/ucp variables, onto our algorithms (and ours for the
-// dissemination barrier, which the reference lacks). reduce_scatterv
+// dissemination barrier and Bruck's alltoall, which the reference lacks). reduce_scatterv
 // knomial shares reduce_scatter's.
 constexpr RadixVar kVars[] = {
     {UCC_COLL_TYPE_BARRIER, "knomial", "BARRIER_KN_RADIX", false, true},
     {UCC_COLL_TYPE_BARRIER, "dissemination", "BARRIER_DISSEMINATION_RADIX", false, false},
+    {UCC_COLL_TYPE_ALLTOALL, "bruck", "ALLTOALL_BRUCK_RADIX", false, false},
     {UCC_COLL_TYPE_FANIN, "knomial", "FANIN_KN_RADIX", false, false},
     {UCC_COLL_TYPE_FANOUT, "knomial", "FANOUT_KN_RADIX", false, false},
     {UCC_COLL_TYPE_ALLREDUCE, "knomial", "ALLREDUCE_KN_RADIX", true, false},

@@ -38,7 +38,7 @@ struct RadixVar {
     bool kn;
 };
 std::span<const RadixVar> radix_vars();
-constexpr size_t kRadixVars = 14;
+constexpr size_t kRadixVars = 15;
 
 // A ranged value's range: bytes lo..hi (both included, as the
 // reference's), the memory types (bit per ucc_memory_type_t).

@@ -234,6 +234,10 @@ constexpr ConfigVar kContextVars[] = {
      "Radix of barrier dissemination (k - 1 partners a round; ours, the reference has no such "
      "barrier): auto (KNOMIAL_RADIX) or 2..64.",
      valid_radix_or_auto, kUsed},
+    {"ALLTOALL_BRUCK_RADIX", "auto",
+     "Radix of alltoall bruck (k - 1 messages a round of about n/k blocks each; ours, the "
+     "reference has no such alltoall): auto (KNOMIAL_RADIX) or 2..64.",
+     valid_radix_or_auto, kUsed},
     {"FANIN_KN_RADIX", "auto", "Radix of fanin knomial: auto (KNOMIAL_RADIX) or 2..64.",
      valid_radix_or_auto, kUsed},
     {"FANOUT_KN_RADIX", "auto", "Radix of fanout knomial: auto (KNOMIAL_RADIX) or 2..64.",

@@ -37,13 +37,15 @@ using Arrivals = std::vector<std::pair<double, double>>;
 // r + 2d, ... (their senders free at from(j), each its j-th send: hop_in(j))
 // as they arrive; when it is done. `arrivals`: scratch.
 template <class FromAt, class HopOf, class OutOf>
-double partners_round(double self, uint32_t ways, FromAt from, HopOf hop_in, OutOf hop_out,
-                      Arrivals &arrivals) {
+double partners_round(double self, uint32_t ways, double pack, FromAt from, HopOf hop_in,
+                      OutOf hop_out, Arrivals &arrivals) {
+    // A sender's next send, `pack` of CPU work and its own, or its port's gap.
+    auto every = [pack](const Hop &h) { return std::max(h.space, pack + h.send); };
     double cpu = self;
     double ack = 0;
     for (uint32_t j = 0; j < ways; ++j) {
         const Hop &out = hop_out(j);
-        cpu += j == 0 ? out.send : out.space;
+        cpu += j == 0 ? out.send : every(out);
         ack = std::max(ack, out.ack);
     }
     if (ways == 1) {
@@ -53,7 +55,7 @@ double partners_round(double self, uint32_t ways, FromAt from, HopOf hop_in, Out
     arrivals.clear();
     for (uint32_t j = 0; j < ways; ++j) {
         const Hop &in = hop_in(j);
-        arrivals.push_back({from(j) + j * in.space + in.send + in.flight, in.recv});
+        arrivals.push_back({from(j) + j * every(in) + in.send + in.flight, in.recv});
     }
     std::sort(arrivals.begin(), arrivals.end());
     for (const auto &[at, recv] : arrivals) {
@@ -70,7 +72,7 @@ double averaged(const Params &p, uint32_t n, std::span<const ChainRound> rounds)
         const Hop h(p, p.distance_round(n, c.d), c.bytes);
         auto same = [&](uint32_t) -> const Hop & { return h; };
         t = partners_round(
-                t, c.ways, [t](uint32_t) { return t; }, same, same, arrivals) +
+                t, c.ways, c.pack, [t](uint32_t) { return t; }, same, same, arrivals) +
             c.local;
     }
     return t;
@@ -107,7 +109,7 @@ double distance_chain(const Params &p, uint32_t n, std::span<const ChainRound> r
                 return static_cast<uint32_t>((r + n - (j + 1) * c.d % n) % n);
             };
             next[r] = partners_round(
-                          t[r], c.ways, [&](uint32_t j) { return t[from(j) % m]; },
+                          t[r], c.ways, c.pack, [&](uint32_t j) { return t[from(j) % m]; },
                           [&](uint32_t j) -> const Hop & {
                               return p.same_node(r, from(j)) ? near : far[j];
                           },

@@ -34,6 +34,9 @@ struct ChainRound {
     // k-ary dissemination barrier): a rank sends to them in that order,
     // then takes their messages in as they arrive.
     uint32_t ways = 1;
+    // distance_chain: the sender's CPU work before each send after the
+    // first (packing its message), overlapping the previous one's flight.
+    double pack = 0;
 };
 
 inline constexpr uint32_t kExactRanks = 4096;

@@ -129,17 +129,26 @@ double alltoall_linear(const Args &a, uint32_t n, const Params &p) {
     return std::max({net, cpu + b * p.copy});
 }
 
-// Rotation, log2 n rounds of packed halves, and the final reversal.
+// Rotation, ceil(log_k n) rounds of k-1 packed digit sets (a message each,
+// of about the round's blocks over k-1), and the final reversal.
 double alltoall_bruck(const Args &a, uint32_t n, const Params &p) {
     const double b = bytes_of(a);
+    const uint64_t k = std::max<uint32_t>(2, std::min(a.radix, n));
     std::vector<ChainRound> rounds;
-    for (uint64_t d = 1; d < n; d *= 2) {
+    for (uint64_t d = 1; d < n; d *= k) {
         uint64_t blocks = 0;
-        for (uint64_t i = d; i < n; i += 2 * d) {
-            blocks += std::min<uint64_t>(d, n - i);
+        uint32_t ways = 0;
+        for (uint64_t j = 1; j < k && j * d < n; ++j, ++ways) {
+            for (uint64_t i = j * d; i < n; i += k * d) {
+                blocks += std::min<uint64_t>(d, n - i);
+            }
         }
         const double bytes = static_cast<double>(blocks) * b;
-        rounds.push_back({d, bytes, 2 * bytes * p.copy});
+        const double each = bytes / ways * p.copy;  // packing one message
+        // After the round its blocks are unpacked and the next round's first
+        // message packed; the other messages are packed while the previous
+        // ones leave.
+        rounds.push_back({d, bytes / ways, bytes * p.copy + each, ways, each});
     }
     return (a.inplace ? 2 : 1) * n * b * p.copy + distance_chain(p, n, rounds) +
            3.0 * (n / 2) * b * p.copy;  // up to n/2 swaps of three copies

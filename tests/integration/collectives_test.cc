@@ -111,6 +111,27 @@ TEST(Collectives, DisseminationBarrierAtEveryRadix) {
     }
 }
 
+// Bruck's alltoall in base k at every radix (lowered to the team size above
+// it): odd and even teams, counts 0, 1 and 3, in place or not, byte for
+// byte against the model.
+TEST(Collectives, BruckAlltoallAtEveryRadix) {
+    for (uint32_t n : {2u, 3u, 5u, 7u, 9u, 16u, 17u, 26u}) {
+        for (uint32_t radix : {2u, 3u, 4u, 5u, 8u, 64u}) {
+            for (uint64_t count : {0ull, 1ull, 3ull}) {
+                Scenario s;
+                s.type = UCC_COLL_TYPE_ALLTOALL;
+                s.alg = "bruck";
+                s.n = n;
+                s.radix = radix;
+                s.count = count;
+                s.inplace = (n + radix + count) % 2 == 0;
+                s.seed = n * 131 + radix * 7 + count;
+                expect_ok(s);
+            }
+        }
+    }
+}
+
 // Every predefined datatype with every reduction it supports, on the
 // reductions, for several algorithms.
 TEST(Collectives, EveryDatatypeAndOp) {

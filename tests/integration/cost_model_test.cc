@@ -191,6 +191,34 @@ TEST(CostModel, DisseminationAtEveryRadix) {
     }
 }
 
+// Bruck's alltoall in base 2, 4 and 8 (k - 1 messages a round, each packed
+// while the previous ones leave) on 5 to 64 ranks, blocks of 8 B to 64 KiB,
+// one rank per node and nodes of 8: within 5 % of the simulator.
+TEST(CostModel, BruckAtEveryRadix) {
+    const ucc::coll::Algorithm *alg = nullptr;
+    for (const ucc::coll::Algorithm &a : ucc::coll::algorithms(UCC_COLL_TYPE_ALLTOALL)) {
+        alg = std::strcmp(a.name, "bruck") == 0 ? &a : alg;
+    }
+    ASSERT_NE(alg, nullptr);
+    for (const char *spec : {"hdr,ppn=1,jitter=0", "hdr,ppn=8,jitter=0"}) {
+        ucc::net::NetworkModel net;
+        ASSERT_EQ(ucc::net::parse_network(spec, &net, nullptr), UCC_OK);
+        const ucc::cost::Params p = ucc::net::cost_params(net);
+        for (uint32_t n : {5u, 13u, 32u, 64u}) {
+            for (uint64_t bytes : {8ull, 2048ull, 65536ull}) {
+                for (uint32_t k : {2u, 4u, 8u}) {
+                    Scenario s = cell(*alg, n, bytes, spec);
+                    s.radix = k;
+                    const double ratio =
+                        ratio_to_simulator(s, ucc::cost::predict(*alg, args_of(s), n, p), false);
+                    EXPECT_NEAR(ratio, 1.0, 0.05)
+                        << spec << " n=" << n << " " << bytes << " B radix " << k;
+                }
+            }
+        }
+    }
+}
+
 // UCX's protocols by size (inline, buffered copies on both sides, then
 // zero-copy: within a node the receiver's pull, between nodes the NIC's
 // read; rendezvous above a threshold), on one node and across nodes, at

@@ -13,8 +13,9 @@ std::span<const Algorithm> alltoall_algorithms() {
         {UCC_COLL_TYPE_ALLTOALL, "linear", "all exchanges posted at once; small teams",
          alltoall_linear, supports_any, alltoall_inplace_scratch},
         {UCC_COLL_TYPE_ALLTOALL, "bruck",
-         "Bruck; ceil(log2 n) rounds of n/2 blocks: small blocks on many ranks", alltoall_bruck,
-         supports_any, alltoall_bruck_scratch},
+         "Bruck in base k (radix ALLTOALL_BRUCK_RADIX); ceil(log_k n) rounds of k-1 messages: "
+         "small blocks on many ranks",
+         alltoall_bruck, supports_any, alltoall_bruck_scratch},
         {UCC_COLL_TYPE_ALLTOALL, "onesided",
          "puts into the peers' mapped dst, completion counted in the global work buffer",
          alltoall_onesided, alltoall_onesided_supports, nullptr, true},

@@ -1,34 +1,67 @@
-// Alltoall: Bruck.
+// Alltoall: Bruck, radix k (Bruck, Ho, Kipnis, Upfal and Weathersby, 1997:
+// the index algorithm in base k; k = 2 is the classic one).
 //
 // Each rank first rotates its blocks so that index i holds the block for rank
-// r+i. In round k (distance d = 2^k) it sends every block whose index has bit k
-// set to rank r+d and receives as many from rank r-d, keeping their indices;
-// after ceil(log2 n) rounds every block has travelled exactly its index and
+// r+i. In round m (distance d = k^m) it sends, for each digit value
+// j = 1 .. k-1, every block whose index has base-k digit m equal to j to rank
+// r + j d, and receives as many from rank r - j d, keeping their indices;
+// after ceil(log_k n) rounds every block has travelled exactly its index and
 // index i holds the block from rank r-i. Index i belongs at rank position
 // r-i: that map is its own inverse, so a final pass of block swaps puts every
 // block in place.
 // The blocks live in dst throughout (rotated into it, or in place), so the
-// only scratch is one round's outgoing and incoming blocks; the blocks with
-// bit k set are runs of 2^k consecutive indices, packed and unpacked a run at
-// a time.
-// Cost: ceil(log2 n) rounds of about n/2 blocks:
-//   T = ceil(log2 n)(L + o) + (n/2) ceil(log2 n) B (G + 2 / copy bandwidth)
-//       + 2 n B / copy bandwidth — few messages, more bytes: for small blocks
-// on many ranks.
-// Constraints: none. Scratch: (n + 3) B bytes. In-place: dst is rotated in
-// place. Tag steps: k + 1.
+// only scratch is one round's outgoing and incoming blocks; the blocks of one
+// digit value are runs of d consecutive indices, packed and unpacked a run at
+// a time. The radix trades rounds for bytes: each round moves about
+// (k-1)/k of the blocks in k-1 messages.
+// Cost: ceil(log_k n) rounds of k-1 messages of about n/k blocks:
+//   T = ceil(log_k n)(L + 2(k-1) o) + (k-1)/k n ceil(log_k n) B (G + 2 / copy
+//       bandwidth) + 2 n B / copy bandwidth — few messages, more bytes: for
+// small blocks on many ranks.
+// Constraints: none; k = the radix (ALLTOALL_BRUCK_RADIX, lowered to n, at
+// least 2). Scratch: the most blocks a round moves, twice, and in place r
+// blocks. In-place: dst is rotated in place. Tag steps: m + 1.
 #include <algorithm>
 
 #include "lib/coll/alltoall/alltoall.h"
 
 namespace ucc::coll {
 
-// Pack and unpack buffers of n/2+1 blocks; in place, the first r blocks while
-// the rest move down.
+namespace {
+
+uint64_t radix_of(const Args &a, uint32_t n) {
+    return std::max<uint32_t>(2, std::min(a.radix, n));
+}
+
+// The blocks of round d whose digit is j: the runs [b, b + d) for
+// b = j d, j d + k d, ... below n.
+template <class Run>
+void digit_runs(uint64_t n, uint64_t k, uint64_t d, uint64_t j, Run run) {
+    for (uint64_t b = j * d; b < n; b += k * d) {
+        run(b, std::min(d, n - b));
+    }
+}
+
+// The most blocks one round moves (every digit but 0).
+uint64_t most_moved(uint64_t n, uint64_t k) {
+    uint64_t most = 0;
+    for (uint64_t d = 1; d < n; d *= k) {
+        uint64_t moved = 0;
+        for (uint64_t j = 1; j < k && j * d < n; ++j) {
+            digit_runs(n, k, d, j, [&](uint64_t, uint64_t len) { moved += len; });
+        }
+        most = std::max(most, moved);
+    }
+    return most;
+}
+
+}  // namespace
+
 void alltoall_bruck_scratch(const Args &a, uint32_t r, uint32_t n, ScratchPlan &plan) {
     const size_t block = a.count * a.esize;
-    plan.add(block * (n / 2 + 1));
-    plan.add(block * (n / 2 + 1));
+    const uint64_t most = most_moved(n, radix_of(a, n));
+    plan.add(block * most);
+    plan.add(block * most);
     if (a.inplace) {
         plan.add(static_cast<size_t>(r) * block);
     }
@@ -38,11 +71,13 @@ Task alltoall_bruck(Coll &c) {
     const Args &a = c.args();
     const uint32_t n = c.size();
     const uint32_t r = c.rank();
+    const uint64_t k = radix_of(a, n);
     const size_t block = a.count * a.esize;
     auto *dst = static_cast<uint8_t *>(a.dst);
     auto at = [&](uint64_t i) { return dst + i * block; };
-    uint8_t *pack = c.scratch(block * (n / 2 + 1));
-    uint8_t *unpack = c.scratch(block * (n / 2 + 1));
+    const uint64_t most = most_moved(n, k);
+    uint8_t *pack = c.scratch(block * most);
+    uint8_t *unpack = c.scratch(block * most);
     // Rotation: index i holds the block for rank r+i.
     if (a.inplace) {
         uint8_t *head = c.scratch(static_cast<size_t>(r) * block);
@@ -55,23 +90,28 @@ Task alltoall_bruck(Coll &c) {
         c.copy(at(n - r), src, static_cast<size_t>(r) * block);
     }
     uint32_t step = 1;
-    for (uint64_t d = 1; d < n; d *= 2, ++step) {
-        // The indices with bit d set are the runs [i, i + d) for i = d, 3d, 5d, ...
-        size_t nb = 0;
-        for (uint64_t i = d; i < n; i += 2 * d) {
-            const size_t run = std::min<uint64_t>(d, n - i);
-            c.copy(pack + nb * block, at(i), run * block);
-            nb += run;
+    for (uint64_t d = 1; d < n; d *= k, ++step) {
+        ReqList reqs = c.req_list(2 * (k - 1));
+        size_t off = 0;  // blocks packed so far this round
+        for (uint64_t j = 1; j < k && j * d < n; ++j) {
+            const size_t first = off;
+            digit_runs(n, k, d, j, [&](uint64_t b, uint64_t len) {
+                c.copy(pack + off * block, at(b), len * block);
+                off += len;
+            });
+            const size_t bytes = (off - first) * block;
+            reqs.push_back(
+                c.send(static_cast<uint32_t>((r + j * d) % n), step, pack + first * block, bytes));
+            reqs.push_back(c.recv(static_cast<uint32_t>((r + n - j * d) % n), step,
+                                  unpack + first * block, bytes));
         }
-        const auto dist = static_cast<uint32_t>(d);
-        Req s = c.send((r + dist) % n, step, pack, nb * block);
-        Req q = c.recv((r + n - dist) % n, step, unpack, nb * block);
-        UCC_CO_TRY(co_await c.wait(s, q));
-        nb = 0;
-        for (uint64_t i = d; i < n; i += 2 * d) {
-            const size_t run = std::min<uint64_t>(d, n - i);
-            c.copy(at(i), unpack + nb * block, run * block);
-            nb += run;
+        UCC_CO_TRY(co_await c.wait_all(reqs));
+        off = 0;
+        for (uint64_t j = 1; j < k && j * d < n; ++j) {
+            digit_runs(n, k, d, j, [&](uint64_t b, uint64_t len) {
+                c.copy(at(b), unpack + off * block, len * block);
+                off += len;
+            });
         }
     }
     // Index i goes to position (r - i) mod n and the block there to i.
