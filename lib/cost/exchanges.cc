@@ -133,17 +133,11 @@ double alltoall_linear(const Args &a, uint32_t n, const Params &p) {
 // of about the round's blocks over k-1), and the final reversal.
 double alltoall_bruck(const Args &a, uint32_t n, const Params &p) {
     const double b = bytes_of(a);
-    const uint64_t k = std::max<uint32_t>(2, std::min(a.radix, n));
+    const uint64_t k = pat::lowered_radix(a.radix, n);
     std::vector<ChainRound> rounds;
     for (uint64_t d = 1; d < n; d *= k) {
-        uint64_t blocks = 0;
-        uint32_t ways = 0;
-        for (uint64_t j = 1; j < k && j * d < n; ++j, ++ways) {
-            for (uint64_t i = j * d; i < n; i += k * d) {
-                blocks += std::min<uint64_t>(d, n - i);
-            }
-        }
-        const double bytes = static_cast<double>(blocks) * b;
+        const auto ways = static_cast<uint32_t>(std::min<uint64_t>(k - 1, (n - 1) / d));
+        const double bytes = static_cast<double>(pat::digit_blocks(n, k, d)) * b;
         const double each = bytes / ways * p.copy;  // packing one message
         // After the round its blocks are unpacked and the next round's first
         // message packed; the other messages are packed while the previous

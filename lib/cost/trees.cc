@@ -53,7 +53,7 @@ double bcast_sag_knomial(const Args &a, uint32_t n, const Params &p) {
 // Round d: every rank tells rank + j d and hears from rank - j d (j < k,
 // j d < n), whose chains may have crossed nodes more often (chain.h).
 double barrier_dissemination(const Args &a, uint32_t n, const Params &p) {
-    const uint64_t k = std::max<uint32_t>(2, std::min(a.radix, n));
+    const uint64_t k = pat::lowered_radix(a.radix, n);
     std::vector<ChainRound> rounds;
     for (uint64_t d = 1; d < n; d *= k) {
         const auto ways = static_cast<uint32_t>(std::min<uint64_t>(k - 1, (n - 1) / d));

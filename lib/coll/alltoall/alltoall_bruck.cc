@@ -24,33 +24,19 @@
 #include <algorithm>
 
 #include "lib/coll/alltoall/alltoall.h"
+#include "lib/coll/patterns/knomial.h"
 
 namespace ucc::coll {
 
 namespace {
 
-uint64_t radix_of(const Args &a, uint32_t n) {
-    return std::max<uint32_t>(2, std::min(a.radix, n));
-}
+using patterns::digit_runs;
 
-// The blocks of round d whose digit is j: the runs [b, b + d) for
-// b = j d, j d + k d, ... below n.
-template <class Run>
-void digit_runs(uint64_t n, uint64_t k, uint64_t d, uint64_t j, Run run) {
-    for (uint64_t b = j * d; b < n; b += k * d) {
-        run(b, std::min(d, n - b));
-    }
-}
-
-// The most blocks one round moves (every digit but 0).
+// The most blocks one round moves.
 uint64_t most_moved(uint64_t n, uint64_t k) {
     uint64_t most = 0;
     for (uint64_t d = 1; d < n; d *= k) {
-        uint64_t moved = 0;
-        for (uint64_t j = 1; j < k && j * d < n; ++j) {
-            digit_runs(n, k, d, j, [&](uint64_t, uint64_t len) { moved += len; });
-        }
-        most = std::max(most, moved);
+        most = std::max(most, patterns::digit_blocks(n, k, d));
     }
     return most;
 }
@@ -59,7 +45,7 @@ uint64_t most_moved(uint64_t n, uint64_t k) {
 
 void alltoall_bruck_scratch(const Args &a, uint32_t r, uint32_t n, ScratchPlan &plan) {
     const size_t block = a.count * a.esize;
-    const uint64_t most = most_moved(n, radix_of(a, n));
+    const uint64_t most = most_moved(n, patterns::lowered_radix(a.radix, n));
     plan.add(block * most);
     plan.add(block * most);
     if (a.inplace) {
@@ -71,7 +57,7 @@ Task alltoall_bruck(Coll &c) {
     const Args &a = c.args();
     const uint32_t n = c.size();
     const uint32_t r = c.rank();
-    const uint64_t k = radix_of(a, n);
+    const uint64_t k = patterns::lowered_radix(a.radix, n);
     const size_t block = a.count * a.esize;
     auto *dst = static_cast<uint8_t *>(a.dst);
     auto at = [&](uint64_t i) { return dst + i * block; };

@@ -14,16 +14,15 @@
 //   receives of a round overlapping the flight.
 // Constraints: any n; k = the radix (BARRIER_DISSEMINATION_RADIX, lowered
 //   to n, at least 2). Tag steps: 1..ceil(log_k n).
-#include <algorithm>
-
 #include "lib/coll/barrier/barrier.h"
+#include "lib/coll/patterns/knomial.h"
 
 namespace ucc::coll {
 
 Task barrier_dissemination(Coll &c) {
     const uint32_t n = c.size();
     const uint32_t r = c.rank();
-    const uint64_t k = std::max<uint32_t>(2, std::min(c.args().radix, n));
+    const uint64_t k = patterns::lowered_radix(c.args().radix, n);
     uint32_t step = 1;
     for (uint64_t d = 1; d < n; d *= k, ++step) {
         ReqList reqs = c.req_list(2 * (k - 1));

@@ -95,6 +95,30 @@ inline void blocks_range(uint64_t count, uint32_t n, uint32_t lo, uint32_t hi, u
     *len = last_off + last_len - *offset;
 }
 
+// The radix k an algorithm of radix `radix` runs with on n ranks: lowered
+// to n on smaller teams, at least 2.
+inline uint32_t lowered_radix(uint32_t radix, uint32_t n) {
+    const uint32_t k = radix < n ? radix : n;
+    return k < 2 ? 2 : k;
+}
+
+// Bruck's rounds in base k (alltoall bruck): the indices whose base-k digit
+// at d (a power of k) is j, as runs [b, b + len) below n.
+template <class Run>
+void digit_runs(uint64_t n, uint64_t k, uint64_t d, uint64_t j, Run run) {
+    for (uint64_t b = j * d; b < n; b += k * d) {
+        run(b, d < n - b ? d : n - b);
+    }
+}
+// The indices below n whose digit at d is not 0: the blocks round d moves.
+inline uint64_t digit_blocks(uint64_t n, uint64_t k, uint64_t d) {
+    uint64_t blocks = 0;
+    for (uint64_t j = 1; j < k && j * d < n; ++j) {
+        digit_runs(n, k, d, j, [&](uint64_t, uint64_t len) { blocks += len; });
+    }
+    return blocks;
+}
+
 // Recursive multiplying with radix k (allreduce knomial, sra_knomial): k
 // lowered to n on smaller teams (at least 2), and p the largest power of k
 // <= n; ranks p..n-1 are the extras folded into rank r mod p.
@@ -104,10 +128,7 @@ struct MultiplyShape {
 };
 inline MultiplyShape multiply_shape(uint32_t radix, uint32_t n) {
     MultiplyShape s;
-    s.k = radix < 2 ? 2 : radix;
-    if (s.k > n) {
-        s.k = n < 2 ? 2 : n;
-    }
+    s.k = lowered_radix(radix, n);
     while (uint64_t{s.p} * s.k <= n) {
         s.p *= s.k;
     }
