@@ -364,12 +364,10 @@ int explain(int argc, char **argv, int first, const ucc::core::Tuning &t, bool h
     a.topo = q.topo;
     a.radix = t.radixes.fallback;
     a.radixes = &t.radixes;
-    a.chunk_bytes = t.reduce_chunk;
+    a.chunk_bytes = t.chunk();
     a.hybrid = &t.hybrid();
     a.pipelines = &t.pipelines();
-    a.segment_bytes = q.type == UCC_COLL_TYPE_BCAST    ? t.bcast_segment
-                      : q.type == UCC_COLL_TYPE_REDUCE ? t.reduce_segment
-                                                       : 0;
+    a.segment_bytes = t.segment(q.type);
     ucc::select::Choice c =
         ucc::select::choose(q, t.thresholds, t.forced(cd->type), t.rules, &a, true);
     std::printf("%s of %llu bytes (%llu x %s) per rank on %llu ranks, message size %llu: ",
@@ -405,7 +403,9 @@ int explain(int argc, char **argv, int first, const ucc::core::Tuning &t, bool h
                         : " and UCC_KNOMIAL_RADIX are auto: the default without a network");
     }
     if (ucc::cost::reads_segment(*c.alg)) {
-        const char *var = q.type == UCC_COLL_TYPE_BCAST ? "BCAST_SEGMENT" : "REDUCE_SEGMENT";
+        const char *var = q.type == UCC_COLL_TYPE_BCAST       ? "BCAST_SEGMENT"
+                          : q.type == UCC_COLL_TYPE_ALLREDUCE ? "REDUCE_CHUNK"
+                                                              : "REDUCE_SEGMENT";
         const bool set = a.segment_bytes != ucc::coll::kSegmentAuto;
         const uint64_t seg = set         ? a.segment_bytes
                              : t.by_cost ? ucc::cost::segment_for(*c.alg, a, q.team_size, net)
@@ -422,7 +422,8 @@ int explain(int argc, char **argv, int first, const ucc::core::Tuning &t, bool h
                           : kib ? "K"
                                 : " bytes");
         }
-        std::printf("  segment: %s (UCC_%s%s)\n", size, var,
+        std::printf("  %s: %s (UCC_%s%s)\n",
+                    q.type == UCC_COLL_TYPE_ALLREDUCE ? "chunk" : "segment", size, var,
                     set         ? ""
                     : t.by_cost ? " is auto: the cheapest predicted"
                                 : " is auto: the default without a network");

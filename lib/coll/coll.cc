@@ -6,6 +6,7 @@
 #include <new>
 #include <stdexcept>
 
+#include "lib/coll/patterns/pieces.h"
 #include "lib/dt/dt.h"
 #include "lib/util/common.h"
 
@@ -409,30 +410,24 @@ Task send_recv_reduce(Coll &c, uint32_t to, const void *sbuf, uint64_t scount, u
         c.args().chunk_bytes == 0
             ? 0
             : std::max<uint64_t>(1, c.args().chunk_bytes / std::max<size_t>(es, 1));
-    auto chunks = [chunk](uint64_t count) {
-        return chunk == 0 || count <= chunk ? 1 : (count + chunk - 1) / chunk;
-    };
-    auto piece = [chunk](uint64_t count, uint64_t i) {
-        return chunk == 0 || count <= chunk ? count : std::min(chunk, count - i * chunk);
-    };
+    const patterns::Pieces in(rcount, chunk);
+    const patterns::Pieces out(scount, chunk);
     const auto *sb = static_cast<const uint8_t *>(sbuf);
     auto *rb = static_cast<uint8_t *>(rbuf);
     auto *db = static_cast<uint8_t *>(dst);
     const auto *mb = static_cast<const uint8_t *>(mine);
-    const uint64_t nr = chunks(rcount);
-    const uint64_t ns = chunks(scount);
-    ReqList recvs = c.req_list(nr);
-    ReqList sends = c.req_list(ns);
-    for (uint64_t i = 0; i < nr; ++i) {
-        recvs.push_back(c.recv(from, step, rb + i * chunk * es, piece(rcount, i) * es));
+    ReqList recvs = c.req_list(in.n);
+    ReqList sends = c.req_list(out.n);
+    for (uint64_t i = 0; i < in.n; ++i) {
+        recvs.push_back(c.recv(from, step, rb + in.offset(i) * es, in.size(i) * es));
     }
-    for (uint64_t i = 0; i < ns; ++i) {
-        sends.push_back(c.send(to, step, sb + i * chunk * es, piece(scount, i) * es));
+    for (uint64_t i = 0; i < out.n; ++i) {
+        UCC_CO_TRY(sends.push_posted(c.send(to, step, sb + out.offset(i) * es, out.size(i) * es)));
     }
-    for (uint64_t i = 0; i < nr; ++i) {
+    for (uint64_t i = 0; i < in.n; ++i) {
         UCC_CO_TRY(co_await c.wait(recvs[i]));
-        const uint64_t at = i * chunk * es;
-        UCC_CO_TRY(c.reduce(db + at, rb + at, mb + at, piece(rcount, i)));
+        const uint64_t at = in.offset(i) * es;
+        UCC_CO_TRY(c.reduce(db + at, rb + at, mb + at, in.size(i)));
     }
     co_return co_await c.wait_all(sends);
 }

@@ -47,10 +47,14 @@ struct Algorithm;
 // A predefined reduction kernel (lib/dt/dt.h: dt::ReduceFn).
 using dt_reduce_fn = void (*)(void *dst, const void *a, const void *b, size_t count);
 
-// BCAST_SEGMENT and REDUCE_SEGMENT "auto": chosen with the algorithm
-// (Args::segment_bytes); kDefaultSegment where no network is known.
+// BCAST_SEGMENT, REDUCE_SEGMENT and REDUCE_CHUNK "auto": chosen with the
+// algorithm (Args::segment_bytes); kDefaultSegment where no network is known.
 inline constexpr uint64_t kSegmentAuto = UINT64_MAX;
 inline constexpr uint64_t kDefaultSegment = uint64_t{64} << 10;
+// The chunks of the ring reductions that do not read a segment
+// (reduce_scatter(v) ring, reduce srg: send_recv_reduce) where REDUCE_CHUNK
+// is auto.
+inline constexpr uint64_t kDefaultChunk = uint64_t{256} << 10;
 
 // Collective arguments after validation, in the form algorithms need.
 struct Args {
@@ -122,8 +126,9 @@ struct Args {
     // The hierarchical algorithms' pipelining (lib/coll/patterns/pipeline.h;
     // cl/hier's <ALG>_PIPELINE); nullptr: none.
     const Pipelines *pipelines = nullptr;
-    // Pipelined trees (bcast, reduce dbt): segment length (0: one segment),
-    // BCAST_SEGMENT or REDUCE_SEGMENT by the collective's type; kSegmentAuto
+    // The pipelined algorithms' unit (bcast and reduce dbt: segments; the
+    // allreduce ring: chunks) in bytes (0: one): BCAST_SEGMENT,
+    // REDUCE_SEGMENT or REDUCE_CHUNK by the collective's type; kSegmentAuto
     // until the algorithm is chosen (CollEnv::segment_for).
     uint64_t segment_bytes = 0;
     // Which ranks share a node (lib/coll/topology.h), for the hierarchical
@@ -223,6 +228,15 @@ class ReqList {
     void push_back(Req &&r) {
         UCC_ASSERT(size_ < capacity_);
         new (&reqs_[size_++]) Req(std::move(r));
+    }
+    // push_back, and the error of a request that failed as it was posted
+    // (a send that never left): its caller posts no more of the same tag,
+    // so that no later message takes the failed one's place at its
+    // receiver (pieces of one length: patterns/pieces.h).
+    ucc_status_t push_posted(Req &&r) {
+        const ucc_status_t st = r.done() && r.status() < 0 ? r.status() : UCC_OK;
+        push_back(std::move(r));
+        return st;
     }
     // Releases the requests (pending ones are cancelled), for the next batch.
     void clear() {
@@ -598,7 +612,7 @@ inline bool supports_any(const Args &, uint32_t) {
 
 // One step of a ring reduction, pipelined: sends `scount` elements of `sbuf`
 // to `to` and receives `rcount` from `from` into `rbuf`, both under `step` in
-// chunks of args().chunk_bytes (in order: per-pair non-overtaking matches
+// chunks of args().chunk_bytes (patterns/pieces.h; in order: per-pair non-overtaking matches
 // them), and reduces each chunk as it arrives, dst = rbuf (op) mine element by
 // element, while it is in cache and later chunks are in flight. The result is
 // bitwise the same as one reduction of the whole block.

@@ -372,12 +372,10 @@ ucc_status_t coll_init_checked(ucc_coll_args_t *coll_args, ucc_coll_req_h *reque
     ucc::core::normalize_coll_args(view, view_size, view_rank, &r->nargs, ctx.tl_timing_only);
     r->nargs.radix = ctx.tuning.radixes.fallback;
     r->nargs.radixes = &ctx.tuning.radixes;
-    r->nargs.chunk_bytes = ctx.tuning.reduce_chunk;
+    r->nargs.chunk_bytes = ctx.tuning.chunk();
     r->nargs.hybrid = &ctx.tuning.hybrid();
     r->nargs.pipelines = &ctx.tuning.pipelines();
-    r->nargs.segment_bytes = r->nargs.type == UCC_COLL_TYPE_BCAST    ? ctx.tuning.bcast_segment
-                             : r->nargs.type == UCC_COLL_TYPE_REDUCE ? ctx.tuning.reduce_segment
-                                                                     : 0;
+    r->nargs.segment_bytes = ctx.tuning.segment(r->nargs.type);
     if (ctx.lib->hier && !r->active_set) {
         r->nargs.topo = ucc::core::team_topology(t);
     }

@@ -330,11 +330,15 @@ constexpr ConfigVar kContextVars[] = {
     {"ALLGATHER_LARGE_MSG", "64K",
      "Allgather blocks of at least this many bytes use the ring algorithm in auto mode.",
      valid_size, kUsed},
-    {"REDUCE_CHUNK", "256K",
+    {"REDUCE_CHUNK", "auto",
      "Ring reductions (allreduce ring, reduce_scatter(v) ring) move each step's block in chunks "
      "of this many bytes and reduce every chunk as it arrives, while it is in cache and the "
-     "next ones are in flight. 0: one message per step.",
-     valid_size, kUsed},
+     "next ones are in flight; the allreduce ring passes each chunk on to the next step as soon "
+     "as it is reduced (or received). 0: one message per step. auto: for the allreduce ring, "
+     "where the network is known (UCC_SELECT=cost on the simulator or with UCC_NETWORK), the "
+     "size of 1K to 1M, or one chunk, with the cheapest predicted time, 64K elsewhere; for the "
+     "others 256K.",
+     valid_size_or_auto, kUsed},
     {"BCAST_SEGMENT", "auto",
      "Pipelined bcast trees (dbt) cut the buffer into segments of this many bytes (whole "
      "elements, at least one) and forward each while the next arrive. 0: one segment. auto: "

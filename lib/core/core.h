@@ -163,9 +163,21 @@ struct Tuning {
     // (KN_RADIX, <COLL>_KN_RADIX, ...: lib/coll/radix.h).
     coll::Radixes radixes;
     select::Thresholds thresholds;  // *_LARGE_MSG
-    uint64_t reduce_chunk = 0;      // REDUCE_CHUNK
+    uint64_t reduce_chunk = 0;      // REDUCE_CHUNK (coll::kSegmentAuto: auto)
     uint64_t bcast_segment = 0;     // BCAST_SEGMENT
     uint64_t reduce_segment = 0;    // REDUCE_SEGMENT
+    // Args::segment_bytes of a collective type: BCAST_SEGMENT, REDUCE_SEGMENT
+    // or REDUCE_CHUNK (the allreduce ring's chunks), 0 for the others.
+    uint64_t segment(ucc_coll_type_t type) const {
+        return type == UCC_COLL_TYPE_BCAST       ? bcast_segment
+               : type == UCC_COLL_TYPE_REDUCE    ? reduce_segment
+               : type == UCC_COLL_TYPE_ALLREDUCE ? reduce_chunk
+                                                 : 0;
+    }
+    // Args::chunk_bytes: REDUCE_CHUNK, coll::kDefaultChunk where auto.
+    uint64_t chunk() const {
+        return reduce_chunk == coll::kSegmentAuto ? coll::kDefaultChunk : reduce_chunk;
+    }
     // ALLTOALLV_HYBRID_* and <ALG>_PIPELINE (cl/hier's), made only where
     // they differ from the defaults (a simulated rank's context holds two
     // null pointers, not 128 bytes): read them through hybrid() and

@@ -1,6 +1,7 @@
-// Cost formulas of the pipelined trees: bcast and reduce dbt.
+// Cost formulas of the pipelined algorithms, those that read a segment
+// (Args::segment_bytes): bcast and reduce dbt, the allreduce ring.
 //
-// The buffer goes in segments of S bytes down (or up) two binary trees over
+// The trees: the buffer goes in segments of S bytes down (or up) two binary trees over
 // the n-1 ranks other than the root, depth d = floor(log2(n-1)) + 1, even
 // segments in one tree and odd ones in the other. A segment's trip is the
 // pipeline's fill: one hop from the root to its tree's root, then d - 1
@@ -15,11 +16,16 @@
 // over the two trees as the algorithm builds them (virtual rank v on node
 // v / ppn, the root's at 0), each hop on its pair's link; beyond, fill_hops
 // estimates one segment's deepest path and its crossings.
+// The ring: each step's block in chunks of S bytes, each passed on as soon
+// as it is reduced (allreduce_ring below).
 // With the segment left to the selection (coll::kSegmentAuto) a formula
 // takes the cheapest of segment_candidates().
 #include <algorithm>
+#include <cmath>
 
 #include "lib/coll/patterns/dbt.h"
+#include "lib/coll/patterns/knomial.h"
+#include "lib/coll/patterns/pieces.h"
 #include "lib/cost/formulas.h"
 #include "lib/cost/loggp.h"
 
@@ -225,6 +231,46 @@ double reduce_dbt(const Args &a, uint32_t n, const Params &p) {
     return fill + static_cast<double>(s.segs - after) * period;
 }
 
+// The ring's 2(n-1) steps of a block each, in chunks (Args::segment_bytes)
+// that a rank passes on as soon as it has reduced (or received) them: a
+// step takes its chunks' CPU time (receive, reduce, the next step's send),
+// its port's time, or, with few chunks, one chunk's trip from the left
+// and its CPU time, whichever is longest; step 0's sends all leave first.
+double allreduce_ring(const Args &a, uint32_t n, const Params &p) {
+    const double m = bytes_of(a);
+    if (n == 1) {
+        return copy(p, m);
+    }
+    const Link l = p.ring(n);
+    // Every link of the ring carries a chunk a period: the slowest port sets
+    // it (across nodes, the one between them); a chunk's trip around the
+    // ring crosses nodes at one hop in ppn (the ring link).
+    const Link slow = l.across > 0 ? Link{p.inter.L, p.inter.G, 1} : l;
+    uint64_t off;
+    uint64_t len;
+    pat::block_range(a.count, n, 0, &off, &len);  // block 0 is a largest
+    const double es = static_cast<double>(std::max<size_t>(a.esize, 1));
+    const pat::Pieces pieces(
+        len, a.segment_bytes == 0 ? 0 : std::max<uint64_t>(1, a.segment_bytes / a.esize));
+    const double chunks = static_cast<double>(pieces.n);
+    const double c = static_cast<double>(pieces.size(0)) * es;
+    const double last = static_cast<double>(pieces.size(pieces.n - 1)) * es;
+    auto period = [&](bool reduces, bool sends, bool trip) {
+        auto cpu = [&](double x) {
+            return recv_cpu(p, l, x) + (reduces ? reduce(p, x) : 0) +
+                   (sends ? send_cpu(p, l, x) : 0);
+        };
+        const double work = (chunks - 1) * cpu(c) + cpu(last);
+        const double ports = sends ? (chunks - 1) * port(p, slow, c) + port(p, slow, last) : 0;
+        return std::max({work, ports, trip ? cpu(c) + flight(p, l, c) : 0.0});
+    };
+    // Step 0's sends are posted together, and its first chunk comes in.
+    const double start = std::max((chunks - 1) * send_cpu(p, l, c) + send_cpu(p, l, last),
+                                  send_cpu(p, l, c) + flight(p, l, c));
+    return start + period(true, true, false) + (n - 2) * period(true, true, true) +
+           (n - 2) * period(false, true, true) + period(false, false, true) + ack(p, l, c);
+}
+
 double bcast_dbt_auto(const Args &a, uint32_t n, const Params &p) {
     return at_segment(bcast_dbt, a, n, p);
 }
@@ -233,9 +279,14 @@ double reduce_dbt_auto(const Args &a, uint32_t n, const Params &p) {
     return at_segment(reduce_dbt, a, n, p);
 }
 
+double allreduce_ring_auto(const Args &a, uint32_t n, const Params &p) {
+    return at_segment(allreduce_ring, a, n, p);
+}
+
 constexpr Formula kFormulas[] = {
     {UCC_COLL_TYPE_BCAST, "dbt", bcast_dbt_auto},
     {UCC_COLL_TYPE_REDUCE, "dbt", reduce_dbt_auto},
+    {UCC_COLL_TYPE_ALLREDUCE, "ring", allreduce_ring_auto},
 };
 
 }  // namespace

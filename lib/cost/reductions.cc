@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "lib/coll/patterns/knomial.h"
+#include "lib/coll/patterns/pieces.h"
 #include "lib/cost/chain.h"
 #include "lib/cost/formulas.h"
 #include "lib/cost/loggp.h"
@@ -17,18 +18,21 @@ using coll::Args;
 namespace pat = coll::patterns;
 
 // A ring step that sends b bytes and reduces the b bytes it receives, in
-// chunks of Args::chunk_bytes (send_recv_reduce): the first chunk's
-// message and reduction, then one chunk per the slowest of its CPU, port
-// and reduction; the last chunk holds what is left.
+// the pieces of Args::chunk_bytes (send_recv_reduce, patterns/pieces.h):
+// the first piece's message and reduction, then one piece per the slowest
+// of its CPU, port and reduction; the last piece holds what is left.
 double ring_reduce_step(const Params &p, const Link &l, const Args &a, double b) {
-    const double chunk = a.chunk_bytes == 0 ? b : std::min<double>(b, a.chunk_bytes);
-    const double chunks = chunk <= 0 ? 1 : std::ceil(b / chunk);
+    const double es = static_cast<double>(std::max<size_t>(a.esize, 1));
+    const pat::Pieces pieces(
+        static_cast<uint64_t>(b / es),
+        a.chunk_bytes == 0 ? 0 : std::max<uint64_t>(1, a.chunk_bytes / a.esize));
+    auto size = [&](uint64_t j) { return static_cast<double>(pieces.size(j)) * es; };
     auto each = [&](double c) {
         return std::max({send_cpu(p, l, c), port(p, l, c), recv_cpu(p, l, c) + reduce(p, c)});
     };
-    const double rest =
-        chunks > 1 ? (chunks - 2) * each(chunk) + each(b - (chunks - 1) * chunk) : 0;
-    return msg(p, l, chunk) + reduce(p, chunk) + rest + ack(p, l, chunk);
+    const double n = static_cast<double>(pieces.n);
+    const double rest = pieces.n > 1 ? (n - 2) * each(size(0)) + each(size(pieces.n - 1)) : 0;
+    return msg(p, l, size(0)) + reduce(p, size(0)) + rest + ack(p, l, size(0));
 }
 
 // The largest of p near-equal blocks of `count` elements, times w blocks.
@@ -98,16 +102,6 @@ double allreduce_rabenseifner(const Args &a, uint32_t n, const Params &p) {
         t += 2 * step(p, p.multiply_round(n, w, 2), half) + reduce(p, half);
     }
     return t;
-}
-
-double allreduce_ring(const Args &a, uint32_t n, const Params &p) {
-    const double m = bytes_of(a);
-    if (n == 1) {
-        return copy(p, m);
-    }
-    const Link l = p.ring(n);
-    const double b = run_bytes(a.count, n, 1, static_cast<double>(a.esize));
-    return (n - 1) * (ring_reduce_step(p, l, a, b) + step(p, l, b));
 }
 
 double allreduce_sra_knomial(const Args &a, uint32_t n, const Params &p) {
@@ -206,7 +200,6 @@ constexpr Formula kFormulas[] = {
     {UCC_COLL_TYPE_ALLREDUCE, "recursive_doubling", allreduce_recursive_doubling},
     {UCC_COLL_TYPE_ALLREDUCE, "knomial", allreduce_knomial},
     {UCC_COLL_TYPE_ALLREDUCE, "rabenseifner", allreduce_rabenseifner},
-    {UCC_COLL_TYPE_ALLREDUCE, "ring", allreduce_ring},
     {UCC_COLL_TYPE_ALLREDUCE, "sra_knomial", allreduce_sra_knomial},
     {UCC_COLL_TYPE_ALLREDUCE, "sharp", allreduce_sharp},
     {UCC_COLL_TYPE_REDUCE, "knomial", reduce_knomial},

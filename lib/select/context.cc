@@ -22,12 +22,12 @@ void load_tuning(const Config &config, const Logger &log, Tuning *out) {
         static_cast<uint64_t>(config.get_int("ALLREDUCE_LARGE_MSG"));
     out->thresholds.allgather_large_msg =
         static_cast<uint64_t>(config.get_int("ALLGATHER_LARGE_MSG"));
-    out->reduce_chunk = static_cast<uint64_t>(config.get_int("REDUCE_CHUNK"));
     auto segment = [&](const char *name) {
         return strcasecmp(config.get(name).c_str(), "auto") == 0
                    ? coll::kSegmentAuto
                    : static_cast<uint64_t>(config.get_int(name));
     };
+    out->reduce_chunk = segment("REDUCE_CHUNK");
     out->bcast_segment = segment("BCAST_SEGMENT");
     out->reduce_segment = segment("REDUCE_SEGMENT");
     out->device_pipeline = static_cast<uint32_t>(

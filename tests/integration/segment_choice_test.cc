@@ -1,10 +1,12 @@
-// BCAST_SEGMENT and REDUCE_SEGMENT "auto" (the default): a pipelined tree
-// runs with the segment of the cheapest prediction on the team's network
-// (lib/cost: segment_for), a set value wins, and what the simulator runs
-// with auto is what it runs with that segment set.
+// BCAST_SEGMENT, REDUCE_SEGMENT and REDUCE_CHUNK "auto" (the default): a
+// pipelined tree (dbt) or the allreduce ring runs with the segment (the
+// ring: chunk) of the cheapest prediction on the team's network (lib/cost:
+// segment_for), a set value wins, and what the simulator runs with auto is
+// what it runs with that segment set.
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 
 #include "lib/coll/algorithms.h"
 #include "lib/cost/cost.h"
@@ -47,8 +49,10 @@ TEST(SegmentChoice, TheCheapestPredictedOfTheCandidates) {
     uint32_t smaller = 0;
     for (const char *spec : {"hdr,ppn=1", "hdr,ppn=8"}) {
         const ucc::cost::Params p = params(spec);
-        for (ucc_coll_type_t t : {UCC_COLL_TYPE_BCAST, UCC_COLL_TYPE_REDUCE}) {
-            const ucc::coll::Algorithm *dbt = find(t, "dbt");
+        for (auto [t, name] :
+             {std::pair{UCC_COLL_TYPE_BCAST, "dbt"}, std::pair{UCC_COLL_TYPE_REDUCE, "dbt"},
+              std::pair{UCC_COLL_TYPE_ALLREDUCE, "ring"}}) {
+            const ucc::coll::Algorithm *dbt = find(t, name);
             ASSERT_NE(dbt, nullptr);
             ASSERT_TRUE(ucc::cost::reads_segment(*dbt));
             for (uint32_t n : {7u, 61u, 256u}) {
@@ -111,4 +115,31 @@ TEST(SegmentChoice, AutoRunsTheChosenSegment) {
     const double whole = simulated(s);
     EXPECT_DOUBLE_EQ(by_auto, by_set);
     EXPECT_GT(whole, 2 * by_auto);
+}
+
+// A 1 MiB allreduce ring on 2 ranks: the chosen chunk (64K) lets the
+// allgather's chunks leave while the later ones are reduced; whole blocks
+// (one chunk of 512K) take about 1.3 times as long. Auto runs exactly the
+// chosen chunk.
+TEST(SegmentChoice, TheRingRunsTheChosenChunk) {
+    const char *spec = "hdr,ppn=1,jitter=0";
+    const ucc::coll::Algorithm *ring = find(UCC_COLL_TYPE_ALLREDUCE, "ring");
+    ASSERT_NE(ring, nullptr);
+    const uint64_t chosen = ucc::cost::segment_for(
+        *ring, args(UCC_COLL_TYPE_ALLREDUCE, 1 << 20, ucc::coll::kSegmentAuto), 2, params(spec));
+    ASSERT_GT(chosen, 0u);
+    ASSERT_LT(chosen, 512u << 10);
+    ucc::testkit::Scenario s;
+    s.type = UCC_COLL_TYPE_ALLREDUCE;
+    s.alg = "ring";
+    s.count = (1 << 20) / 4;  // int32, 4 bytes as args()'s float32
+    s.n = 2;
+    s.network = spec;
+    const double by_auto = simulated(s);
+    s.reduce_chunk = chosen;
+    const double by_set = simulated(s);
+    s.reduce_chunk = 512u << 10;
+    const double whole = simulated(s);
+    EXPECT_DOUBLE_EQ(by_auto, by_set);
+    EXPECT_GT(whole, 1.2 * by_auto);
 }

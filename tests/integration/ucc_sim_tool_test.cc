@@ -245,7 +245,9 @@ TEST(UccSimTool, TimingOnlyRowsEqualPayloadRows) {
 // A pull of a rank's unchanged input costs cma, every other cma_written:
 // two ranks' allgather (each sends its src) is as fast as with cma alone,
 // unless the program wrote its input (--inputs written); the ring
-// allreduce's second step forwards a sum the rank has just written.
+// allreduce's second step forwards a sum the rank has just written (its
+// blocks whole, UCC_REDUCE_CHUNK=0: chunks below zcopy_intra are copied,
+// not pulled).
 TEST(UccSimTool, PullsOfInputsAreCleanUnlessWritten) {
     REQUIRE_TOOL();
     const std::string &one_rate = kPullsBase;
@@ -256,8 +258,9 @@ TEST(UccSimTool, PullsOfInputsAreCleanUnlessWritten) {
     };
     for (const char *coll : {"allgather", "allreduce"}) {
         auto time = [&](const std::string &net, const char *inputs) {
-            Result r = run(tool() + " -np 2 -c " + coll + " -b 32K -e 32K -i 2 --timing-only " +
-                               "--csv --network " + net + " --inputs " + inputs,
+            Result r = run("UCC_REDUCE_CHUNK=0 " + tool() + " -np 2 -c " + coll +
+                               " -b 32K -e 32K -i 2 --timing-only " + "--csv --network " + net +
+                               " --inputs " + inputs,
                            true);
             EXPECT_EQ(r.rc, 0) << r.err;
             return avg_us(r.out);

@@ -4,7 +4,8 @@
 // blocks are 341 KiB, a chunk and a third, and the ring was predicted at
 // 163.0 us where the simulator takes 128.1, so the selector took
 // sra_knomial (149.3 us) over it. The last chunk is now charged for the
-// bytes left.
+// bytes left. (The allreduce ring's chunks are its segment since it passes
+// each on as soon as it is reduced: REDUCE_CHUNK set, not auto.)
 #include <gtest/gtest.h>
 
 #include "lib/coll/algorithms.h"
@@ -30,11 +31,13 @@ TEST(Regress, RingReduceStepChargesThePartialLastChunk) {
             // Blocks of a chunk and a third (allreduce: the vector's n-th).
             s.count = t == UCC_COLL_TYPE_ALLREDUCE ? n * (85u << 10) : (85u << 10);
             s.network = spec;
+            s.reduce_chunk = 256 * 1024;
             ucc::coll::Args a;
             a.type = t;
             a.count = s.count;
             a.esize = 4;
             a.chunk_bytes = 256 * 1024;
+            a.segment_bytes = 256 * 1024;  // the allreduce ring's chunks
             const double predicted = ucc::cost::predict(*alg, a, n, p);
             const ucc::testkit::Outcome o = ucc::testkit::run_scenario(s);
             ASSERT_EQ(o.failure, "") << ucc::testkit::describe(s);

@@ -76,6 +76,14 @@ mismatch)
     bash "$swarm_script" --jobs 4 --seed 100 --fault "$f" --ucc-run "$1" --program "$2" \
       >>"$out" 2>>"$err" || fail "fault $f"
   done
+  # Swarm seed 749905 on 2 processes: a 4 MiB allreduce ring (8 B elements)
+  # against one of 6 MiB. Its blocks went in 64 KiB chunks, all of one
+  # length, and the rank of the shorter blocks met the first of the longer
+  # ones' chunks (UCC_OK, wrong data); the last chunk now tells them apart.
+  "${clean_env[@]}" UCX_NET_DEVICES=lo timeout 100 "$1" --keep-going -n 2 --timeout 90 -- \
+    "$2" --seed 749905 >"$out" 2>"$err" || fail "seed 749905: ucc_run exited $?"
+  grep -q "FAIL" "$out" && fail "seed 749905"
+  grep -q "DESYNC" "$err" || fail "seed 749905: no DESYNC line (the test lost its case)"
   ;;
 abort)
   for s in 1 2 3 4 5; do

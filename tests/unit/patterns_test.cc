@@ -1,13 +1,16 @@
 // Rank maths of the tree and block patterns, for every team size up to 64 and
 // every radix: a k-nomial tree spans all ranks exactly once, parents and
 // children agree, and blocks tile a vector exactly; both trees of a double
-// binary tree span their nodes, and no node is inner in both.
+// binary tree span their nodes, and no node is inner in both; a ring
+// step's pieces tile its block, and no block's pieces begin another's.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "lib/coll/patterns/dbt.h"
 #include "lib/coll/patterns/knomial.h"
+#include "lib/coll/patterns/pieces.h"
 
 using namespace ucc::coll::patterns;
 
@@ -180,6 +183,46 @@ TEST(Patterns, SegmentsTileTheVector) {
                 if (bytes == 0 || count == 0) {
                     EXPECT_EQ(seg.n, count == 0 ? 0u : 1u);
                 }
+            }
+        }
+    }
+}
+
+// Pieces tile the block, every piece but the last is a chunk and the last
+// is smaller, and of two different lengths neither's sizes begin the other's:
+// a receiver that expects one length and meets the other's pieces meets a
+// piece of another size (the length check) before either ends.
+TEST(Patterns, PiecesTileTheBlockAndNoneBeginsAnother) {
+    auto sizes = [](uint64_t len, uint64_t chunk) {
+        const Pieces p(len, chunk);
+        std::vector<uint64_t> v;
+        uint64_t at = 0;
+        for (uint64_t j = 0; j < p.n; ++j) {
+            EXPECT_EQ(p.offset(j), at) << len << " " << chunk;
+            v.push_back(p.size(j));
+            at += p.size(j);
+        }
+        EXPECT_EQ(at, len) << len << " " << chunk;
+        return v;
+    };
+    for (uint64_t chunk : {0ull, 1ull, 2ull, 3ull, 7ull, 16ull}) {
+        for (uint64_t len = 0; len <= 80; ++len) {
+            const std::vector<uint64_t> a = sizes(len, chunk);
+            ASSERT_FALSE(a.empty());
+            for (size_t j = 0; j + 1 < a.size(); ++j) {
+                EXPECT_EQ(a[j], chunk) << len << " " << chunk;
+            }
+            if (chunk != 0) {
+                EXPECT_LT(a.back(), chunk) << len << " " << chunk;
+            }
+            for (uint64_t other = 0; other <= 80; ++other) {
+                if (other == len) {
+                    continue;
+                }
+                const std::vector<uint64_t> b = sizes(other, chunk);
+                const size_t common = std::min(a.size(), b.size());
+                EXPECT_FALSE(std::equal(a.begin(), a.begin() + common, b.begin()))
+                    << "lengths " << len << " and " << other << ", chunk " << chunk;
             }
         }
     }
